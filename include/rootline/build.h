@@ -1,0 +1,70 @@
+// The build stage: a C program (sources + flags) becomes one linked LLVM module, and a
+// module becomes a native executable. Results are cached by content hash.
+#pragma once
+
+#include "rootline/fs.h"
+
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+struct TranslationUnit {
+  fs::path source;                 // absolute path
+  std::vector<std::string> flags;  // extra clang flags (-I, -D, -std, ...)
+  fs::path workDir;                // clang runs here (relative -I paths resolve from it)
+};
+
+struct BuildRecipe {
+  std::vector<TranslationUnit> units;
+  std::vector<std::string> libs;   // link libraries without "-l" ("m")
+  std::string origin;              // "command line", "rootline.json", "compile_commands.json"
+};
+
+// Where a recipe may come from, in priority order: explicit sources, else
+// <projectDir>/rootline.json, else <projectDir>/compile_commands.json (or build/).
+struct RecipeRequest {
+  std::vector<std::string> sources;  // as typed; relative to the current directory
+  std::string cflags;                // one string, split like a shell would
+  std::vector<std::string> libs;
+  fs::path projectDir = ".";
+};
+
+BuildRecipe resolveRecipe(const RecipeRequest &request);
+// Reads a rootline.json (schema in docs/build.md).
+BuildRecipe recipeFromProjectFile(const fs::path &jsonPath);
+// Reads a compile_commands.json: every C file in it joins the program.
+BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath);
+// The same recipe with every source path re-rooted from `from` to `to` (used to build a
+// second version of a program from the same recipe).
+BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const fs::path &to);
+
+struct BuiltModule {
+  fs::path bitcode;   // linked module, inside the cache
+  std::string key;    // content hash of everything that went into it
+  bool cacheHit = false;
+};
+
+// Compiles each unit with clang-19 to bitcode and links them with the LLVM API.
+// Throws Error (exit 2) naming the file and carrying clang's diagnostics when a unit
+// does not compile, or the link error when units do not link.
+BuiltModule buildModule(const BuildRecipe &recipe);
+
+struct BuiltExecutable {
+  fs::path path;
+  bool cacheHit = false;
+};
+
+// Compiles a module to a native executable, linking extra objects/archives and the
+// recipe's libraries. `flavor` names the variant in the cache ("native", "traced").
+BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &moduleKey,
+                               const std::string &flavor, const std::vector<fs::path> &extraInputs,
+                               const std::vector<std::string> &libs);
+
+// Splits a flag string like a POSIX shell would (quotes, backslashes).
+std::vector<std::string> splitFlags(const std::string &flags);
+
+// The clang used for subject programs.
+std::string clangPath();
+
+} // namespace rootline

@@ -1,0 +1,21 @@
+// Small filesystem helpers: whole-file I/O, atomic writes and the cache location.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace rootline {
+
+namespace fs = std::filesystem;
+
+// Throws Error("cannot read ...") naming the file.
+std::string readFile(const fs::path &path);
+// Writes to a temporary sibling and renames, so readers never see a partial file.
+void writeFileAtomic(const fs::path &path, const std::string &data);
+
+// $ROOTLINE_CACHE_DIR, else $XDG_CACHE_HOME/rootline, else ~/.cache/rootline.
+fs::path cacheRoot();
+// A fresh private directory under the cache (for work that must not touch the user's tree).
+fs::path makeWorkDir(const std::string &prefix);
+
+} // namespace rootline

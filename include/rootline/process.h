@@ -1,0 +1,38 @@
+// Running a child process with a file as stdin, captured output and a timeout.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;                // argv[0] is the program path
+  std::optional<std::string> stdinFile;         // else stdin is /dev/null
+  std::map<std::string, std::string> extraEnv;  // added to the inherited environment
+  std::string workDir;                          // empty: inherit
+  double timeoutSeconds = 0;                    // 0: no timeout
+};
+
+struct ProcessResult {
+  int exitCode = -1;    // valid when signal == 0 and !timedOut
+  int signal = 0;       // terminating signal, 0 if it exited
+  bool timedOut = false;
+  std::string out;      // captured stdout
+  std::string err;      // captured stderr
+  double seconds = 0;   // wall-clock time
+
+  bool exitedWith(int code) const { return !timedOut && signal == 0 && exitCode == code; }
+  // "exit 0", "signal SIGSEGV", "timeout"
+  std::string outcome() const;
+};
+
+// Runs the process to completion, capturing stdout and stderr. Throws Error only when
+// the process cannot be started at all.
+ProcessResult runProcess(const ProcessSpec &spec);
+
+std::string signalName(int sig);
+
+} // namespace rootline

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every dependency of rootline on Debian 12 and builds it into build/.
+# Usage: ./scripts/setup.sh [build-dir] [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+shift || true
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  clang-19 llvm-19-dev libclang-rt-19-dev
+  libz3-dev libgit2-dev nlohmann-json3-dev libcli11-dev catch2
+  libzstd-dev libfmt-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
+  python3 python3-jsonschema jq
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+cmake --build "$build_dir" -j "$(nproc)"

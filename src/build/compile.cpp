@@ -1,0 +1,147 @@
+// Compiling C sources to bitcode with clang-19 and linking them into one module.
+#include "build/cache.h"
+#include "rootline/build.h"
+#include "rootline/error.h"
+#include "rootline/hash.h"
+#include "rootline/process.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace rootline {
+
+std::string clangPath() {
+  if (const char *c = getenv("ROOTLINE_CLANG"); c && *c) return c;
+  return ROOTLINE_CLANG;
+}
+
+namespace {
+
+// Flags that make the bitcode what the tracer and replay expect: unoptimised, with
+// debug info and value names, and without optnone so analyses may run over it.
+const std::vector<std::string> kBitcodeFlags = {"-O0", "-g", "-Xclang", "-disable-O0-optnone",
+                                                "-fno-discard-value-names"};
+
+std::string firstLine(const std::string &text) {
+  auto nl = text.find('\n');
+  return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+ProcessResult runClang(const TranslationUnit &unit, std::vector<std::string> args) {
+  ProcessSpec spec;
+  spec.argv = {clangPath()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.workDir = unit.workDir.string();
+  return runProcess(spec);
+}
+
+[[noreturn]] void failCompile(const TranslationUnit &unit, const ProcessResult &r) {
+  std::string summary = firstLine(r.err);
+  throw Error("cannot compile '" + unit.source.string() + "'" + (summary.empty() ? "" : ": " + summary),
+              ExitBadInput, r.err);
+}
+
+// Key: the preprocessed text (so header edits count) plus the flags and the compiler.
+std::string unitKey(const TranslationUnit &unit) {
+  std::vector<std::string> args = unit.flags;
+  args.insert(args.end(), {"-E", "-g", unit.source.string(), "-o", "-"});
+  ProcessResult pre = runClang(unit, args);
+  if (!pre.exitedWith(0)) failCompile(unit, pre);
+  Hasher h;
+  h.add("rootline-tu-v1").add(clangPath()).add(unit.source.string());
+  for (const auto &f : unit.flags) h.add(f);
+  h.add(pre.out);
+  return h.hex();
+}
+
+void compileUnit(const TranslationUnit &unit, const fs::path &out) {
+  std::vector<std::string> args = {"-c", "-emit-llvm"};
+  args.insert(args.end(), kBitcodeFlags.begin(), kBitcodeFlags.end());
+  args.insert(args.end(), unit.flags.begin(), unit.flags.end());
+  fs::path tmp = out;
+  tmp += ".tmp." + std::to_string(getpid());
+  args.insert(args.end(), {unit.source.string(), "-o", tmp.string()});
+  ProcessResult r = runClang(unit, args);
+  if (!r.exitedWith(0)) failCompile(unit, r);
+  fs::rename(tmp, out);
+}
+
+std::unique_ptr<llvm::Module> loadBitcode(const fs::path &path, llvm::LLVMContext &ctx) {
+  auto buf = llvm::MemoryBuffer::getFile(path.string());
+  if (!buf) throw Error("cannot read bitcode '" + path.string() + "'", ExitInternal);
+  auto mod = llvm::parseBitcodeFile((*buf)->getMemBufferRef(), ctx);
+  if (!mod) {
+    std::string msg = llvm::toString(mod.takeError());
+    throw Error("cannot parse bitcode '" + path.string() + "': " + msg, ExitInternal);
+  }
+  return std::move(*mod);
+}
+
+void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, const fs::path &out) {
+  llvm::LLVMContext ctx;
+  auto linked = std::make_unique<llvm::Module>("rootline-program", ctx);
+  llvm::Linker linker(*linked);
+  std::string diagnostics;
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *di, void *sink) {
+        llvm::raw_string_ostream os(*static_cast<std::string *>(sink));
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        di->print(printer);
+        os << "\n";
+      },
+      &diagnostics);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto mod = loadBitcode(parts[i], ctx);
+    if (linker.linkInModule(std::move(mod)))
+      throw Error("cannot link '" + recipe.units[i].source.string() + "' into the program: " +
+                      firstLine(diagnostics),
+                  ExitBadInput, diagnostics);
+  }
+  std::string verifyErr;
+  llvm::raw_string_ostream vs(verifyErr);
+  if (llvm::verifyModule(*linked, &vs))
+    throw Error("linked module is invalid: " + firstLine(verifyErr), ExitInternal, verifyErr);
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  llvm::WriteBitcodeToFile(*linked, os);
+  os.flush();
+  writeFileAtomic(out, bytes);
+}
+
+} // namespace
+
+BuiltModule buildModule(const BuildRecipe &recipe) {
+  if (recipe.units.empty()) throw Error("no source files to build");
+  std::vector<fs::path> parts;
+  Hasher moduleHash;
+  moduleHash.add("rootline-module-v1");
+  for (const auto &unit : recipe.units) {
+    std::string key = unitKey(unit);
+    fs::path bc = buildcache::unitBitcode(key);
+    if (!fs::exists(bc)) {
+      buildcache::prepare(bc);
+      compileUnit(unit, bc);
+    }
+    parts.push_back(bc);
+    moduleHash.add(key);
+  }
+  BuiltModule result;
+  result.key = moduleHash.hex();
+  result.bitcode = buildcache::moduleBitcode(result.key);
+  result.cacheHit = fs::exists(result.bitcode);
+  if (!result.cacheHit) {
+    buildcache::prepare(result.bitcode);
+    linkUnits(parts, recipe, result.bitcode);
+  }
+  return result;
+}
+
+} // namespace rootline

@@ -1,0 +1,41 @@
+// Compiling a linked module to a native executable with clang-19.
+#include "build/cache.h"
+#include "rootline/build.h"
+#include "rootline/error.h"
+#include "rootline/hash.h"
+#include "rootline/process.h"
+
+namespace rootline {
+
+BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &moduleKey,
+                               const std::string &flavor, const std::vector<fs::path> &extraInputs,
+                               const std::vector<std::string> &libs) {
+  Hasher h;
+  h.add("rootline-exe-v1").add(moduleKey).add(flavor).add(clangPath());
+  for (const auto &p : extraInputs) h.add(p.string()).add(std::to_string(fs::last_write_time(p).time_since_epoch().count()));
+  for (const auto &l : libs) h.add(l);
+  BuiltExecutable result;
+  result.path = buildcache::executable(h.hex());
+  if (fs::exists(result.path)) {
+    result.cacheHit = true;
+    return result;
+  }
+  buildcache::prepare(result.path);
+  fs::path tmp = result.path;
+  tmp += ".tmp." + std::to_string(getpid());
+  ProcessSpec spec;
+  // -O0 keeps the native code's memory accesses exactly those of the IR replay walks.
+  spec.argv = {clangPath(), "-O0", "-g", "-w", bitcode.string()};
+  for (const auto &p : extraInputs) spec.argv.push_back(p.string());
+  for (const auto &l : libs) spec.argv.push_back("-l" + l);
+  spec.argv.insert(spec.argv.end(), {"-o", tmp.string()});
+  ProcessResult r = runProcess(spec);
+  if (!r.exitedWith(0)) {
+    auto nl = r.err.find('\n');
+    throw Error("cannot link the " + flavor + " executable: " + r.err.substr(0, nl), ExitBadInput, r.err);
+  }
+  fs::rename(tmp, result.path);
+  return result;
+}
+
+} // namespace rootline

@@ -1,0 +1,147 @@
+// Where sources and flags come from: the command line, rootline.json, or
+// compile_commands.json.
+#include "rootline/build.h"
+#include "rootline/error.h"
+
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
+#include <nlohmann/json.hpp>
+
+namespace rootline {
+
+using nlohmann::json;
+
+std::vector<std::string> splitFlags(const std::string &flags) {
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char *, 16> argv;
+  llvm::cl::TokenizeGNUCommandLine(flags, saver, argv);
+  return {argv.begin(), argv.end()};
+}
+
+namespace {
+
+fs::path absoluteFrom(const fs::path &base, const std::string &p) {
+  fs::path path(p);
+  return (path.is_absolute() ? path : base / path).lexically_normal();
+}
+
+void requireSourcesExist(const BuildRecipe &recipe) {
+  if (recipe.units.empty()) throw Error("no source files to build (" + recipe.origin + ")");
+  for (const auto &u : recipe.units)
+    if (!fs::is_regular_file(u.source))
+      throw Error("source file '" + u.source.string() + "' does not exist (" + recipe.origin + ")");
+}
+
+json parseJsonFile(const fs::path &path) {
+  std::string text = readFile(path);
+  try {
+    return json::parse(text);
+  } catch (const json::exception &e) {
+    throw Error("'" + path.string() + "' is not valid JSON: " + e.what());
+  }
+}
+
+// Keeps only the flags that matter for compiling one file to bitcode.
+std::vector<std::string> relevantFlags(const std::vector<std::string> &args) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto takesValue = [&](const char *flag) { return a == flag && i + 1 < args.size(); };
+    if (takesValue("-I") || takesValue("-D") || takesValue("-U") || takesValue("-include") ||
+        takesValue("-isystem")) {
+      out.push_back(a);
+      out.push_back(args[++i]);
+    } else if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 ||
+               a.rfind("-std=", 0) == 0 || a.rfind("-isystem", 0) == 0 ||
+               (a.rfind("-f", 0) == 0 && a.find("sanitize") == std::string::npos)) {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+BuildRecipe recipeFromProjectFile(const fs::path &jsonPath) {
+  json j = parseJsonFile(jsonPath);
+  fs::path base = fs::absolute(jsonPath).parent_path();
+  BuildRecipe recipe;
+  recipe.origin = jsonPath.string();
+  if (!j.is_object() || !j.contains("sources") || !j["sources"].is_array())
+    throw Error("'" + jsonPath.string() + "' needs a \"sources\" array");
+  std::vector<std::string> cflags;
+  try {
+    if (j.contains("cflags")) cflags = j["cflags"].get<std::vector<std::string>>();
+    if (j.contains("libs")) recipe.libs = j["libs"].get<std::vector<std::string>>();
+    for (const auto &s : j["sources"]) recipe.units.push_back({absoluteFrom(base, s.get<std::string>()), cflags, base});
+  } catch (const json::exception &e) {
+    throw Error("'" + jsonPath.string() + "': " + e.what());
+  }
+  requireSourcesExist(recipe);
+  return recipe;
+}
+
+BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath) {
+  json j = parseJsonFile(jsonPath);
+  BuildRecipe recipe;
+  recipe.origin = jsonPath.string();
+  if (!j.is_array()) throw Error("'" + jsonPath.string() + "' is not a compilation database array");
+  for (const auto &entry : j) {
+    if (!entry.contains("file") || !entry.contains("directory")) continue;
+    fs::path dir = entry["directory"].get<std::string>();
+    fs::path file = absoluteFrom(dir, entry["file"].get<std::string>());
+    if (file.extension() != ".c") continue;
+    std::vector<std::string> args;
+    if (entry.contains("arguments")) args = entry["arguments"].get<std::vector<std::string>>();
+    else if (entry.contains("command")) args = splitFlags(entry["command"].get<std::string>());
+    recipe.units.push_back({file, relevantFlags(args), dir});
+  }
+  requireSourcesExist(recipe);
+  return recipe;
+}
+
+BuildRecipe resolveRecipe(const RecipeRequest &request) {
+  fs::path project = fs::absolute(request.projectDir);
+  BuildRecipe recipe;
+  if (!request.sources.empty()) {
+    recipe.origin = "command line";
+    fs::path cwd = fs::current_path();
+    auto flags = splitFlags(request.cflags);
+    for (const auto &s : request.sources) recipe.units.push_back({absoluteFrom(cwd, s), flags, cwd});
+    requireSourcesExist(recipe);
+  } else if (fs::exists(project / "rootline.json")) {
+    recipe = recipeFromProjectFile(project / "rootline.json");
+  } else if (fs::exists(project / "compile_commands.json")) {
+    recipe = recipeFromCompileCommands(project / "compile_commands.json");
+  } else if (fs::exists(project / "build" / "compile_commands.json")) {
+    recipe = recipeFromCompileCommands(project / "build" / "compile_commands.json");
+  } else {
+    throw Error("no sources given: pass --src FILE..., or add rootline.json or compile_commands.json to '" +
+                project.string() + "'");
+  }
+  if (!request.sources.empty() || recipe.libs.empty())
+    recipe.libs.insert(recipe.libs.end(), request.libs.begin(), request.libs.end());
+  if (!request.cflags.empty() && request.sources.empty())
+    for (auto &u : recipe.units)
+      for (const auto &f : splitFlags(request.cflags)) u.flags.push_back(f);
+  return recipe;
+}
+
+BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const fs::path &to) {
+  auto rebase = [&](const fs::path &p) {
+    auto rel = p.lexically_relative(from);
+    if (rel.empty() || *rel.begin() == "..") return p;
+    return (to / rel).lexically_normal();
+  };
+  BuildRecipe out = recipe;
+  for (auto &u : out.units) {
+    u.source = rebase(u.source);
+    u.workDir = rebase(u.workDir);
+    for (auto &f : u.flags)
+      if (f.rfind("-I", 0) == 0 && f.size() > 2) f = "-I" + rebase(fs::path(f.substr(2))).string();
+  }
+  return out;
+}
+
+} // namespace rootline

@@ -1,0 +1,29 @@
+// Shared pieces of the command-line interface: global options and the registration
+// function of each subcommand (one file per subcommand).
+#pragma once
+
+#include "rootline/build.h"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace rootline::cli {
+
+struct GlobalOptions {
+  bool json = false;   // machine output on stdout
+  bool quiet = false;  // no progress on stderr
+};
+
+// The action a subcommand runs after parsing; returns the process exit code.
+using Action = std::function<int()>;
+
+// Adds --src/--cflags/--lib/--project to a subcommand.
+void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
+
+void addTraceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
+// Subcommands whose issue has not landed yet: help text, and exit code 2 when run.
+void addPlaceholderCommands(CLI::App &app, Action &action);
+
+} // namespace rootline::cli

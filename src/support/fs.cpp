@@ -1,0 +1,51 @@
+#include "rootline/fs.h"
+
+#include "rootline/error.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace rootline {
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read '" + path.string() + "': " + strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void writeFileAtomic(const fs::path &path, const std::string &data) {
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write '" + tmp.string() + "': " + strerror(errno));
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) throw Error("cannot write '" + tmp.string() + "'");
+  }
+  fs::rename(tmp, path);
+}
+
+fs::path cacheRoot() {
+  if (const char *d = getenv("ROOTLINE_CACHE_DIR"); d && *d) return fs::path(d);
+  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "rootline";
+  if (const char *h = getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "rootline";
+  return fs::temp_directory_path() / "rootline-cache";
+}
+
+fs::path makeWorkDir(const std::string &prefix) {
+  fs::path base = cacheRoot() / "work";
+  std::error_code ec;
+  fs::create_directories(base, ec);
+  std::string tmpl = (base / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(tmpl.data()))
+    throw Error("cannot create a work directory under '" + base.string() + "': " + strerror(errno));
+  return fs::path(tmpl);
+}
+
+} // namespace rootline

@@ -1,0 +1,123 @@
+#include "test_support.h"
+
+#include "rootline/fs.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace rootline::test {
+
+using nlohmann::json;
+
+fs::path sourceDir() { return ROOTLINE_SOURCE_DIR; }
+fs::path fixturesDir() { return sourceDir() / "fixtures"; }
+std::string rootlineBinary() { return ROOTLINE_BINARY; }
+
+namespace {
+
+ProgramFixture parseFixture(const fs::path &dir, const json &j) {
+  ProgramFixture f;
+  f.name = dir.filename().string();
+  f.dir = dir;
+  f.sources = j.at("sources").get<std::vector<std::string>>();
+  if (j.contains("cflags")) f.cflags = j["cflags"].get<std::vector<std::string>>();
+  if (j.contains("libs")) f.libs = j["libs"].get<std::vector<std::string>>();
+  if (j.contains("stdin") && j["stdin"].is_string()) f.stdinFile = dir / j["stdin"].get<std::string>();
+  if (j.contains("args")) f.args = j["args"].get<std::vector<std::string>>();
+  if (j.contains("exit_code") && j["exit_code"].is_number()) f.exitCode = j["exit_code"].get<int>();
+  if (j.contains("signal") && j["signal"].is_string()) f.signal = j["signal"].get<std::string>();
+  if (j.contains("crash_line") && j["crash_line"].is_object())
+    f.crashLine = {j["crash_line"].at("file").get<std::string>(), j["crash_line"].at("line").get<int>()};
+  if (j.contains("tags")) f.tags = j["tags"].get<std::vector<std::string>>();
+  if (fs::exists(dir / "expected.stdout")) f.expectedStdout = readFile(dir / "expected.stdout");
+  return f;
+}
+
+std::vector<fs::path> sortedSubdirs(const fs::path &root) {
+  std::vector<fs::path> dirs;
+  if (!fs::exists(root)) return dirs;
+  for (const auto &e : fs::directory_iterator(root))
+    if (e.is_directory() && fs::exists(e.path() / "fixture.json")) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+} // namespace
+
+BuildRecipe ProgramFixture::recipeIn(const fs::path &root) const {
+  BuildRecipe r;
+  r.origin = "fixture " + name;
+  for (const auto &s : sources) r.units.push_back({root / s, cflags, root});
+  r.libs = libs;
+  return r;
+}
+
+bool ProgramFixture::hasTag(const std::string &t) const {
+  return std::find(tags.begin(), tags.end(), t) != tags.end();
+}
+
+std::vector<ProgramFixture> programFixtures() {
+  std::vector<ProgramFixture> out;
+  for (const auto &dir : sortedSubdirs(fixturesDir() / "programs"))
+    out.push_back(parseFixture(dir, json::parse(readFile(dir / "fixture.json"))));
+  return out;
+}
+
+ProgramFixture programFixture(const std::string &name) {
+  fs::path dir = fixturesDir() / "programs" / name;
+  return parseFixture(dir, json::parse(readFile(dir / "fixture.json")));
+}
+
+std::vector<RegressionFixture> regressionFixtures() {
+  std::vector<RegressionFixture> out;
+  for (const auto &dir : sortedSubdirs(fixturesDir() / "regressions")) {
+    json j = json::parse(readFile(dir / "fixture.json"));
+    RegressionFixture r;
+    r.name = dir.filename().string();
+    r.dir = dir;
+    r.program = parseFixture(dir, j);
+    const json &rc = j.at("root_cause");
+    r.rootVersion = rc.at("version").get<std::string>();
+    r.rootFile = rc.at("file").get<std::string>();
+    r.rootLine = rc.at("line").get<int>();
+    r.rootKind = rc.value("kind", "");
+    r.oldStdout = j.value("old_stdout", "");
+    r.newStdout = j.value("new_stdout", "");
+    out.push_back(r);
+  }
+  return out;
+}
+
+TempDir::TempDir() : path(makeWorkDir("test")) {}
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+void writeText(const fs::path &path, const std::string &text) {
+  fs::create_directories(path.parent_path());
+  writeFileAtomic(path, text);
+}
+
+ProcessResult runRootline(const std::vector<std::string> &args, std::optional<std::string> stdinFile,
+                          double timeout) {
+  ProcessSpec spec;
+  spec.argv = {rootlineBinary()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.stdinFile = stdinFile;
+  spec.timeoutSeconds = timeout;
+  return runProcess(spec);
+}
+
+ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout) {
+  ProcessSpec spec;
+  spec.argv = {exe.string()};
+  spec.argv.insert(spec.argv.end(), f.args.begin(), f.args.end());
+  if (f.stdinFile) spec.stdinFile = f.stdinFile->string();
+  spec.timeoutSeconds = timeout;
+  return runProcess(spec);
+}
+
+} // namespace rootline::test

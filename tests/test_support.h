@@ -1,0 +1,69 @@
+// Helpers shared by tests: the fixture corpus, temporary directories, running rootline.
+#pragma once
+
+#include "rootline/build.h"
+#include "rootline/process.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline::test {
+
+fs::path sourceDir();
+fs::path fixturesDir();
+std::string rootlineBinary();
+
+// One program under fixtures/programs/<name> (see fixtures/README.md).
+struct ProgramFixture {
+  std::string name;
+  fs::path dir;
+  std::vector<std::string> sources;  // relative to dir
+  std::vector<std::string> cflags;
+  std::vector<std::string> libs;
+  std::optional<fs::path> stdinFile;
+  std::vector<std::string> args;
+  int exitCode = 0;
+  std::string signal;  // "" or "SIGSEGV", ...
+  std::optional<std::pair<std::string, int>> crashLine;
+  std::vector<std::string> tags;
+  std::string expectedStdout;
+
+  BuildRecipe recipe() const { return recipeIn(dir); }
+  BuildRecipe recipeIn(const fs::path &root) const;
+  bool hasTag(const std::string &t) const;
+};
+
+std::vector<ProgramFixture> programFixtures();
+ProgramFixture programFixture(const std::string &name);
+
+// A regression pair under fixtures/regressions/<name>/{old,new}.
+struct RegressionFixture {
+  std::string name;
+  fs::path dir;
+  ProgramFixture program;  // sources/stdin/args; recipe via program.recipeIn(dir/"old")
+  std::string rootVersion, rootFile, rootKind;
+  int rootLine = 0;
+  std::string oldStdout, newStdout;
+};
+std::vector<RegressionFixture> regressionFixtures();
+
+// A fresh directory removed when the object dies.
+struct TempDir {
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  fs::path path;
+};
+
+void writeText(const fs::path &path, const std::string &text);
+
+// Runs the rootline binary with the given arguments.
+ProcessResult runRootline(const std::vector<std::string> &args, std::optional<std::string> stdinFile = {},
+                          double timeout = 300);
+
+// Runs an executable with a fixture's stdin and args.
+ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout = 60);
+
+} // namespace rootline::test

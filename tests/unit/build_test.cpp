@@ -1,0 +1,163 @@
+#include "rootline/build.h"
+#include "rootline/error.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+const char *kHello = "#include <stdio.h>\n#include \"msg.h\"\nint main(void) { printf(\"%s %d\\n\", MSG, N); return 0; }\n";
+
+BuildRecipe recipeOf(const fs::path &dir, std::vector<std::string> files, std::vector<std::string> flags = {}) {
+  BuildRecipe r;
+  r.origin = "test";
+  for (auto &f : files) r.units.push_back({dir / f, flags, dir});
+  return r;
+}
+
+std::string runExe(const fs::path &exe) {
+  ProcessSpec spec;
+  spec.argv = {exe.string()};
+  auto r = runProcess(spec);
+  REQUIRE(r.exitedWith(0));
+  return r.out;
+}
+
+} // namespace
+
+TEST_CASE("splitFlags splits like a shell", "[build]") {
+  auto v = splitFlags("-I inc -DMSG=\"\\\"hi there\\\"\" '-DX=a b'");
+  REQUIRE(v.size() == 4);
+  CHECK(v[0] == "-I");
+  CHECK(v[1] == "inc");
+  CHECK(v[2] == "-DMSG=\"hi there\"");
+  CHECK(v[3] == "-DX=a b");
+}
+
+TEST_CASE("a program builds into one module and runs natively", "[build]") {
+  TempDir t;
+  writeText(t.path / "msg.h", "#define MSG \"hello\"\n");
+  writeText(t.path / "main.c", kHello);
+  auto recipe = recipeOf(t.path, {"main.c"}, {"-DN=7"});
+  auto mod = buildModule(recipe);
+  CHECK(fs::exists(mod.bitcode));
+  auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, {});
+  CHECK(runExe(exe.path) == "hello 7\n");
+}
+
+TEST_CASE("the build cache hits for unchanged input and misses after a header edit", "[build]") {
+  TempDir t;
+  writeText(t.path / "msg.h", "#define MSG \"one\"\n");
+  writeText(t.path / "main.c", kHello);
+  auto recipe = recipeOf(t.path, {"main.c"}, {"-DN=1"});
+  auto first = buildModule(recipe);
+  auto second = buildModule(recipe);
+  CHECK(second.cacheHit);
+  CHECK(second.key == first.key);
+
+  writeText(t.path / "msg.h", "#define MSG \"two\"\n");
+  auto third = buildModule(recipe);
+  CHECK_FALSE(third.cacheHit);
+  CHECK(third.key != first.key);
+  auto exe = linkExecutable(third.bitcode, third.key, "native", {}, {});
+  CHECK(runExe(exe.path) == "two 1\n");
+
+  auto otherFlags = buildModule(recipeOf(t.path, {"main.c"}, {"-DN=2"}));
+  CHECK(otherFlags.key != third.key);
+}
+
+TEST_CASE("several source files link into one module", "[build]") {
+  TempDir t;
+  writeText(t.path / "add.c", "int add(int a, int b) { return a + b; }\n");
+  writeText(t.path / "main.c", "#include <stdio.h>\nint add(int, int);\nint main(void) { printf(\"%d\\n\", add(2, 3)); return 0; }\n");
+  auto mod = buildModule(recipeOf(t.path, {"main.c", "add.c"}));
+  auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, {});
+  CHECK(runExe(exe.path) == "5\n");
+}
+
+TEST_CASE("a compile error names the file and carries clang's diagnostics", "[build]") {
+  TempDir t;
+  writeText(t.path / "bad.c", "int main(void) { return undefined_name; }\n");
+  try {
+    buildModule(recipeOf(t.path, {"bad.c"}));
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    CHECK(e.exitCode() == ExitBadInput);
+    CHECK(std::string(e.what()).find("bad.c") != std::string::npos);
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    CHECK(e.detail().find("undefined_name") != std::string::npos);
+    CHECK(e.detail().find("error:") != std::string::npos);
+  }
+}
+
+TEST_CASE("two definitions of main fail to link with a clear error", "[build]") {
+  TempDir t;
+  writeText(t.path / "a.c", "int main(void) { return 0; }\n");
+  writeText(t.path / "b.c", "int main(void) { return 1; }\n");
+  try {
+    buildModule(recipeOf(t.path, {"a.c", "b.c"}));
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    CHECK(e.exitCode() == ExitBadInput);
+    CHECK(std::string(e.what()).find("cannot link") != std::string::npos);
+    CHECK(std::string(e.what()).find("main") != std::string::npos);
+  }
+}
+
+TEST_CASE("recipes come from the command line, rootline.json, then compile_commands.json", "[build]") {
+  TempDir t;
+  writeText(t.path / "src" / "main.c", "#include \"msg.h\"\nint main(void) { return N; }\n");
+  writeText(t.path / "inc" / "msg.h", "#define N 4\n");
+
+  SECTION("missing sources are an error") {
+    RecipeRequest req;
+    req.sources = {(t.path / "nope.c").string()};
+    CHECK_THROWS_AS(resolveRecipe(req), Error);
+  }
+  SECTION("no recipe anywhere is an error naming the options") {
+    RecipeRequest req;
+    req.projectDir = t.path;
+    try {
+      resolveRecipe(req);
+      FAIL("expected an error");
+    } catch (const Error &e) {
+      CHECK(std::string(e.what()).find("rootline.json") != std::string::npos);
+    }
+  }
+  SECTION("rootline.json") {
+    writeText(t.path / "rootline.json", R"({"sources": ["src/main.c"], "cflags": ["-Iinc"], "libs": ["m"]})");
+    RecipeRequest req;
+    req.projectDir = t.path;
+    auto recipe = resolveRecipe(req);
+    REQUIRE(recipe.units.size() == 1);
+    CHECK(recipe.units[0].source == t.path / "src" / "main.c");
+    CHECK(recipe.libs == std::vector<std::string>{"m"});
+    auto mod = buildModule(recipe);
+    auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, recipe.libs);
+    ProcessSpec spec;
+    spec.argv = {exe.path.string()};
+    CHECK(runProcess(spec).exitCode == 4);
+  }
+  SECTION("malformed rootline.json") {
+    writeText(t.path / "rootline.json", "{\"sources\": ");
+    RecipeRequest req;
+    req.projectDir = t.path;
+    CHECK_THROWS_AS(resolveRecipe(req), Error);
+  }
+  SECTION("compile_commands.json") {
+    std::string db = "[{\"directory\": \"" + t.path.string() +
+                     "\", \"file\": \"src/main.c\", \"command\": \"cc -Iinc -Wall -O2 -c src/main.c -o main.o\"}]";
+    writeText(t.path / "compile_commands.json", db);
+    RecipeRequest req;
+    req.projectDir = t.path;
+    auto recipe = resolveRecipe(req);
+    REQUIRE(recipe.units.size() == 1);
+    CHECK(std::find(recipe.units[0].flags.begin(), recipe.units[0].flags.end(), "-Iinc") != recipe.units[0].flags.end());
+    CHECK(std::find(recipe.units[0].flags.begin(), recipe.units[0].flags.end(), "-O2") == recipe.units[0].flags.end());
+    auto mod = buildModule(recipe);
+    CHECK(fs::exists(mod.bitcode));
+  }
+}
