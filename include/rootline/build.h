@@ -4,8 +4,14 @@
 
 #include "rootline/fs.h"
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
 
 namespace rootline {
 
@@ -63,6 +69,16 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
 
 // Splits a flag string like a POSIX shell would (quotes, backslashes).
 std::vector<std::string> splitFlags(const std::string &flags);
+
+// A module loaded for analysis, with the context that owns it.
+struct LoadedModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  LoadedModule();
+  LoadedModule(LoadedModule &&) noexcept;
+  ~LoadedModule();
+};
+LoadedModule loadModule(const fs::path &bitcode);
 
 // The clang used for subject programs.
 std::string clangPath();

@@ -14,6 +14,9 @@ struct ProcessSpec {
   std::map<std::string, std::string> extraEnv;  // added to the inherited environment
   std::string workDir;                          // empty: inherit
   double timeoutSeconds = 0;                    // 0: no timeout
+  // On timeout, SIGTERM first and SIGKILL after this many seconds (0: SIGKILL at once),
+  // so a traced program can flush its trace.
+  double termGraceSeconds = 0;
 };
 
 struct ProcessResult {

@@ -118,6 +118,20 @@ void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, co
 
 } // namespace
 
+LoadedModule::LoadedModule() = default;
+LoadedModule::LoadedModule(LoadedModule &&) noexcept = default;
+LoadedModule::~LoadedModule() {
+  module.reset();  // the module must die before its context
+  context.reset();
+}
+
+LoadedModule loadModule(const fs::path &bitcode) {
+  LoadedModule loaded;
+  loaded.context = std::make_unique<llvm::LLVMContext>();
+  loaded.module = loadBitcode(bitcode, *loaded.context);
+  return loaded;
+}
+
 BuiltModule buildModule(const BuildRecipe &recipe) {
   if (recipe.units.empty()) throw Error("no source files to build");
   std::vector<fs::path> parts;

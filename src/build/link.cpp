@@ -12,7 +12,7 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
                                const std::vector<std::string> &libs) {
   Hasher h;
   h.add("rootline-exe-v1").add(moduleKey).add(flavor).add(clangPath());
-  for (const auto &p : extraInputs) h.add(p.string()).add(std::to_string(fs::last_write_time(p).time_since_epoch().count()));
+  for (const auto &p : extraInputs) h.add(p.string()).add(sha256Hex(readFile(p)));
   for (const auto &l : libs) h.add(l);
   BuiltExecutable result;
   result.path = buildcache::executable(h.hex());

@@ -24,7 +24,6 @@ struct Placeholder {
 };
 
 const Placeholder kPlaceholders[] = {
-    {"trace", "Run the program natively under the tracer, record a trace and replay it"},
     {"slice", "Print the relevant slice, its condition (RSC) and the path condition of one run"},
     {"explore", "Generate a test suite by path exploration (one test per distinct symbolic output) "
                 "and find crashes"},

@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
              "usage, 3 internal error, 125 cannot test. See docs/cli.md.");
 
   cli::Action action;
+  cli::addTraceCommand(app, global, action);
   cli::addPlaceholderCommands(app, action);
 
   try {

@@ -99,6 +99,14 @@ ProcessResult runProcess(const ProcessSpec &spec) {
       double left = spec.timeoutSeconds - elapsed();
       if (left <= 0) {
         result.timedOut = true;
+        if (spec.termGraceSeconds > 0) {
+          kill(-pid, SIGTERM);
+          auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(spec.termGraceSeconds);
+          int st;
+          while (std::chrono::steady_clock::now() < deadline && waitpid(pid, &st, WNOHANG) == 0)
+            usleep(10000);
+        }
         kill(-pid, SIGKILL);
         break;
       }

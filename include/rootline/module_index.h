@@ -1,0 +1,65 @@
+// Stable numbering of a module's functions, globals and instructions. The
+// instrumentation pass and replay compute it the same way from the same (original,
+// uninstrumented) module, so an id in a trace names the same instruction in both.
+#pragma once
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Instruction.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+struct SourceLocation {
+  std::string file;  // as recorded in debug info (directory-relative path joined)
+  unsigned line = 0;
+  unsigned column = 0;
+  bool valid() const { return line != 0; }
+  std::string str() const;  // "file:line"
+};
+
+class ModuleIndex {
+public:
+  explicit ModuleIndex(const llvm::Module &module);
+
+  // Every instruction of every function with a body, in module order.
+  uint32_t idOf(const llvm::Instruction *inst) const { return instId_.lookup(inst); }
+  const llvm::Instruction *instruction(uint32_t id) const { return id < insts_.size() ? insts_[id] : nullptr; }
+  size_t instructionCount() const { return insts_.size(); }
+
+  // Every function of the module (bodies and declarations), in module order.
+  uint32_t indexOf(const llvm::Function *fn) const { return fnIndex_.lookup(fn); }
+  const llvm::Function *function(uint32_t index) const { return index < fns_.size() ? fns_[index] : nullptr; }
+  size_t functionCount() const { return fns_.size(); }
+
+  // Every global variable of the module, in module order.
+  uint32_t indexOf(const llvm::GlobalVariable *gv) const { return gvIndex_.lookup(gv); }
+  const llvm::GlobalVariable *global(uint32_t index) const { return index < gvs_.size() ? gvs_[index] : nullptr; }
+  size_t globalCount() const { return gvs_.size(); }
+
+  static SourceLocation locationOf(const llvm::Instruction *inst);
+  // "function: instruction text (file:line)" for error messages.
+  static std::string describe(const llvm::Instruction *inst);
+
+private:
+  std::vector<const llvm::Instruction *> insts_;
+  llvm::DenseMap<const llvm::Instruction *, uint32_t> instId_;
+  std::vector<const llvm::Function *> fns_;
+  llvm::DenseMap<const llvm::Function *, uint32_t> fnIndex_;
+  std::vector<const llvm::GlobalVariable *> gvs_;
+  llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> gvIndex_;
+};
+
+// Instruments `module` in place for tracing (docs/trace-format.md). `moduleKey` is
+// written into the trace header so a trace can be matched to its module.
+void instrumentModule(llvm::Module &module, const std::string &moduleKey);
+
+// Names of libc functions the runtime wraps (runtime/rl_wrapped.def).
+bool isWrappedLibcFunction(llvm::StringRef name);
+
+} // namespace rootline

@@ -1,0 +1,81 @@
+// Replay: walks the original module along a trace, recomputing every SSA value
+// concretely (loads take their logged values) and checking every recomputed branch,
+// switch, call target and address against the log. It exposes the run as a sequence
+// of statement instances — the data model of slicing, symbolic replay and reports.
+#pragma once
+
+#include "rootline/module_index.h"
+#include "rootline/trace.h"
+
+#include <llvm/ADT/SmallVector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// The bits of one value: integers and pointers zero-extended; floats as their IEEE
+// bits; x86 long double and aggregates of up to 16 bytes as their memory image.
+struct Val {
+  uint64_t lo = 0, hi = 0;
+  bool operator==(const Val &) const = default;
+};
+
+inline constexpr uint64_t kNoDef = ~0ull;
+
+struct Operand {
+  Val value;
+  uint64_t def = kNoDef;  // index of the instance that defined it; kNoDef for constants
+};
+
+// One execution of one instruction.
+struct Instance {
+  uint64_t index = 0;
+  uint32_t id = 0;
+  const llvm::Instruction *inst = nullptr;
+  uint32_t depth = 0;                      // call depth, 0 for the outermost frame
+  uint64_t frame = 0;                      // distinct per function activation
+  llvm::SmallVector<Operand, 4> operands;  // LLVM operand order; calls: the arguments
+  Val result;
+  uint32_t successor = 0;                  // br: 0 = true target, 1 = false; switch: successor index
+  uint64_t addr = 0;                       // load/store/alloca address
+  uint64_t size = 0;                       // bytes loaded/stored/allocated
+  llvm::SmallVector<uint64_t, 2> memDefs;  // load: distinct last writers of the loaded bytes
+  // Calls into uninstrumented code: what the call did, as logged (inputs, outputs,
+  // memory effects); `external` marks that its result is concrete (concretised).
+  bool external = false;
+  std::vector<Event> effects;
+};
+
+class ReplayObserver {
+public:
+  virtual ~ReplayObserver() = default;
+  // Called in index order for every instance.
+  virtual void onInstance(const Instance &) {}
+};
+
+enum class RunOutcome { Exit, Signal, Limit, Incomplete };
+
+struct ReplayResult {
+  RunOutcome outcome = RunOutcome::Incomplete;
+  int exitStatus = 0;
+  int signal = 0;
+  const llvm::Instruction *crashInst = nullptr;  // the instruction that raised the signal
+  uint64_t instances = 0;
+  uint64_t events = 0;
+  uint64_t externalCalls = 0;
+  uint64_t stdinBytes = 0;   // highest stdin offset consumed + 1
+  uint64_t tokens = 0;       // scanf conversions tied to stdin
+  uint64_t outputEvents = 0;
+  std::string stdoutBytes;   // bytes the program handed to stdout, in order
+  std::string stderrBytes;
+  std::vector<Event> argv;   // ARGV events: where main's argument strings live
+};
+
+// Throws Error (exit code 3) naming function, instruction and source line when the
+// trace disagrees with the recomputation.
+ReplayResult replayTrace(const llvm::Module &module, const ModuleIndex &index, TraceReader &trace,
+                         ReplayObserver *observer = nullptr);
+
+} // namespace rootline

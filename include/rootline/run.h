@@ -1,0 +1,47 @@
+// The run stage: build a program for tracing (instrumented + runtime) and natively,
+// and run a test on it.
+#pragma once
+
+#include "rootline/build.h"
+#include "rootline/process.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// What one test is: stdin, argv after the program name, limits.
+struct TestCase {
+  std::optional<fs::path> stdinFile;
+  std::vector<std::string> args;
+  double timeoutSeconds = 30;
+  uint64_t maxTraceBytes = 4ull << 30;  // 4 GiB
+};
+
+struct TracedProgram {
+  BuildRecipe recipe;
+  BuiltModule module;        // the original module: replay walks this one
+  fs::path instrumentedExe;  // module + instrumentation + runtime
+  bool cacheHit = false;     // every step came from the cache
+};
+
+// Builds (or fetches from the cache) the instrumented executable of a recipe.
+TracedProgram buildTraced(const BuildRecipe &recipe);
+// The uninstrumented native executable of a module (for comparisons).
+fs::path buildNative(const BuildRecipe &recipe, const BuiltModule &module);
+
+struct TracedRun {
+  ProcessResult process;
+  fs::path trace;
+  bool limitReached = false;  // the runtime stopped the program at maxTraceBytes
+};
+
+// Runs the test on the instrumented executable, writing the trace to `traceFile`.
+TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs::path &traceFile);
+ProcessResult runNative(const fs::path &exe, const TestCase &test);
+
+// Path of the runtime library linked into traced programs.
+fs::path runtimeLibrary();
+
+} // namespace rootline

@@ -1,0 +1,84 @@
+// Reading and writing trace files (format: docs/trace-format.md). The runtime in
+// runtime/ is the producer in practice; TraceWriter exists for tests and tools.
+#pragma once
+
+#include "rootline/fs.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace llvm {
+class MemoryBuffer;
+}
+
+namespace rootline {
+
+inline constexpr uint32_t kTraceVersion = 1;
+inline constexpr int kTraceLimitExitCode = 86;  // runtime exit status at the byte limit
+
+enum class Ev : uint8_t {
+#define RL_EVENT(name, value, fields) name = value,
+#include "rl_events.def"
+#undef RL_EVENT
+};
+
+const char *eventName(Ev tag);
+
+// One decoded event. Integer fields a..f follow the order of the event's fields in
+// rl_events.def; `bytes` views into the reader's buffer.
+struct Event {
+  Ev tag{};
+  uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
+  std::string_view bytes;
+  uint64_t offset = 0;  // byte offset of the event in the file
+};
+
+struct TraceHeader {
+  uint32_t version = 0;
+  std::string moduleKey;
+};
+
+class TraceReader {
+public:
+  // Throws Error naming the file when it cannot be read, is not a trace, has another
+  // version, or (if expectedKey is given) belongs to another module.
+  explicit TraceReader(const fs::path &path, const std::string &expectedKey = {});
+  static TraceReader fromBytes(std::string bytes, const std::string &expectedKey = {});
+  ~TraceReader();
+  TraceReader(TraceReader &&) noexcept;
+
+  const TraceHeader &header() const { return header_; }
+  // The next event; false at the end of the data. A partial last event throws Error
+  // ("trace is truncated").
+  bool next(Event &ev);
+  bool peek(Event &ev);
+  uint64_t position() const { return pos_; }
+  uint64_t size() const { return size_; }
+
+private:
+  TraceReader() = default;
+  void parseHeader(const std::string &name, const std::string &expectedKey);
+  uint64_t uv();
+  std::unique_ptr<llvm::MemoryBuffer> buffer_;
+  std::string owned_;
+  const unsigned char *data_ = nullptr;
+  uint64_t size_ = 0, pos_ = 0;
+  TraceHeader header_;
+  std::string name_;
+};
+
+// Encodes events exactly as the runtime does.
+class TraceWriter {
+public:
+  TraceWriter(const std::string &moduleKey, uint32_t version = kTraceVersion);
+  void put(const Event &ev);
+  const std::string &bytes() const { return out_; }
+
+private:
+  void uv(uint64_t v);
+  std::string out_;
+};
+
+} // namespace rootline

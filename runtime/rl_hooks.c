@@ -1,0 +1,127 @@
+/* Entry points called by instrumented code (inserted by src/instrument). Each logs
+ * one event; ids are the stable instruction ids of docs/trace-format.md. */
+#include "rl_runtime.h"
+
+#include <string.h>
+
+#define RL_ON() if (!rl_tracing()) return
+
+void __rl_br(uint32_t id, uint8_t cond) {
+  RL_ON();
+  rl_put_tag(cond ? RL_EV_BR_TRUE : RL_EV_BR_FALSE);
+  rl_put_uv(id);
+}
+
+void __rl_switch(uint32_t id, uint64_t value) {
+  RL_ON();
+  rl_put_tag(RL_EV_SWITCH);
+  rl_put_uv(id);
+  rl_put_uv(value);
+}
+
+void __rl_enter(uint32_t fn) {
+  RL_ON();
+  rl_put_tag(RL_EV_ENTER);
+  rl_put_uv(fn);
+}
+
+void __rl_arg(uint64_t value) {
+  RL_ON();
+  rl_put_tag(RL_EV_ARG);
+  rl_put_uv(value);
+}
+
+void __rl_ret(uint32_t fn) {
+  RL_ON();
+  rl_put_tag(RL_EV_RET);
+  rl_put_uv(fn);
+}
+
+void __rl_load(uint32_t id, const void *addr, uint64_t value) {
+  RL_ON();
+  rl_put_tag(RL_EV_LOAD);
+  rl_put_uv(id);
+  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_uv(value);
+}
+
+void __rl_load_wide(uint32_t id, const void *addr, uint64_t size) {
+  RL_ON();
+  rl_put_tag(RL_EV_LOAD_WIDE);
+  rl_put_uv(id);
+  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_uv(size);
+  rl_put_bytes(addr, size);
+}
+
+void __rl_store(uint32_t id, const void *addr) {
+  RL_ON();
+  rl_put_tag(RL_EV_STORE);
+  rl_put_uv(id);
+  rl_put_uv((uint64_t)(uintptr_t)addr);
+}
+
+void __rl_alloca(uint32_t id, const void *addr, uint64_t size) {
+  RL_ON();
+  rl_put_tag(RL_EV_ALLOCA);
+  rl_put_uv(id);
+  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_uv(size);
+}
+
+void __rl_ext_ret(uint32_t id, uint64_t value) {
+  RL_ON();
+  rl_put_tag(RL_EV_EXT_RET);
+  rl_put_uv(id);
+  rl_put_uv(value);
+}
+
+/* Wide return values (long double, small aggregates) are passed through memory. */
+void __rl_ext_ret_wide(uint32_t id, const void *value, uint64_t size) {
+  RL_ON();
+  rl_put_tag(RL_EV_EXT_RET_WIDE);
+  rl_put_uv(id);
+  rl_put_uv(size);
+  rl_put_bytes(value, size);
+}
+
+/* Called at the start of main: argv strings are program input. */
+void __rl_main(int argc, char **argv) {
+  RL_ON();
+  for (int i = 0; i < argc; ++i) {
+    size_t len = strlen(argv[i]) + 1;
+    rl_put_tag(RL_EV_ARGV);
+    rl_put_uv((uint64_t)i);
+    rl_put_uv((uint64_t)(uintptr_t)argv[i]);
+    rl_put_uv(len);
+    rl_put_bytes(argv[i], len);
+  }
+}
+
+void __rl_main_return(int status) { rl_ev_exit(status); }
+
+/* Called once from the module constructor the pass adds: the trace opens here, then
+ * the addresses of every function and global the module uses. */
+void __rl_init(const char *module_key, void *const *funcs, const uint32_t *func_index,
+               uint32_t nfuncs, void *const *globals, const uint64_t *global_size,
+               const uint32_t *global_index, uint32_t nglobals) {
+  extern void __rl_set_module_key(const char *);
+  __rl_set_module_key(module_key);
+  rl_ensure_init();
+  RL_ON();
+  for (uint32_t i = 0; i < nfuncs; ++i) {
+    rl_put_tag(RL_EV_FUNC);
+    rl_put_uv(func_index[i]);
+    rl_put_uv((uint64_t)(uintptr_t)funcs[i]);
+  }
+  for (uint32_t i = 0; i < nglobals; ++i) {
+    rl_put_tag(RL_EV_GLOBAL);
+    rl_put_uv(global_index[i]);
+    rl_put_uv((uint64_t)(uintptr_t)globals[i]);
+    rl_put_uv(global_size[i]);
+  }
+}
+
+/* llvm.memcpy / llvm.memmove / llvm.memset intrinsics (struct copies, initialisers). */
+void __rl_intrinsic_copy(const void *dst, const void *src, uint64_t len) { rl_ev_mem_copy(dst, src, len); }
+void __rl_intrinsic_set(const void *dst, uint8_t byte, uint64_t len) { rl_ev_mem_set(dst, byte, len); }

@@ -1,0 +1,258 @@
+/* Wrappers for libc memory, string and heap functions, and process exit: each calls
+ * the real function and logs exactly which bytes it read, wrote or copied. */
+#define _GNU_SOURCE
+#include "rl_runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The heap table keys on addresses after realloc/free has run: only the address value
+ * is used, never the memory, so GCC's use-after-free heuristics do not apply here. */
+#pragma GCC diagnostic ignored "-Wuse-after-free"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+/* Bytes of a and b examined by a comparison that stops at the first difference (and,
+ * for strings, at a NUL), at most n. */
+static size_t rl_compared_len(const unsigned char *a, const unsigned char *b, size_t n, int strings) {
+  size_t i = 0;
+  for (; i < n; ++i) {
+    if (a[i] != b[i]) return i + 1;
+    if (strings && a[i] == 0) return i + 1;
+  }
+  return n;
+}
+
+void *__rl_wrap_memcpy(void *dst, const void *src, size_t n) {
+  void *r = memcpy(dst, src, n);
+  rl_ev_mem_copy(dst, src, n);
+  return r;
+}
+
+void *__rl_wrap_memmove(void *dst, const void *src, size_t n) {
+  void *r = memmove(dst, src, n);
+  rl_ev_mem_copy(dst, src, n);
+  return r;
+}
+
+void *__rl_wrap_memset(void *dst, int c, size_t n) {
+  void *r = memset(dst, c, n);
+  rl_ev_mem_set(dst, c, n);
+  return r;
+}
+
+int __rl_wrap_memcmp(const void *a, const void *b, size_t n) {
+  size_t k = rl_compared_len(a, b, n, 0);
+  rl_ev_mem_read(a, k);
+  rl_ev_mem_read(b, k);
+  return memcmp(a, b, n);
+}
+
+void *__rl_wrap_memchr(const void *s, int c, size_t n) {
+  void *r = memchr(s, c, n);
+  rl_ev_mem_read(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n);
+  return r;
+}
+
+char *__rl_wrap_strcpy(char *dst, const char *src) {
+  size_t n = strlen(src) + 1;
+  char *r = strcpy(dst, src);
+  rl_ev_mem_copy(dst, src, n);
+  return r;
+}
+
+char *__rl_wrap_strncpy(char *dst, const char *src, size_t n) {
+  size_t len = strnlen(src, n);
+  size_t copied = len < n ? len + 1 : n;
+  char *r = strncpy(dst, src, n);
+  rl_ev_mem_copy(dst, src, copied);
+  if (copied < n) rl_ev_mem_set(dst + copied, 0, n - copied);
+  return r;
+}
+
+char *__rl_wrap_strcat(char *dst, const char *src) {
+  size_t dl = strlen(dst), sl = strlen(src);
+  rl_ev_mem_read(dst, dl + 1);
+  char *r = strcat(dst, src);
+  rl_ev_mem_copy(dst + dl, src, sl + 1);
+  return r;
+}
+
+char *__rl_wrap_strncat(char *dst, const char *src, size_t n) {
+  size_t dl = strlen(dst), sl = strnlen(src, n);
+  rl_ev_mem_read(dst, dl + 1);
+  char *r = strncat(dst, src, n);
+  rl_ev_mem_copy(dst + dl, src, sl);
+  rl_ev_mem_set(dst + dl + sl, 0, 1);
+  return r;
+}
+
+size_t __rl_wrap_strlen(const char *s) {
+  size_t n = strlen(s);
+  rl_ev_mem_read(s, n + 1);
+  return n;
+}
+
+int __rl_wrap_strcmp(const char *a, const char *b) {
+  size_t k = rl_compared_len((const unsigned char *)a, (const unsigned char *)b, (size_t)-1, 1);
+  rl_ev_mem_read(a, k);
+  rl_ev_mem_read(b, k);
+  return strcmp(a, b);
+}
+
+int __rl_wrap_strncmp(const char *a, const char *b, size_t n) {
+  size_t k = rl_compared_len((const unsigned char *)a, (const unsigned char *)b, n, 1);
+  rl_ev_mem_read(a, k);
+  rl_ev_mem_read(b, k);
+  return strncmp(a, b, n);
+}
+
+char *__rl_wrap_strchr(const char *s, int c) {
+  char *r = strchr(s, c);
+  rl_ev_mem_read(s, r ? (size_t)(r - s) + 1 : strlen(s) + 1);
+  return r;
+}
+
+char *__rl_wrap_strrchr(const char *s, int c) {
+  rl_ev_mem_read(s, strlen(s) + 1);
+  return strrchr(s, c);
+}
+
+char *__rl_wrap_strstr(const char *h, const char *n) {
+  rl_ev_mem_read(h, strlen(h) + 1);
+  rl_ev_mem_read(n, strlen(n) + 1);
+  return strstr(h, n);
+}
+
+/* --- heap: live objects are remembered so realloc can log what it copies --------- */
+
+#define RL_HEAP_SLOTS (1u << 16)
+struct rl_heap_slot {
+  const void *addr;
+  size_t size;
+};
+static struct rl_heap_slot *rl_heap;
+static size_t rl_heap_count, rl_heap_cap;
+
+static size_t rl_hash(const void *p, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+static void rl_heap_put(const void *addr, size_t size);
+
+static void rl_heap_grow(void) {
+  struct rl_heap_slot *old = rl_heap;
+  size_t oldCap = rl_heap_cap;
+  rl_heap_cap = oldCap ? oldCap * 2 : RL_HEAP_SLOTS;
+  rl_heap = calloc(rl_heap_cap, sizeof *rl_heap);
+  rl_heap_count = 0;
+  for (size_t i = 0; i < oldCap; ++i)
+    if (old[i].addr && old[i].addr != (const void *)1) rl_heap_put(old[i].addr, old[i].size);
+  free(old);
+}
+
+/* Open addressing; (void*)1 marks a deleted slot. */
+static void rl_heap_put(const void *addr, size_t size) {
+  if (!addr) return;
+  if ((rl_heap_count + 1) * 2 > rl_heap_cap) rl_heap_grow();
+  if (!rl_heap) return;
+  size_t i = rl_hash(addr, rl_heap_cap);
+  while (rl_heap[i].addr && rl_heap[i].addr != (const void *)1 && rl_heap[i].addr != addr)
+    i = (i + 1) & (rl_heap_cap - 1);
+  if (rl_heap[i].addr != addr) ++rl_heap_count;
+  rl_heap[i].addr = addr;
+  rl_heap[i].size = size;
+}
+
+static struct rl_heap_slot *rl_heap_find(const void *addr) {
+  if (!addr || !rl_heap) return 0;
+  size_t i = rl_hash(addr, rl_heap_cap);
+  while (rl_heap[i].addr) {
+    if (rl_heap[i].addr == addr) return &rl_heap[i];
+    i = (i + 1) & (rl_heap_cap - 1);
+  }
+  return 0;
+}
+
+static void rl_heap_remove(const void *addr) {
+  struct rl_heap_slot *s = rl_heap_find(addr);
+  if (s) s->addr = (const void *)1;
+}
+
+void *__rl_wrap_malloc(size_t size) {
+  void *p = malloc(size);
+  if (p) {
+    rl_heap_put(p, size);
+    rl_ev_heap_alloc(p, size);
+  }
+  return p;
+}
+
+void *__rl_wrap_calloc(size_t n, size_t size) {
+  void *p = calloc(n, size);
+  if (p) {
+    rl_heap_put(p, n * size);
+    rl_ev_heap_alloc(p, n * size);
+    rl_ev_mem_set(p, 0, n * size);
+  }
+  return p;
+}
+
+void *__rl_wrap_realloc(void *old, size_t size) {
+  struct rl_heap_slot *s = rl_heap_find(old);
+  size_t oldSize = s ? s->size : 0;
+  /* Only the address value of `old` is used after realloc, never its memory. */
+  const void *oldAddr = (const void *)(uintptr_t)old;
+  void *p = realloc(old, size);
+  if (!p) return p;
+  if ((uintptr_t)p != (uintptr_t)oldAddr) {
+    rl_heap_put(p, size);
+    rl_ev_heap_alloc(p, size);
+    if (oldAddr) {
+      rl_ev_mem_copy(p, oldAddr, oldSize < size ? oldSize : size);
+      rl_heap_remove(oldAddr);
+      rl_ev_heap_free(oldAddr);
+    }
+  } else {
+    /* Resized in place: a HEAP_ALLOC at a live address means "resize". */
+    rl_heap_put(p, size);
+    rl_ev_heap_alloc(p, size);
+  }
+  return p;
+}
+
+void __rl_wrap_free(void *p) {
+  if (p) {
+    rl_heap_remove(p);
+    rl_ev_heap_free(p);
+  }
+  free(p);
+}
+
+char *__rl_wrap_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (!p) return p;
+  memcpy(p, s, n);
+  rl_heap_put(p, n);
+  rl_ev_heap_alloc(p, n);
+  rl_ev_mem_copy(p, s, n);
+  return p;
+}
+
+/* --- process end ----------------------------------------------------------------- */
+
+void __rl_wrap_exit(int status) {
+  rl_ev_exit(status);
+  exit(status);
+}
+
+void __rl_wrap__exit(int status) {
+  rl_ev_exit(status);
+  rl_flush();
+  _exit(status);
+}

@@ -1,0 +1,59 @@
+/* Internal API of the rootline runtime, linked into traced programs. Not for subject
+ * programs: they never call it directly; the instrumentation pass inserts the calls.
+ * The trace layout is specified in docs/trace-format.md. */
+#ifndef ROOTLINE_RUNTIME_H
+#define ROOTLINE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rl_event_tag {
+#define RL_EVENT(name, value, fields) RL_EV_##name = value,
+#include "rl_events.def"
+#undef RL_EVENT
+};
+
+/* --- low-level writer (rl_trace_writer.c) ------------------------------------- */
+void rl_ensure_init(void);
+void rl_put_tag(uint8_t tag);
+void rl_put_uv(uint64_t v);                    /* unsigned LEB128 */
+void rl_put_bytes(const void *data, size_t n);
+void rl_flush(void);                           /* async-signal-safe */
+int rl_tracing(void);                          /* 0 once the trace is closed/disabled */
+
+/* --- events used by the libc wrappers --------------------------------------- */
+/* Bytes consumed from stdin so far, and bytes written to fds 1 and 2 so far. */
+extern uint64_t rl_stdin_pos;
+extern uint64_t rl_out_pos[3];
+
+/* `len` stdin bytes starting at stdin offset `offset` were stored at `addr`. */
+void rl_ev_input(uint64_t offset, const void *addr, uint64_t len);
+/* The call's return value (logged next as EXT_RET) is the stdin byte at `offset`. */
+void rl_ev_input_char(uint64_t offset);
+/* A scanf conversion parsed stdin bytes [offset, offset+len) and stored a value of
+ * `size` bytes at `addr`; `conv` is the conversion character ('d','u','x','c','s','f',...). */
+void rl_ev_token(uint64_t offset, uint64_t len, const void *addr, uint32_t size, char conv);
+/* Output bytes on file descriptor `fd` at stream offset `offset`, produced by argument
+ * `arg` of the current call (0 = the format/literal text, k = k-th argument after the
+ * format for printf-family; for puts/fputs/fwrite/write the buffer argument). `src`
+ * is the memory the bytes were copied from (%s, puts, fwrite), or NULL. */
+void rl_ev_output(int fd, uint64_t offset, int32_t arg, const void *src, const void *bytes,
+                  uint64_t len);
+/* Memory effects of a libc call. */
+void rl_ev_mem_read(const void *addr, uint64_t len);
+void rl_ev_mem_write(const void *addr, uint64_t len);
+void rl_ev_mem_copy(const void *dst, const void *src, uint64_t len);
+void rl_ev_mem_set(const void *dst, int byte, uint64_t len);
+void rl_ev_heap_alloc(const void *addr, uint64_t size);
+void rl_ev_heap_free(const void *addr);
+/* A value produced by libc that depends on memory in a way the trace does not model
+ * (e.g. strtol inside scanf of a non-stdin stream); marks the next EXT_RET. */
+void rl_ev_concretized(void);
+/* The process is about to end with `status` (exit, _exit, return from main). */
+void rl_ev_exit(int status);
+
+/* Wrapped stream helpers: the fd that a FILE* writes to, or -1. */
+struct _IO_FILE;
+int rl_stream_fd(struct _IO_FILE *stream);
+
+#endif

@@ -1,0 +1,37 @@
+// Instrumented bitcode, cached next to the module it came from.
+#include "rootline/build.h"
+#include "rootline/error.h"
+#include "rootline/fs.h"
+#include "rootline/module_index.h"
+
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace rootline {
+
+// Bumped whenever the instrumentation changes what it emits.
+static const char *kInstrumentVersion = "instrument-v1";
+
+fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
+  fs::path out = cacheRoot() / "build" / "instrumented" / (module.key + "-" + kInstrumentVersion + ".bc");
+  cacheHit = fs::exists(out);
+  if (cacheHit) return out;
+  fs::create_directories(out.parent_path());
+  LoadedModule loaded = loadModule(module.bitcode);
+  instrumentModule(*loaded.module, module.key);
+  std::string err;
+  llvm::raw_string_ostream es(err);
+  if (llvm::verifyModule(*loaded.module, &es))
+    throw Error("instrumented module is invalid: " + err.substr(0, err.find('\n')), ExitInternal, err);
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  llvm::WriteBitcodeToFile(*loaded.module, os);
+  os.flush();
+  writeFileAtomic(out, bytes);
+  return out;
+}
+
+} // namespace rootline

@@ -1,0 +1,895 @@
+// The replay machine: an LLVM IR interpreter driven by the trace. Control never
+// diverges silently: every branch, switch, call target and memory address that the
+// trace logged is checked against the recomputation.
+#include "rootline/replay.h"
+
+#include "rootline/error.h"
+#include "trace/shadow.h"
+#include "trace/value_ops.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/GetElementPtrTypeIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Operator.h>
+
+#include <csignal>
+#include <cstring>
+
+namespace rootline {
+
+namespace {
+
+struct Slot {
+  Val v;
+  uint64_t def = kNoDef;
+};
+
+struct Frame {
+  const llvm::Function *fn = nullptr;
+  const llvm::BasicBlock *block = nullptr;
+  llvm::BasicBlock::const_iterator pc;
+  llvm::DenseMap<const llvm::Value *, Slot> slots;
+  const llvm::CallBase *callSite = nullptr;  // null: entered from uninstrumented code
+  bool indirect = false;                     // the caller logs EXT_RET after we return
+  uint64_t id = 0;
+  // A call into uninstrumented code in progress, and what it logged so far.
+  const llvm::CallBase *pending = nullptr;
+  llvm::SmallVector<Operand, 4> pendingArgs;
+  std::vector<Event> pendingEffects;
+};
+
+// Ends replay at a fatal signal, attributing it to an instruction.
+struct CrashStop {
+  const llvm::Instruction *inst;
+  int signo;
+};
+struct RunEnd {
+  RunOutcome outcome;
+};
+
+class Replayer {
+public:
+  Replayer(const llvm::Module &m, const ModuleIndex &index, TraceReader &trace, ReplayObserver *observer)
+      : m_(m), index_(index), dl_(m.getDataLayout()), trace_(trace), observer_(observer),
+        globalAddr_(index.globalCount(), 0), globalKnown_(index.globalCount(), false) {}
+
+  ReplayResult run() {
+    try {
+      while (true) {
+        if (stack_.empty()) {
+          if (!topLevelEvent()) break;
+        } else if (stack_.back().pending) {
+          pendingEvent();
+        } else {
+          step();
+        }
+      }
+    } catch (const CrashStop &c) {
+      result_.outcome = RunOutcome::Signal;
+      result_.signal = c.signo;
+      result_.crashInst = c.inst;
+    } catch (const RunEnd &e) {
+      result_.outcome = e.outcome;
+    }
+    result_.instances = nextIndex_;
+    return result_;
+  }
+
+private:
+  // ---- events ---------------------------------------------------------------------
+
+  bool nextEvent(Event &ev) {
+    if (!trace_.next(ev)) return false;
+    ++result_.events;
+    return true;
+  }
+
+  [[noreturn]] void mismatch(const llvm::Instruction *inst, const std::string &what) {
+    throw Error("replay mismatch at " + ModuleIndex::describe(inst) + ": " + what, ExitInternal);
+  }
+
+  std::string describeEvent(const Event &ev) {
+    return std::string(eventName(ev.tag)) + " at trace byte " + std::to_string(ev.offset);
+  }
+
+  // The next event, which must be `tag` for instruction `inst`.
+  Event expect(Ev tag, const llvm::Instruction *inst, Ev alt = Ev::END) {
+    Event ev;
+    if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
+    while (ev.tag == Ev::EXIT) {  // main's return logs the exit status before RET
+      result_.exitStatus = static_cast<int>(static_cast<uint32_t>(ev.a));
+      sawExit_ = true;
+      if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
+    }
+    if (ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a)};
+    if (ev.tag == Ev::LIMIT) throw RunEnd{RunOutcome::Limit};
+    if (ev.tag != tag && (alt == Ev::END || ev.tag != alt))
+      mismatch(inst, std::string("trace has ") + describeEvent(ev) + ", replay expected " + eventName(tag));
+    return ev;
+  }
+
+  void expectId(const Event &ev, const llvm::Instruction *inst) {
+    if (ev.a != index_.idOf(inst))
+      mismatch(inst, describeEvent(ev) + " belongs to instruction " + std::to_string(ev.a) + " (" +
+                         ModuleIndex::describe(index_.instruction(static_cast<uint32_t>(ev.a))) + ")");
+  }
+
+  // A fatal signal logged right after this instruction is attributed to it (stores
+  // and calls log before they act).
+  void crashIfSignalNext(const llvm::Instruction *inst) {
+    Event ev;
+    if (trace_.peek(ev) && ev.tag == Ev::SIGNAL) {
+      nextEvent(ev);
+      throw CrashStop{inst, static_cast<int>(ev.a)};
+    }
+  }
+
+  bool topLevelEvent() {
+    Event ev;
+    if (!nextEvent(ev)) {
+      result_.outcome = RunOutcome::Incomplete;
+      return false;
+    }
+    switch (ev.tag) {
+    case Ev::FUNC:
+      funcAt_[ev.b] = index_.function(static_cast<uint32_t>(ev.a));
+      return true;
+    case Ev::GLOBAL:
+      if (ev.a < globalAddr_.size()) {
+        globalAddr_[ev.a] = ev.b;
+        globalKnown_[ev.a] = true;
+      }
+      return true;
+    case Ev::ENTER:
+      enterFromOutside(ev);
+      return true;
+    case Ev::EXIT:
+      result_.exitStatus = static_cast<int>(static_cast<uint32_t>(ev.a));
+      sawExit_ = true;
+      return true;
+    case Ev::END:
+      result_.outcome = sawExit_ ? RunOutcome::Exit : RunOutcome::Incomplete;
+      return false;
+    case Ev::SIGNAL:
+      result_.outcome = RunOutcome::Signal;
+      result_.signal = static_cast<int>(ev.a);
+      return false;
+    case Ev::LIMIT:
+      result_.outcome = RunOutcome::Limit;
+      return false;
+    default:
+      noteEffect(ev);  // e.g. output from a destructor outside instrumented code
+      return true;
+    }
+  }
+
+  void noteEffect(const Event &ev) {
+    switch (ev.tag) {
+    case Ev::OUTPUT:
+      ++result_.outputEvents;
+      if (ev.a == 1) result_.stdoutBytes.append(ev.bytes);
+      else if (ev.a == 2) result_.stderrBytes.append(ev.bytes);
+      break;
+    case Ev::INPUT: result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.c); break;
+    case Ev::INPUT_CHAR: result_.stdinBytes = std::max(result_.stdinBytes, ev.a + 1); break;
+    case Ev::TOKEN:
+      ++result_.tokens;
+      result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.b);
+      break;
+    default: break;
+    }
+  }
+
+  // ---- frames -----------------------------------------------------------------------
+
+  Frame &pushFrame(const llvm::Function *fn) {
+    if (stack_.size() > 1000000) throw Error("replay: call depth exceeds one million frames", ExitInternal);
+    stack_.emplace_back();
+    Frame &f = stack_.back();
+    f.fn = fn;
+    f.block = &fn->getEntryBlock();
+    f.pc = f.block->begin();
+    f.id = ++frameCounter_;
+    return f;
+  }
+
+  // Arguments of a function that may be called from uninstrumented code are logged
+  // after its ENTER; main's argv strings follow as ARGV events.
+  void consumeEntryEvents(const llvm::Function *fn, llvm::SmallVectorImpl<Val> *args) {
+    bool logsArgs = fn->getName() == "main" || fn->hasAddressTaken();
+    if (logsArgs)
+      for (size_t i = 0; i < fn->arg_size(); ++i) {
+        Event ev = expect(Ev::ARG, &*fn->getEntryBlock().begin());
+        if (args) args->push_back(ops::truncTo({ev.a, 0}, ops::scalarBits(fn->getArg(i)->getType(), dl_)));
+      }
+    Event ev;
+    while (trace_.peek(ev) && ev.tag == Ev::ARGV) {
+      nextEvent(ev);
+      result_.argv.push_back(ev);
+    }
+  }
+
+  void enterFromOutside(const Event &enter) {
+    const llvm::Function *fn = index_.function(static_cast<uint32_t>(enter.a));
+    if (!fn || fn->isDeclaration())
+      throw Error("replay: trace enters unknown function #" + std::to_string(enter.a), ExitInternal);
+    llvm::SmallVector<Val, 4> args;
+    consumeEntryEvents(fn, &args);
+    if (args.size() != fn->arg_size())
+      throw Error("replay: function " + fn->getName().str() + " entered from uninstrumented code without "
+                  "its arguments logged", ExitInternal);
+    Frame &f = pushFrame(fn);
+    for (size_t i = 0; i < args.size(); ++i) f.slots[fn->getArg(i)] = {args[i], kNoDef};
+  }
+
+  void enterFromCall(const llvm::Function *fn, const llvm::CallBase *call, bool indirect, uint64_t callInstance,
+                     const llvm::SmallVectorImpl<Operand> &args) {
+    Event ev = expect(Ev::ENTER, call);
+    if (ev.a != index_.indexOf(fn))
+      mismatch(call, "trace enters " + index_.function(static_cast<uint32_t>(ev.a))->getName().str() +
+                         ", replay calls " + fn->getName().str());
+    consumeEntryEvents(fn, nullptr);
+    Frame &f = pushFrame(fn);
+    f.callSite = call;
+    f.indirect = indirect;
+    for (size_t i = 0; i < fn->arg_size() && i < args.size(); ++i)
+      f.slots[fn->getArg(i)] = {args[i].value, callInstance};
+  }
+
+  // ---- values -----------------------------------------------------------------------
+
+  Slot operand(Frame &f, const llvm::Value *v) {
+    if (auto *c = llvm::dyn_cast<llvm::Constant>(v)) return {constant(c), kNoDef};
+    auto it = f.slots.find(v);
+    if (it == f.slots.end()) {
+      if (llvm::isa<llvm::MetadataAsValue>(v) || llvm::isa<llvm::BasicBlock>(v) || llvm::isa<llvm::InlineAsm>(v))
+        return {};
+      throw Error("replay: value used before it was computed in " + f.fn->getName().str(), ExitInternal);
+    }
+    return it->second;
+  }
+
+  uint64_t globalAddress(const llvm::GlobalValue *gv) {
+    if (auto *fn = llvm::dyn_cast<llvm::Function>(gv)) {
+      for (const auto &[addr, f] : funcAt_)
+        if (f == fn) return addr;
+      throw Error("replay: no address logged for function " + fn->getName().str(), ExitInternal);
+    }
+    if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv)) {
+      uint32_t i = index_.indexOf(var);
+      if (i < globalKnown_.size() && globalKnown_[i]) return globalAddr_[i];
+      throw Error("replay: no address logged for global " + var->getName().str(), ExitInternal);
+    }
+    if (auto *alias = llvm::dyn_cast<llvm::GlobalAlias>(gv))
+      return constant(alias->getAliasee()).lo;
+    throw Error("replay: unsupported global " + gv->getName().str(), ExitInternal);
+  }
+
+  Val constant(const llvm::Constant *c) {
+    auto it = constants_.find(c);
+    if (it != constants_.end()) return it->second;
+    Val v = computeConstant(c);
+    constants_[c] = v;
+    return v;
+  }
+
+  Val computeConstant(const llvm::Constant *c) {
+    if (auto *ci = llvm::dyn_cast<llvm::ConstantInt>(c)) {
+      const llvm::APInt &ap = ci->getValue();
+      Val v;
+      v.lo = ap.extractBitsAsZExtValue(std::min(64u, ap.getBitWidth()), 0);
+      if (ap.getBitWidth() > 64) v.hi = ap.extractBitsAsZExtValue(std::min(64u, ap.getBitWidth() - 64), 64);
+      return v;
+    }
+    if (auto *cf = llvm::dyn_cast<llvm::ConstantFP>(c)) {
+      llvm::APInt bits = cf->getValueAPF().bitcastToAPInt();
+      Val v;
+      v.lo = bits.extractBitsAsZExtValue(std::min(64u, bits.getBitWidth()), 0);
+      if (bits.getBitWidth() > 64) v.hi = bits.extractBitsAsZExtValue(std::min(64u, bits.getBitWidth() - 64), 64);
+      return v;
+    }
+    if (llvm::isa<llvm::ConstantPointerNull>(c) || llvm::isa<llvm::UndefValue>(c) ||
+        llvm::isa<llvm::ConstantAggregateZero>(c) || llvm::isa<llvm::ConstantTokenNone>(c))
+      return {};
+    if (auto *gv = llvm::dyn_cast<llvm::GlobalValue>(c)) return {globalAddress(gv), 0};
+    if (auto *ce = llvm::dyn_cast<llvm::ConstantExpr>(c)) return constantExpr(ce);
+    if (llvm::isa<llvm::ConstantStruct>(c) || llvm::isa<llvm::ConstantArray>(c) ||
+        llvm::isa<llvm::ConstantDataSequential>(c) || llvm::isa<llvm::ConstantVector>(c)) {
+      Val image;
+      fillImage(c, 0, image);
+      return image;
+    }
+    throw Error("replay: unsupported constant in the program", ExitInternal);
+  }
+
+  void fillImage(const llvm::Constant *c, uint64_t offset, Val &image) {
+    llvm::Type *t = c->getType();
+    if (t->isStructTy()) {
+      const llvm::StructLayout *layout = dl_.getStructLayout(llvm::cast<llvm::StructType>(t));
+      for (unsigned i = 0; i < t->getStructNumElements(); ++i)
+        fillImage(c->getAggregateElement(i), offset + layout->getElementOffset(i), image);
+    } else if (t->isArrayTy() || t->isVectorTy()) {
+      llvm::Type *elem = t->isArrayTy() ? t->getArrayElementType() : llvm::cast<llvm::VectorType>(t)->getElementType();
+      uint64_t n = t->isArrayTy() ? t->getArrayNumElements() : llvm::cast<llvm::FixedVectorType>(t)->getNumElements();
+      uint64_t stride = dl_.getTypeAllocSize(elem);
+      for (uint64_t i = 0; i < n; ++i)
+        fillImage(c->getAggregateElement(static_cast<unsigned>(i)), offset + i * stride, image);
+    } else {
+      image = ops::insertBytes(image, offset, dl_.getTypeStoreSize(t), constant(c));
+    }
+  }
+
+  Val constantExpr(const llvm::ConstantExpr *ce) {
+    unsigned op = ce->getOpcode();
+    if (op == llvm::Instruction::GetElementPtr)
+      return {gepAddress(llvm::cast<llvm::GEPOperator>(ce), [&](const llvm::Value *v) {
+                return constant(llvm::cast<llvm::Constant>(v));
+              }),
+              0};
+    if (ce->isCast())
+      return ops::cast(op, ce->getOperand(0)->getType(), ce->getType(), constant(ce->getOperand(0)), dl_);
+    if (llvm::Instruction::isBinaryOp(op)) {
+      ops::Fault fault;
+      return ops::intBinary(op, ops::scalarBits(ce->getType(), dl_), constant(ce->getOperand(0)),
+                            constant(ce->getOperand(1)), fault);
+    }
+    throw Error(std::string("replay: unsupported constant expression ") + ce->getOpcodeName(), ExitInternal);
+  }
+
+  template <typename ValueOf> uint64_t gepAddress(const llvm::GEPOperator *gep, ValueOf valueOf) {
+    uint64_t addr = valueOf(gep->getPointerOperand()).lo;
+    for (auto gti = llvm::gep_type_begin(gep), e = llvm::gep_type_end(gep); gti != e; ++gti) {
+      const llvm::Value *idxV = gti.getOperand();
+      unsigned bits = ops::scalarBits(idxV->getType(), dl_);
+      int64_t idx = static_cast<int64_t>(ops::signedOf(valueOf(idxV), bits));
+      if (llvm::StructType *st = gti.getStructTypeOrNull()) {
+        addr += dl_.getStructLayout(st)->getElementOffset(static_cast<unsigned>(idx));
+      } else {
+        addr += static_cast<uint64_t>(idx) * gti.getSequentialElementStride(dl_).getFixedValue();
+      }
+    }
+    return addr;
+  }
+
+  // ---- instances --------------------------------------------------------------------
+
+  Instance &begin(Frame &f, const llvm::Instruction *inst) {
+    cur_.index = nextIndex_++;
+    cur_.id = index_.idOf(inst);
+    cur_.inst = inst;
+    cur_.depth = static_cast<uint32_t>(stack_.size() - 1);
+    cur_.frame = f.id;
+    cur_.operands.clear();
+    cur_.result = {};
+    cur_.successor = 0;
+    cur_.addr = cur_.size = 0;
+    cur_.memDefs.clear();
+    cur_.external = false;
+    cur_.effects.clear();
+    return cur_;
+  }
+
+  Operand use(Frame &f, Instance &I, const llvm::Value *v) {
+    Slot s = operand(f, v);
+    I.operands.push_back({s.v, s.def});
+    return I.operands.back();
+  }
+
+  void finish(Frame &f, Instance &I, bool defines = true) {
+    if (defines && !I.inst->getType()->isVoidTy()) f.slots[I.inst] = {I.result, I.index};
+    if (observer_) observer_->onInstance(I);
+  }
+
+  // ---- stepping ---------------------------------------------------------------------
+
+  void jump(Frame &f, const llvm::BasicBlock *target) {
+    const llvm::BasicBlock *from = f.block;
+    f.block = target;
+    f.pc = target->begin();
+    // Phis read their incoming values all at once, before any of them is assigned.
+    llvm::SmallVector<std::pair<const llvm::PHINode *, Slot>, 4> phis;
+    for (const llvm::PHINode &phi : target->phis()) {
+      const llvm::Value *in = phi.getIncomingValueForBlock(from);
+      phis.push_back({&phi, operand(f, in)});
+    }
+    for (auto &[phi, slot] : phis) {
+      Instance &I = begin(f, phi);
+      I.operands.push_back({slot.v, slot.def});
+      I.result = slot.v;
+      finish(f, I);
+      ++f.pc;
+    }
+  }
+
+  void step() {
+    Frame &f = stack_.back();
+    const llvm::Instruction *inst = &*f.pc;
+    if (llvm::isa<llvm::DbgInfoIntrinsic>(inst)) {
+      ++f.pc;
+      return;
+    }
+    switch (inst->getOpcode()) {
+    case llvm::Instruction::Alloca: return stepAlloca(f, llvm::cast<llvm::AllocaInst>(inst));
+    case llvm::Instruction::Load: return stepLoad(f, llvm::cast<llvm::LoadInst>(inst));
+    case llvm::Instruction::Store: return stepStore(f, llvm::cast<llvm::StoreInst>(inst));
+    case llvm::Instruction::Br: return stepBranch(f, llvm::cast<llvm::BranchInst>(inst));
+    case llvm::Instruction::Switch: return stepSwitch(f, llvm::cast<llvm::SwitchInst>(inst));
+    case llvm::Instruction::Ret: return stepReturn(f, llvm::cast<llvm::ReturnInst>(inst));
+    case llvm::Instruction::Call: return stepCall(f, llvm::cast<llvm::CallInst>(inst));
+    case llvm::Instruction::GetElementPtr: {
+      Instance &I = begin(f, inst);
+      for (const llvm::Use &u : inst->operands()) use(f, I, u.get());
+      I.result = {gepAddress(llvm::cast<llvm::GEPOperator>(inst), [&](const llvm::Value *v) { return operand(f, v).v; }), 0};
+      break;
+    }
+    case llvm::Instruction::ICmp: {
+      Instance &I = begin(f, inst);
+      auto *cmp = llvm::cast<llvm::ICmpInst>(inst);
+      requireScalar(inst, cmp->getOperand(0)->getType());
+      Val a = use(f, I, cmp->getOperand(0)).value, b = use(f, I, cmp->getOperand(1)).value;
+      I.result = {ops::intCompare(cmp->getPredicate(), ops::scalarBits(cmp->getOperand(0)->getType(), dl_), a, b), 0};
+      break;
+    }
+    case llvm::Instruction::FCmp: {
+      Instance &I = begin(f, inst);
+      auto *cmp = llvm::cast<llvm::FCmpInst>(inst);
+      requireFloat(inst, cmp->getOperand(0)->getType());
+      Val a = use(f, I, cmp->getOperand(0)).value, b = use(f, I, cmp->getOperand(1)).value;
+      I.result = {ops::floatCompare(cmp->getPredicate(), cmp->getOperand(0)->getType(), a, b), 0};
+      break;
+    }
+    case llvm::Instruction::Select: {
+      Instance &I = begin(f, inst);
+      requireScalar(inst, inst->getOperand(0)->getType());
+      Val c = use(f, I, inst->getOperand(0)).value;
+      Val t = use(f, I, inst->getOperand(1)).value, e = use(f, I, inst->getOperand(2)).value;
+      I.result = (c.lo & 1) ? t : e;
+      break;
+    }
+    case llvm::Instruction::Freeze: {
+      Instance &I = begin(f, inst);
+      I.result = use(f, I, inst->getOperand(0)).value;
+      break;
+    }
+    case llvm::Instruction::FNeg: {
+      Instance &I = begin(f, inst);
+      requireFloat(inst, inst->getType());
+      I.result = ops::floatNeg(inst->getType(), use(f, I, inst->getOperand(0)).value);
+      break;
+    }
+    case llvm::Instruction::ExtractValue: {
+      Instance &I = begin(f, inst);
+      auto *ev = llvm::cast<llvm::ExtractValueInst>(inst);
+      Val agg = use(f, I, ev->getAggregateOperand()).value;
+      uint64_t off = aggregateOffset(ev->getAggregateOperand()->getType(), ev->getIndices());
+      I.result = ops::extractBytes(agg, off, dl_.getTypeStoreSize(ev->getType()));
+      break;
+    }
+    case llvm::Instruction::InsertValue: {
+      Instance &I = begin(f, inst);
+      auto *iv = llvm::cast<llvm::InsertValueInst>(inst);
+      Val agg = use(f, I, iv->getAggregateOperand()).value;
+      Val part = use(f, I, iv->getInsertedValueOperand()).value;
+      uint64_t off = aggregateOffset(iv->getType(), iv->getIndices());
+      I.result = ops::insertBytes(agg, off, dl_.getTypeStoreSize(iv->getInsertedValueOperand()->getType()), part);
+      break;
+    }
+    case llvm::Instruction::Unreachable:
+      mismatch(inst, "replay reached `unreachable` (the trace continues past a call that should not return)");
+    default:
+      if (inst->isBinaryOp()) return stepBinary(f, inst);
+      if (inst->isCast()) {
+        Instance &I = begin(f, inst);
+        requireScalar(inst, inst->getType());
+        Val v = use(f, I, inst->getOperand(0)).value;
+        I.result = ops::cast(inst->getOpcode(), inst->getOperand(0)->getType(), inst->getType(), v, dl_);
+        break;
+      }
+      throw Error(std::string("replay: unsupported instruction `") + inst->getOpcodeName() + "` at " +
+                      ModuleIndex::describe(inst),
+                  ExitInternal);
+    }
+    finish(f, cur_);
+    ++f.pc;
+  }
+
+  void requireScalar(const llvm::Instruction *inst, const llvm::Type *t) {
+    if (t->isVectorTy() || t->isStructTy() || t->isArrayTy() || (t->isIntegerTy() && t->getIntegerBitWidth() > 128))
+      throw Error("replay: unsupported vector or aggregate operation at " + ModuleIndex::describe(inst), ExitInternal);
+  }
+  void requireFloat(const llvm::Instruction *inst, const llvm::Type *t) {
+    if (!ops::isSupportedFloat(t))
+      throw Error("replay: unsupported floating-point type at " + ModuleIndex::describe(inst), ExitInternal);
+  }
+
+  uint64_t aggregateOffset(llvm::Type *t, llvm::ArrayRef<unsigned> indices) {
+    uint64_t off = 0;
+    for (unsigned i : indices) {
+      if (auto *st = llvm::dyn_cast<llvm::StructType>(t)) {
+        off += dl_.getStructLayout(st)->getElementOffset(i);
+        t = st->getElementType(i);
+      } else {
+        llvm::Type *elem = t->isArrayTy() ? t->getArrayElementType() : llvm::cast<llvm::VectorType>(t)->getElementType();
+        off += i * dl_.getTypeAllocSize(elem);
+        t = elem;
+      }
+    }
+    if (off + dl_.getTypeStoreSize(t) > 16)
+      throw Error("replay: aggregate value wider than 16 bytes is not supported", ExitInternal);
+    return off;
+  }
+
+  void stepBinary(Frame &f, const llvm::Instruction *inst) {
+    Instance &I = begin(f, inst);
+    llvm::Type *t = inst->getType();
+    Val a = use(f, I, inst->getOperand(0)).value, b = use(f, I, inst->getOperand(1)).value;
+    if (t->isFloatingPointTy()) {
+      requireFloat(inst, t);
+      I.result = ops::floatBinary(inst->getOpcode(), t, a, b);
+    } else {
+      requireScalar(inst, t);
+      ops::Fault fault;
+      I.result = ops::intBinary(inst->getOpcode(), ops::scalarBits(t, dl_), a, b, fault);
+      if (fault != ops::Fault::None) {
+        Event ev;
+        if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a)};
+        mismatch(inst, "replay computed a division trap but the native run did not stop here");
+      }
+    }
+    finish(f, I);
+    ++f.pc;
+  }
+
+  void stepAlloca(Frame &f, const llvm::AllocaInst *al) {
+    Instance &I = begin(f, al);
+    if (al->isArrayAllocation()) use(f, I, al->getArraySize());
+    Event ev = expect(Ev::ALLOCA, al);
+    expectId(ev, al);
+    I.addr = ev.b;
+    I.size = ev.c;
+    I.result = {ev.b, 0};
+    shadow_.set(ev.b, ev.c, kNoDef);  // fresh storage holds no definition yet
+    finish(f, I);
+    ++f.pc;
+  }
+
+  void stepLoad(Frame &f, const llvm::LoadInst *ld) {
+    Instance &I = begin(f, ld);
+    uint64_t addr = use(f, I, ld->getPointerOperand()).value.lo;
+    Event ev = expect(Ev::LOAD, ld, Ev::LOAD_WIDE);
+    expectId(ev, ld);
+    if (ev.b != addr)
+      mismatch(ld, "trace loads from 0x" + llvm::utohexstr(ev.b) + ", replay computed 0x" + llvm::utohexstr(addr));
+    I.addr = addr;
+    I.size = dl_.getTypeStoreSize(ld->getType());
+    if (ev.tag == Ev::LOAD) {
+      I.result = ops::truncTo({ev.c, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)));
+    } else {
+      unsigned char bytes[16] = {};
+      std::memcpy(bytes, ev.bytes.data(), std::min<size_t>(16, ev.bytes.size()));
+      std::memcpy(&I.result.lo, bytes, 8);
+      std::memcpy(&I.result.hi, bytes + 8, 8);
+    }
+    shadow_.writers(addr, I.size, I.memDefs);
+    finish(f, I);
+    ++f.pc;
+  }
+
+  void stepStore(Frame &f, const llvm::StoreInst *st) {
+    Instance &I = begin(f, st);
+    use(f, I, st->getValueOperand());
+    uint64_t addr = use(f, I, st->getPointerOperand()).value.lo;
+    Event ev = expect(Ev::STORE, st);
+    expectId(ev, st);
+    if (ev.b != addr)
+      mismatch(st, "trace stores to 0x" + llvm::utohexstr(ev.b) + ", replay computed 0x" + llvm::utohexstr(addr));
+    I.addr = addr;
+    I.size = dl_.getTypeStoreSize(st->getValueOperand()->getType());
+    crashIfSignalNext(st);
+    shadow_.set(addr, I.size, I.index);
+    finish(f, I);
+    ++f.pc;
+  }
+
+  void stepBranch(Frame &f, const llvm::BranchInst *br) {
+    Instance &I = begin(f, br);
+    if (br->isUnconditional()) {
+      finish(f, I);
+      jump(f, br->getSuccessor(0));
+      return;
+    }
+    bool cond = use(f, I, br->getCondition()).value.lo & 1;
+    Event ev = expect(Ev::BR_TRUE, br, Ev::BR_FALSE);
+    expectId(ev, br);
+    if ((ev.tag == Ev::BR_TRUE) != cond)
+      mismatch(br, std::string("native run took the ") + (ev.tag == Ev::BR_TRUE ? "true" : "false") +
+                       " branch, replay computed " + (cond ? "true" : "false"));
+    I.successor = cond ? 0 : 1;
+    finish(f, I);
+    jump(f, br->getSuccessor(I.successor));
+  }
+
+  void stepSwitch(Frame &f, const llvm::SwitchInst *sw) {
+    Instance &I = begin(f, sw);
+    unsigned bits = ops::scalarBits(sw->getCondition()->getType(), dl_);
+    Val v = ops::truncTo(use(f, I, sw->getCondition()).value, bits);
+    Event ev = expect(Ev::SWITCH, sw);
+    expectId(ev, sw);
+    if (ops::truncTo({ev.b, 0}, std::min(64u, bits)).lo != v.lo)
+      mismatch(sw, "native switch value " + std::to_string(ev.b) + ", replay computed " + std::to_string(v.lo));
+    auto it = sw->findCaseValue(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(sw->getCondition()->getType()),
+                                                       static_cast<uint64_t>(v.lo)));
+    I.successor = it == sw->case_default() ? 0 : it->getSuccessorIndex();
+    finish(f, I);
+    jump(f, sw->getSuccessor(I.successor));
+  }
+
+  void stepReturn(Frame &f, const llvm::ReturnInst *ret) {
+    Instance &I = begin(f, ret);
+    if (ret->getReturnValue()) I.result = use(f, I, ret->getReturnValue()).value;
+    Event ev = expect(Ev::RET, ret);
+    if (ev.a != index_.indexOf(f.fn)) mismatch(ret, "trace returns from another function");
+    if (observer_) observer_->onInstance(I);
+    const llvm::CallBase *site = f.callSite;
+    bool indirect = f.indirect;
+    Val value = I.result;
+    uint64_t def = I.index;
+    stack_.pop_back();
+    if (!site) return;  // back to uninstrumented code (a callback) or the top level
+    Frame &caller = stack_.back();
+    if (!site->getType()->isVoidTy()) caller.slots[site] = {value, def};
+    if (indirect) {
+      Event done = expect(Ev::EXT_RET, site, Ev::EXT_RET_WIDE);
+      expectId(done, site);
+    }
+    ++caller.pc;
+  }
+
+  // ---- calls ------------------------------------------------------------------------
+
+  void stepCall(Frame &f, const llvm::CallInst *call) {
+    const llvm::Function *callee = call->getCalledFunction();
+    bool indirect = callee == nullptr;
+    if (indirect && !call->isInlineAsm()) {
+      uint64_t target = operand(f, call->getCalledOperand()).v.lo;
+      auto it = funcAt_.find(target);
+      callee = it == funcAt_.end() ? nullptr : it->second;
+    }
+    if (callee && callee->isIntrinsic()) return stepIntrinsic(f, call, callee->getIntrinsicID());
+
+    Instance &I = begin(f, call);
+    for (const llvm::Use &arg : call->args()) use(f, I, arg.get());
+    if (indirect && !call->isInlineAsm()) use(f, I, call->getCalledOperand());
+    if (callee && !callee->isDeclaration()) {
+      uint64_t index = I.index;
+      llvm::SmallVector<Operand, 4> args(I.operands.begin(), I.operands.begin() + call->arg_size());
+      if (observer_) observer_->onInstance(I);
+      enterFromCall(callee, call, indirect, index, args);
+      return;
+    }
+    // A call into uninstrumented code: its events follow until its EXT_RET. Its
+    // instance is numbered when it completes, after any callbacks it made.
+    --nextIndex_;
+    f.pending = call;
+    f.pendingArgs.assign(I.operands.begin(), I.operands.end());
+    f.pendingEffects.clear();
+    ++result_.externalCalls;
+  }
+
+  void pendingEvent() {
+    Frame &f = stack_.back();
+    Event ev;
+    if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
+    switch (ev.tag) {
+    case Ev::ENTER: enterFromOutside(ev); return;
+    case Ev::EXT_RET:
+    case Ev::EXT_RET_WIDE: return finishExternal(f, ev);
+    case Ev::SIGNAL: throw CrashStop{f.pending, static_cast<int>(ev.a)};
+    case Ev::EXIT:
+      result_.exitStatus = static_cast<int>(static_cast<uint32_t>(ev.a));
+      sawExit_ = true;
+      return;
+    case Ev::END: throw RunEnd{sawExit_ ? RunOutcome::Exit : RunOutcome::Incomplete};
+    case Ev::LIMIT: throw RunEnd{RunOutcome::Limit};
+    case Ev::INPUT: case Ev::INPUT_CHAR: case Ev::TOKEN: case Ev::OUTPUT: case Ev::MEM_READ:
+    case Ev::MEM_WRITE: case Ev::MEM_COPY: case Ev::MEM_SET: case Ev::HEAP_ALLOC: case Ev::HEAP_FREE:
+    case Ev::CONCRETIZED:
+      noteEffect(ev);
+      f.pendingEffects.push_back(ev);
+      return;
+    default:
+      mismatch(f.pending, "unexpected " + describeEvent(ev) + " during a call into uninstrumented code");
+    }
+  }
+
+  void finishExternal(Frame &f, const Event &ret) {
+    const llvm::CallBase *call = f.pending;
+    expectId(ret, call);
+    Instance &I = begin(f, call);
+    I.operands.assign(f.pendingArgs.begin(), f.pendingArgs.end());
+    I.external = true;
+    I.effects = std::move(f.pendingEffects);
+    f.pendingEffects.clear();
+    if (ret.tag == Ev::EXT_RET) {
+      I.result = call->getType()->isVoidTy() ? Val{}
+                                            : ops::truncTo({ret.b, 0}, ops::scalarBits(call->getType(), dl_));
+    } else {
+      unsigned char bytes[16] = {};
+      std::memcpy(bytes, ret.bytes.data(), std::min<size_t>(16, ret.bytes.size()));
+      std::memcpy(&I.result.lo, bytes, 8);
+      std::memcpy(&I.result.hi, bytes + 8, 8);
+    }
+    // Reads first (they see the memory before the call's writes), then writes.
+    for (const Event &e : I.effects) {
+      if (e.tag == Ev::MEM_READ) shadow_.writers(e.a, e.b, I.memDefs);
+      else if (e.tag == Ev::MEM_COPY) shadow_.writers(e.b, e.c, I.memDefs);
+    }
+    for (const Event &e : I.effects) {
+      switch (e.tag) {
+      case Ev::MEM_WRITE: shadow_.set(e.a, e.b, I.index); break;
+      case Ev::MEM_COPY: shadow_.set(e.a, e.c, I.index); break;
+      case Ev::MEM_SET: shadow_.set(e.a, e.c, I.index); break;
+      case Ev::INPUT: shadow_.set(e.b, e.c, I.index); break;
+      case Ev::TOKEN: shadow_.set(e.c, e.d, I.index); break;
+      case Ev::HEAP_ALLOC: break;
+      default: break;
+      }
+    }
+    f.pending = nullptr;
+    finish(f, I);
+    ++f.pc;
+  }
+
+  void stepIntrinsic(Frame &f, const llvm::CallInst *call, llvm::Intrinsic::ID iid) {
+    Instance &I = begin(f, call);
+    for (const llvm::Use &arg : call->args()) use(f, I, arg.get());
+    auto arg = [&](unsigned i) { return I.operands[i].value; };
+    unsigned bits = call->getType()->isVoidTy() || call->getType()->isStructTy()
+                        ? 0
+                        : ops::scalarBits(call->getType(), dl_);
+    switch (iid) {
+    case llvm::Intrinsic::memcpy:
+    case llvm::Intrinsic::memmove:
+    case llvm::Intrinsic::memcpy_inline: {
+      Event ev = expect(Ev::MEM_COPY, call);
+      if (ev.a != arg(0).lo || ev.b != arg(1).lo || ev.c != arg(2).lo) mismatch(call, "memcpy operands differ from the trace");
+      shadow_.writers(ev.b, ev.c, I.memDefs);
+      shadow_.set(ev.a, ev.c, I.index);
+      I.addr = ev.a;
+      I.size = ev.c;
+      break;
+    }
+    case llvm::Intrinsic::memset:
+    case llvm::Intrinsic::memset_inline: {
+      Event ev = expect(Ev::MEM_SET, call);
+      if (ev.a != arg(0).lo || ev.c != arg(2).lo) mismatch(call, "memset operands differ from the trace");
+      shadow_.set(ev.a, ev.c, I.index);
+      I.addr = ev.a;
+      I.size = ev.c;
+      break;
+    }
+    case llvm::Intrinsic::lifetime_start: case llvm::Intrinsic::lifetime_end:
+    case llvm::Intrinsic::stacksave: case llvm::Intrinsic::stackrestore:
+    case llvm::Intrinsic::vastart: case llvm::Intrinsic::vaend: case llvm::Intrinsic::vacopy:
+    case llvm::Intrinsic::assume: case llvm::Intrinsic::donothing:
+    case llvm::Intrinsic::experimental_noalias_scope_decl:
+      break;  // no value replay needs (stacksave's pointer only flows to stackrestore)
+    case llvm::Intrinsic::expect: I.result = arg(0); break;
+    case llvm::Intrinsic::abs: {
+      __int128 v = ops::signedOf(arg(0), bits);
+      I.result = ops::truncTo(ops::fromU128(static_cast<ops::u128>(v < 0 ? -v : v)), bits);
+      break;
+    }
+    case llvm::Intrinsic::smax: case llvm::Intrinsic::smin: {
+      __int128 a = ops::signedOf(arg(0), bits), b = ops::signedOf(arg(1), bits);
+      bool takeA = iid == llvm::Intrinsic::smax ? a >= b : a <= b;
+      I.result = takeA ? ops::truncTo(arg(0), bits) : ops::truncTo(arg(1), bits);
+      break;
+    }
+    case llvm::Intrinsic::umax: case llvm::Intrinsic::umin: {
+      ops::u128 a = ops::toU128(ops::truncTo(arg(0), bits)), b = ops::toU128(ops::truncTo(arg(1), bits));
+      bool takeA = iid == llvm::Intrinsic::umax ? a >= b : a <= b;
+      I.result = ops::fromU128(takeA ? a : b);
+      break;
+    }
+    case llvm::Intrinsic::ctpop: I.result = {static_cast<uint64_t>(__builtin_popcountll(arg(0).lo) + __builtin_popcountll(arg(0).hi)), 0}; break;
+    case llvm::Intrinsic::bswap: {
+      ops::u128 v = ops::toU128(ops::truncTo(arg(0), bits)), r = 0;
+      for (unsigned i = 0; i < bits / 8; ++i) r = (r << 8) | ((v >> (8 * i)) & 0xff);
+      I.result = ops::fromU128(r);
+      break;
+    }
+    case llvm::Intrinsic::ctlz: case llvm::Intrinsic::cttz: {
+      ops::u128 v = ops::toU128(ops::truncTo(arg(0), bits));
+      unsigned n = 0;
+      if (iid == llvm::Intrinsic::ctlz) while (n < bits && !((v >> (bits - 1 - n)) & 1)) ++n;
+      else while (n < bits && !((v >> n) & 1)) ++n;
+      I.result = {n, 0};
+      break;
+    }
+    case llvm::Intrinsic::fabs: requireFloat(call, call->getType());
+      I.result = ops::floatCompare(llvm::CmpInst::FCMP_OLT, call->getType(), arg(0), Val{}) ? ops::floatNeg(call->getType(), arg(0)) : arg(0);
+      if (call->getType()->isDoubleTy()) I.result.lo &= ~(1ull << 63);
+      else if (call->getType()->isFloatTy()) I.result.lo &= ~(1ull << 31);
+      break;
+    case llvm::Intrinsic::fmuladd:
+      requireFloat(call, call->getType());
+      I.result = ops::floatBinary(llvm::Instruction::FAdd, call->getType(),
+                                  ops::floatBinary(llvm::Instruction::FMul, call->getType(), arg(0), arg(1)), arg(2));
+      break;
+    case llvm::Intrinsic::sadd_with_overflow: case llvm::Intrinsic::uadd_with_overflow:
+    case llvm::Intrinsic::ssub_with_overflow: case llvm::Intrinsic::usub_with_overflow:
+    case llvm::Intrinsic::smul_with_overflow: case llvm::Intrinsic::umul_with_overflow: {
+      llvm::Type *elem = llvm::cast<llvm::StructType>(call->getType())->getElementType(0);
+      unsigned w = ops::scalarBits(elem, dl_);
+      bool isSigned = iid == llvm::Intrinsic::sadd_with_overflow || iid == llvm::Intrinsic::ssub_with_overflow ||
+                      iid == llvm::Intrinsic::smul_with_overflow;
+      unsigned opcode = (iid == llvm::Intrinsic::sadd_with_overflow || iid == llvm::Intrinsic::uadd_with_overflow)
+                            ? llvm::Instruction::Add
+                        : (iid == llvm::Intrinsic::ssub_with_overflow || iid == llvm::Intrinsic::usub_with_overflow)
+                            ? llvm::Instruction::Sub
+                            : llvm::Instruction::Mul;
+      ops::Fault fault;
+      Val r = ops::intBinary(opcode, w, arg(0), arg(1), fault);
+      bool overflow;
+      if (w > 64) throw Error("replay: 128-bit overflow intrinsics are not supported", ExitInternal);
+      if (isSigned) {
+        __int128 a = ops::signedOf(arg(0), w), b = ops::signedOf(arg(1), w);
+        __int128 exact = opcode == llvm::Instruction::Add ? a + b : opcode == llvm::Instruction::Sub ? a - b : a * b;
+        overflow = exact != ops::signedOf(r, w);
+      } else {
+        ops::u128 a = ops::toU128(ops::truncTo(arg(0), w)), b = ops::toU128(ops::truncTo(arg(1), w));
+        ops::u128 exact = opcode == llvm::Instruction::Add ? a + b : opcode == llvm::Instruction::Sub ? a - b : a * b;
+        overflow = opcode == llvm::Instruction::Sub ? a < b : exact != ops::toU128(r);
+      }
+      uint64_t flagOffset = dl_.getStructLayout(llvm::cast<llvm::StructType>(call->getType()))->getElementOffset(1);
+      I.result = ops::insertBytes(r, flagOffset, 1, {overflow ? 1u : 0u, 0});
+      break;
+    }
+    case llvm::Intrinsic::trap:
+    case llvm::Intrinsic::debugtrap:
+    case llvm::Intrinsic::ubsantrap: {
+      Event ev;
+      if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{call, static_cast<int>(ev.a)};
+      mismatch(call, "trap did not stop the native run");
+    }
+    default:
+      if (!call->getType()->isVoidTy())
+        throw Error("replay: unsupported intrinsic " + call->getCalledFunction()->getName().str() + " at " +
+                        ModuleIndex::describe(call),
+                    ExitInternal);
+      break;
+    }
+    finish(f, I);
+    ++f.pc;
+  }
+
+  const llvm::Module &m_;
+  const ModuleIndex &index_;
+  const llvm::DataLayout &dl_;
+  TraceReader &trace_;
+  ReplayObserver *observer_;
+  std::vector<Frame> stack_;
+  std::vector<uint64_t> globalAddr_;
+  std::vector<bool> globalKnown_;
+  llvm::DenseMap<uint64_t, const llvm::Function *> funcAt_;
+  llvm::DenseMap<const llvm::Constant *, Val> constants_;
+  WriterShadow shadow_;
+  Instance cur_;
+  uint64_t nextIndex_ = 0;
+  uint64_t frameCounter_ = 0;
+  bool sawExit_ = false;
+  ReplayResult result_;
+};
+
+} // namespace
+
+ReplayResult replayTrace(const llvm::Module &module, const ModuleIndex &index, TraceReader &trace,
+                         ReplayObserver *observer) {
+  return Replayer(module, index, trace, observer).run();
+}
+
+} // namespace rootline

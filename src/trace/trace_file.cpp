@@ -1,0 +1,160 @@
+// Trace encoding: an 8-byte magic, version and module key, then tagged events whose
+// fields are unsigned LEB128 varints (and raw bytes where a field says bytes[n]).
+#include "rootline/error.h"
+#include "rootline/trace.h"
+
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <cstring>
+
+namespace rootline {
+
+namespace {
+
+constexpr char kMagic[8] = {'R', 'L', 'T', 'R', 'A', 'C', 'E', '\0'};
+
+// How many integer fields each event has, and whether raw bytes follow (their count
+// is the last integer field).
+struct Shape {
+  int ints;
+  bool bytes;
+};
+
+Shape shapeOf(Ev tag) {
+  switch (tag) {
+  case Ev::BR_FALSE: case Ev::BR_TRUE: case Ev::ENTER: case Ev::ARG: case Ev::RET:
+  case Ev::INPUT_CHAR: case Ev::HEAP_FREE: case Ev::EXIT: case Ev::LIMIT:
+    return {1, false};
+  case Ev::SWITCH: case Ev::STORE: case Ev::EXT_RET: case Ev::MEM_READ: case Ev::MEM_WRITE:
+  case Ev::HEAP_ALLOC: case Ev::FUNC: case Ev::SIGNAL:
+    return {2, false};
+  case Ev::LOAD: case Ev::ALLOCA: case Ev::MEM_COPY: case Ev::MEM_SET: case Ev::INPUT: case Ev::GLOBAL:
+    return {3, false};
+  case Ev::LOAD_WIDE: return {3, true};
+  case Ev::EXT_RET_WIDE: return {2, true};
+  case Ev::TOKEN: return {5, false};
+  case Ev::OUTPUT: return {5, true};
+  case Ev::ARGV: return {3, true};
+  case Ev::END: case Ev::CONCRETIZED: return {0, false};
+  }
+  return {-1, false};
+}
+
+} // namespace
+
+const char *eventName(Ev tag) {
+  switch (tag) {
+#define RL_EVENT(name, value, fields) case Ev::name: return #name;
+#include "rl_events.def"
+#undef RL_EVENT
+  }
+  return "UNKNOWN";
+}
+
+TraceReader::TraceReader(const fs::path &path, const std::string &expectedKey) {
+  auto buf = llvm::MemoryBuffer::getFile(path.string(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf) throw Error("cannot read trace '" + path.string() + "': " + buf.getError().message());
+  buffer_ = std::move(*buf);
+  data_ = reinterpret_cast<const unsigned char *>(buffer_->getBufferStart());
+  size_ = buffer_->getBufferSize();
+  parseHeader(path.string(), expectedKey);
+}
+
+TraceReader TraceReader::fromBytes(std::string bytes, const std::string &expectedKey) {
+  TraceReader r;
+  r.owned_ = std::move(bytes);
+  r.data_ = reinterpret_cast<const unsigned char *>(r.owned_.data());
+  r.size_ = r.owned_.size();
+  r.parseHeader("<memory>", expectedKey);
+  return r;
+}
+
+TraceReader::~TraceReader() = default;
+
+TraceReader::TraceReader(TraceReader &&o) noexcept
+    : buffer_(std::move(o.buffer_)), owned_(std::move(o.owned_)), size_(o.size_), pos_(o.pos_),
+      header_(std::move(o.header_)), name_(std::move(o.name_)) {
+  data_ = buffer_ ? reinterpret_cast<const unsigned char *>(buffer_->getBufferStart())
+                  : reinterpret_cast<const unsigned char *>(owned_.data());
+}
+
+uint64_t TraceReader::uv() {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (pos_ >= size_) throw Error("trace '" + name_ + "' is truncated at byte " + std::to_string(pos_));
+    unsigned char byte = data_[pos_++];
+    v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) return v;
+  }
+  throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(pos_) + " (varint too long)");
+}
+
+void TraceReader::parseHeader(const std::string &name, const std::string &expectedKey) {
+  name_ = name;
+  if (size_ < sizeof kMagic || std::memcmp(data_, kMagic, sizeof kMagic) != 0)
+    throw Error("'" + name + "' is not a rootline trace (bad magic)");
+  pos_ = sizeof kMagic;
+  header_.version = static_cast<uint32_t>(uv());
+  if (header_.version != kTraceVersion)
+    throw Error("trace '" + name + "' has format version " + std::to_string(header_.version) +
+                "; this rootline reads version " + std::to_string(kTraceVersion));
+  uint64_t klen = uv();
+  if (klen > size_ - pos_) throw Error("trace '" + name + "' is truncated in its header");
+  header_.moduleKey.assign(reinterpret_cast<const char *>(data_ + pos_), klen);
+  pos_ += klen;
+  if (!expectedKey.empty() && header_.moduleKey != expectedKey)
+    throw Error("trace '" + name + "' belongs to another program (module " + header_.moduleKey.substr(0, 12) +
+                ", expected " + expectedKey.substr(0, 12) + ")");
+}
+
+bool TraceReader::next(Event &ev) {
+  if (pos_ >= size_) return false;
+  ev = Event{};
+  ev.offset = pos_;
+  ev.tag = static_cast<Ev>(data_[pos_++]);
+  Shape shape = shapeOf(ev.tag);
+  if (shape.ints < 0)
+    throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(ev.offset) + " (unknown event " +
+                std::to_string(static_cast<int>(ev.tag)) + ")");
+  uint64_t *fields[5] = {&ev.a, &ev.b, &ev.c, &ev.d, &ev.e};
+  for (int i = 0; i < shape.ints; ++i) *fields[i] = uv();
+  if (shape.bytes) {
+    uint64_t n = *fields[shape.ints - 1];
+    if (n > size_ - pos_) throw Error("trace '" + name_ + "' is truncated at byte " + std::to_string(size_));
+    ev.bytes = std::string_view(reinterpret_cast<const char *>(data_ + pos_), n);
+    pos_ += n;
+  }
+  return true;
+}
+
+bool TraceReader::peek(Event &ev) {
+  uint64_t saved = pos_;
+  bool ok = next(ev);
+  pos_ = saved;
+  return ok;
+}
+
+TraceWriter::TraceWriter(const std::string &moduleKey, uint32_t version) {
+  out_.assign(kMagic, sizeof kMagic);
+  uv(version);
+  uv(moduleKey.size());
+  out_ += moduleKey;
+}
+
+void TraceWriter::uv(uint64_t v) {
+  while (v >= 0x80) {
+    out_ += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out_ += static_cast<char>(v);
+}
+
+void TraceWriter::put(const Event &ev) {
+  Shape shape = shapeOf(ev.tag);
+  out_ += static_cast<char>(ev.tag);
+  const uint64_t fields[5] = {ev.a, ev.b, ev.c, ev.d, ev.e};
+  for (int i = 0; i < shape.ints; ++i) uv(fields[i]);
+  if (shape.bytes) out_.append(ev.bytes.data(), ev.bytes.size());
+}
+
+} // namespace rootline
