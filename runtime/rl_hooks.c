@@ -6,16 +6,24 @@
 
 #define RL_ON() if (!rl_tracing()) return
 
-void __rl_br(uint32_t id, uint8_t cond) {
-  RL_ON();
-  rl_put_tag(cond ? RL_EV_BR_TRUE : RL_EV_BR_FALSE);
-  rl_put_uv(id);
+/* Previous address of a LOAD/LOAD_WIDE/STORE: addresses are logged as deltas. */
+static uint64_t rl_last_addr;
+
+static void rl_put_daddr(const void *addr) {
+  uint64_t a = (uint64_t)(uintptr_t)addr;
+  int64_t d = (int64_t)(a - rl_last_addr);
+  rl_last_addr = a;
+  rl_put_uv(((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
 }
 
-void __rl_switch(uint32_t id, uint64_t value) {
+void __rl_br(uint8_t cond) {
+  RL_ON();
+  rl_put_tag(cond ? RL_EV_BR_TRUE : RL_EV_BR_FALSE);
+}
+
+void __rl_switch(uint64_t value) {
   RL_ON();
   rl_put_tag(RL_EV_SWITCH);
-  rl_put_uv(id);
   rl_put_uv(value);
 }
 
@@ -37,36 +45,42 @@ void __rl_ret(uint32_t fn) {
   rl_put_uv(fn);
 }
 
-void __rl_load(uint32_t id, const void *addr, uint64_t value) {
+void __rl_load(const void *addr, uint64_t value) {
   RL_ON();
   rl_put_tag(RL_EV_LOAD);
-  rl_put_uv(id);
-  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_daddr(addr);
   rl_put_uv(value);
 }
 
-void __rl_load_wide(uint32_t id, const void *addr, uint64_t size) {
+void __rl_load_wide(const void *addr, uint64_t size) {
   RL_ON();
   rl_put_tag(RL_EV_LOAD_WIDE);
-  rl_put_uv(id);
-  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_daddr(addr);
   rl_put_uv(size);
   rl_put_bytes(addr, size);
 }
 
-void __rl_store(uint32_t id, const void *addr) {
+void __rl_store(const void *addr) {
   RL_ON();
   rl_put_tag(RL_EV_STORE);
-  rl_put_uv(id);
-  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_daddr(addr);
 }
 
-void __rl_alloca(uint32_t id, const void *addr, uint64_t size) {
+void __rl_alloca(const void *addr, uint64_t size) {
   RL_ON();
   rl_put_tag(RL_EV_ALLOCA);
-  rl_put_uv(id);
   rl_put_uv((uint64_t)(uintptr_t)addr);
   rl_put_uv(size);
+}
+
+/* A local whose address never escapes: replay models its loads and stores itself, so
+ * only its initial (possibly uninitialised) bytes are logged. */
+void __rl_alloca_local(const void *addr, uint64_t size) {
+  RL_ON();
+  rl_put_tag(RL_EV_ALLOCA_LOCAL);
+  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_uv(size);
+  rl_put_bytes(addr, size);
 }
 
 void __rl_ext_ret(uint32_t id, uint64_t value) {

@@ -16,6 +16,11 @@
 
 static unsigned char rl_buf[RL_BUF_SIZE];
 static size_t rl_len;
+/* Buffer offset where the newest event starts; RL_UNKNOWN after a flush that may
+ * have split an event. An asynchronous signal rolls the buffer back to it. */
+#define RL_UNKNOWN ((size_t)-1)
+static volatile size_t rl_committed;
+static volatile sig_atomic_t rl_in_flush;
 static int rl_fd = -1;
 static int rl_state; /* 0 = not initialised, 1 = tracing, 2 = disabled/closed */
 static uint64_t rl_written;
@@ -38,9 +43,12 @@ static void rl_write_all(const unsigned char *p, size_t n) {
 
 void rl_flush(void) {
   if (rl_fd < 0 || rl_len == 0) return;
+  rl_in_flush = 1;
   rl_write_all(rl_buf, rl_len);
   rl_written += rl_len;
   rl_len = 0;
+  rl_committed = RL_UNKNOWN;
+  rl_in_flush = 0;
 }
 
 static void rl_limit_reached(void) {
@@ -76,6 +84,19 @@ static void rl_at_exit(void) {
 
 static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
   (void)ctx;
+  /* Synchronous signals (faults) arrive between events of the faulting code; an
+   * asynchronous one (SIGTERM at a timeout) may arrive inside an event, which is then
+   * dropped. If that cannot be done safely the trace is left to end early. */
+  int async = signo == SIGTERM;
+  if (async && rl_state == 1) {
+    if (rl_in_flush) {
+      rl_state = 2;
+    } else if (rl_committed != RL_UNKNOWN) {
+      rl_len = rl_committed;
+    } else if (rl_len != 0) {
+      rl_state = 2;
+    }
+  }
   if (rl_state == 1) {
     if (rl_len + 32 > RL_BUF_SIZE) rl_flush();
     rl_put_tag(RL_EV_SIGNAL);
@@ -132,7 +153,8 @@ void rl_ensure_init(void) {
 int rl_tracing(void) { return rl_state == 1; }
 
 void rl_put_tag(uint8_t tag) {
-  rl_reserve(1);
+  rl_reserve(64); /* every fixed-size event fits, so only byte payloads may split */
+  rl_committed = rl_len;
   rl_buf[rl_len++] = tag;
 }
 

@@ -59,6 +59,11 @@ private:
 // written into the trace header so a trace can be matched to its module.
 void instrumentModule(llvm::Module &module, const std::string &moduleKey);
 
+// A local variable whose address never escapes (only loaded and stored whole, as in
+// mem2reg's isAllocaPromotable): replay models its contents itself, so the trace logs
+// only its initial bytes (ALLOCA_LOCAL), not its loads and stores.
+bool isReplayModelledLocal(const llvm::Value *pointer);
+
 // Names of libc functions the runtime wraps (runtime/rl_wrapped.def).
 bool isWrappedLibcFunction(llvm::StringRef name);
 

@@ -26,8 +26,9 @@ enum class Ev : uint8_t {
 
 const char *eventName(Ev tag);
 
-// One decoded event. Integer fields a..f follow the order of the event's fields in
-// rl_events.def; `bytes` views into the reader's buffer.
+// One decoded event. Integer fields a..e follow the order of the event's fields in
+// rl_events.def (delta-encoded addresses are already made absolute); `bytes` views
+// into the reader's buffer.
 struct Event {
   Ev tag{};
   uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
@@ -50,9 +51,10 @@ public:
   TraceReader(TraceReader &&) noexcept;
 
   const TraceHeader &header() const { return header_; }
-  // The next event; false at the end of the data. A partial last event throws Error
-  // ("trace is truncated").
+  // The next event; false at the end of the data. A partial last event (a process
+  // killed while writing) also ends the data and sets truncated().
   bool next(Event &ev);
+  bool truncated() const { return truncated_; }
   bool peek(Event &ev);
   uint64_t position() const { return pos_; }
   uint64_t size() const { return size_; }
@@ -61,10 +63,14 @@ private:
   TraceReader() = default;
   void parseHeader(const std::string &name, const std::string &expectedKey);
   uint64_t uv();
+  bool decode(Event &ev);
+  bool inHeader_ = false;
   std::unique_ptr<llvm::MemoryBuffer> buffer_;
   std::string owned_;
   const unsigned char *data_ = nullptr;
   uint64_t size_ = 0, pos_ = 0;
+  bool truncated_ = false;
+  uint64_t lastAddr_ = 0;  // addresses of LOAD/STORE are deltas from the previous one
   TraceHeader header_;
   std::string name_;
 };
@@ -79,6 +85,7 @@ public:
 private:
   void uv(uint64_t v);
   std::string out_;
+  uint64_t lastAddr_ = 0;
 };
 
 } // namespace rootline

@@ -11,7 +11,8 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
                                const std::string &flavor, const std::vector<fs::path> &extraInputs,
                                const std::vector<std::string> &libs) {
   Hasher h;
-  h.add("rootline-exe-v1").add(moduleKey).add(flavor).add(clangPath());
+  // The bitcode path is content-addressed (module key, instrumentation version).
+  h.add("rootline-exe-v1").add(moduleKey).add(bitcode.filename().string()).add(flavor).add(clangPath());
   for (const auto &p : extraInputs) h.add(p.string()).add(sha256Hex(readFile(p)));
   for (const auto &l : libs) h.add(l);
   BuiltExecutable result;

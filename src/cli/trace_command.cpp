@@ -72,6 +72,8 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
     throw Error("the program did not finish within " + std::to_string(static_cast<int>(opt.timeout)) +
                 " s (--timeout); it was stopped after " + std::to_string(replay.instances) + " instructions");
 
+  if (reader.truncated() && replay.outcome == RunOutcome::Incomplete)
+    throw Error("the trace ends in the middle of an event: the program was killed (" + run.process.outcome() + ")");
   std::string outcome = outcomeText(run, replay);
   uint64_t traceBytes = fs::file_size(traceFile);
   if (global.json) {

@@ -13,7 +13,7 @@
 namespace rootline {
 
 // Bumped whenever the instrumentation changes what it emits.
-static const char *kInstrumentVersion = "instrument-v1";
+static const char *kInstrumentVersion = "instrument-v3";
 
 fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
   fs::path out = cacheRoot() / "build" / "instrumented" / (module.key + "-" + kInstrumentVersion + ".bc");

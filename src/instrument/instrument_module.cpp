@@ -4,6 +4,7 @@
 // and calls into uninstrumented code are logged; arithmetic is recomputed by replay.
 #include "rootline/module_index.h"
 
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -11,8 +12,15 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
+#include <llvm/Transforms/Utils/PromoteMemToReg.h>
 
 namespace rootline {
+
+bool isReplayModelledLocal(const llvm::Value *pointer) {
+  auto *al = llvm::dyn_cast<llvm::AllocaInst>(pointer);
+  return al && !al->isArrayAllocation() && al->getAllocatedType()->isSingleValueType() &&
+         llvm::isAllocaPromotable(al);
+}
 
 bool isWrappedLibcFunction(llvm::StringRef name) {
   static const llvm::StringSet<> names = {
@@ -34,15 +42,16 @@ public:
     i64_ = llvm::Type::getInt64Ty(ctx_);
     ptr_ = llvm::PointerType::getUnqual(ctx_);
     void_ = llvm::Type::getVoidTy(ctx_);
-    br_ = hook("__rl_br", {i32_, i8_});
-    switch_ = hook("__rl_switch", {i32_, i64_});
+    br_ = hook("__rl_br", {i8_});
+    switch_ = hook("__rl_switch", {i64_});
     enter_ = hook("__rl_enter", {i32_});
     arg_ = hook("__rl_arg", {i64_});
     ret_ = hook("__rl_ret", {i32_});
-    load_ = hook("__rl_load", {i32_, ptr_, i64_});
-    loadWide_ = hook("__rl_load_wide", {i32_, ptr_, i64_});
-    store_ = hook("__rl_store", {i32_, ptr_});
-    alloca_ = hook("__rl_alloca", {i32_, ptr_, i64_});
+    load_ = hook("__rl_load", {ptr_, i64_});
+    loadWide_ = hook("__rl_load_wide", {ptr_, i64_});
+    store_ = hook("__rl_store", {ptr_});
+    alloca_ = hook("__rl_alloca", {ptr_, i64_});
+    allocaLocal_ = hook("__rl_alloca_local", {ptr_, i64_});
     extRet_ = hook("__rl_ext_ret", {i32_, i64_});
     extRetWide_ = hook("__rl_ext_ret_wide", {i32_, ptr_, i64_});
     main_ = hook("__rl_main", {i32_, ptr_});
@@ -89,8 +98,14 @@ private:
 
   void instrumentFunction(llvm::Function &fn) {
     std::vector<llvm::Instruction *> insts;
+    // Decided on the original function: the calls inserted below make every alloca
+    // escape.
+    modelled_.clear();
     for (llvm::BasicBlock &bb : fn)
-      for (llvm::Instruction &inst : bb) insts.push_back(&inst);
+      for (llvm::Instruction &inst : bb) {
+        insts.push_back(&inst);
+        if (isReplayModelledLocal(&inst)) modelled_.insert(&inst);
+      }
 
     uint32_t fnIndex = index_.indexOf(&fn);
     llvm::IRBuilder<> entry(&*fn.getEntryBlock().getFirstInsertionPt());
@@ -111,24 +126,26 @@ private:
 
   void instrumentInstruction(llvm::Instruction &inst, uint32_t fnIndex, bool isMain) {
     if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+      if (modelled_.contains(ld->getPointerOperand())) return;
       llvm::IRBuilder<> b(ld->getNextNode());
-      if (llvm::Value *bits = asI64(b, ld)) b.CreateCall(load_, {id(ld), ld->getPointerOperand(), bits});
-      else b.CreateCall(loadWide_, {id(ld), ld->getPointerOperand(), sizeOf(ld->getType())});
+      if (llvm::Value *bits = asI64(b, ld)) b.CreateCall(load_, {ld->getPointerOperand(), bits});
+      else b.CreateCall(loadWide_, {ld->getPointerOperand(), sizeOf(ld->getType())});
     } else if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+      if (modelled_.contains(st->getPointerOperand())) return;
       llvm::IRBuilder<> b(st);
-      b.CreateCall(store_, {id(st), st->getPointerOperand()});
+      b.CreateCall(store_, {st->getPointerOperand()});
     } else if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
       llvm::IRBuilder<> b(al->getNextNode());
       llvm::Value *size = llvm::ConstantInt::get(i64_, dl_.getTypeAllocSize(al->getAllocatedType()).getFixedValue());
       if (al->isArrayAllocation()) size = b.CreateMul(size, b.CreateZExtOrTrunc(al->getArraySize(), i64_));
-      b.CreateCall(alloca_, {id(al), al, size});
+      b.CreateCall(modelled_.contains(al) ? allocaLocal_ : alloca_, {al, size});
     } else if (auto *br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
       if (!br->isConditional()) return;
       llvm::IRBuilder<> b(br);
-      b.CreateCall(br_, {id(br), b.CreateZExt(br->getCondition(), i8_)});
+      b.CreateCall(br_, {b.CreateZExt(br->getCondition(), i8_)});
     } else if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(&inst)) {
       llvm::IRBuilder<> b(sw);
-      b.CreateCall(switch_, {id(sw), b.CreateZExtOrTrunc(sw->getCondition(), i64_)});
+      b.CreateCall(switch_, {b.CreateZExtOrTrunc(sw->getCondition(), i64_)});
     } else if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) {
       llvm::IRBuilder<> b(ret);
       if (isMain) {
@@ -224,11 +241,12 @@ private:
 
   llvm::Module &m_;
   const ModuleIndex &index_;
+  llvm::DenseSet<const llvm::Value *> modelled_;  // locals replay models, in the current function
   const llvm::DataLayout &dl_;
   llvm::LLVMContext &ctx_;
   llvm::Type *i8_, *i32_, *i64_, *void_;
   llvm::PointerType *ptr_;
-  llvm::FunctionCallee br_, switch_, enter_, arg_, ret_, load_, loadWide_, store_, alloca_, extRet_,
+  llvm::FunctionCallee br_, switch_, enter_, arg_, ret_, load_, loadWide_, store_, alloca_, allocaLocal_, extRet_,
       extRetWide_, main_, mainReturn_, copy_, set_;
 };
 

@@ -32,6 +32,8 @@ struct Frame {
   const llvm::BasicBlock *block = nullptr;
   llvm::BasicBlock::const_iterator pc;
   llvm::DenseMap<const llvm::Value *, Slot> slots;
+  // Contents of locals that replay models itself (isReplayModelledLocal).
+  llvm::DenseMap<const llvm::AllocaInst *, Slot> locals;
   const llvm::CallBase *callSite = nullptr;  // null: entered from uninstrumented code
   bool indirect = false;                     // the caller logs EXT_RET after we return
   uint64_t id = 0;
@@ -74,7 +76,6 @@ public:
     } catch (const RunEnd &e) {
       result_.outcome = e.outcome;
     }
-    result_.instances = nextIndex_;
     return result_;
   }
 
@@ -380,6 +381,11 @@ private:
 
   void finish(Frame &f, Instance &I, bool defines = true) {
     if (defines && !I.inst->getType()->isVoidTy()) f.slots[I.inst] = {I.result, I.index};
+    report(I);
+  }
+
+  void report(const Instance &I) {
+    ++result_.instances;
     if (observer_) observer_->onInstance(I);
   }
 
@@ -546,50 +552,62 @@ private:
   void stepAlloca(Frame &f, const llvm::AllocaInst *al) {
     Instance &I = begin(f, al);
     if (al->isArrayAllocation()) use(f, I, al->getArraySize());
-    Event ev = expect(Ev::ALLOCA, al);
-    expectId(ev, al);
-    I.addr = ev.b;
-    I.size = ev.c;
-    I.result = {ev.b, 0};
-    shadow_.set(ev.b, ev.c, kNoDef);  // fresh storage holds no definition yet
+    bool local = isReplayModelledLocal(al);
+    Event ev = expect(local ? Ev::ALLOCA_LOCAL : Ev::ALLOCA, al);
+    I.addr = ev.a;
+    I.size = ev.b;
+    I.result = {ev.a, 0};
+    if (local) f.locals[al] = {bytesToVal(ev.bytes), kNoDef};  // possibly uninitialised
+    else shadow_.set(ev.a, ev.b, kNoDef);                        // fresh storage, no definition yet
     finish(f, I);
     ++f.pc;
+  }
+
+  static Val bytesToVal(std::string_view bytes) {
+    unsigned char buf[16] = {};
+    std::memcpy(buf, bytes.data(), std::min<size_t>(16, bytes.size()));
+    Val v;
+    std::memcpy(&v.lo, buf, 8);
+    std::memcpy(&v.hi, buf + 8, 8);
+    return v;
   }
 
   void stepLoad(Frame &f, const llvm::LoadInst *ld) {
     Instance &I = begin(f, ld);
     uint64_t addr = use(f, I, ld->getPointerOperand()).value.lo;
-    Event ev = expect(Ev::LOAD, ld, Ev::LOAD_WIDE);
-    expectId(ev, ld);
-    if (ev.b != addr)
-      mismatch(ld, "trace loads from 0x" + llvm::utohexstr(ev.b) + ", replay computed 0x" + llvm::utohexstr(addr));
     I.addr = addr;
     I.size = dl_.getTypeStoreSize(ld->getType());
-    if (ev.tag == Ev::LOAD) {
-      I.result = ops::truncTo({ev.c, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)));
+    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(ld->getPointerOperand()); al && isReplayModelledLocal(al)) {
+      const Slot &content = f.locals[al];
+      I.result = ops::truncTo(content.v, static_cast<unsigned>(std::min<uint64_t>(128, I.size * 8)));
+      if (content.def != kNoDef) I.memDefs.push_back(content.def);
     } else {
-      unsigned char bytes[16] = {};
-      std::memcpy(bytes, ev.bytes.data(), std::min<size_t>(16, ev.bytes.size()));
-      std::memcpy(&I.result.lo, bytes, 8);
-      std::memcpy(&I.result.hi, bytes + 8, 8);
+      Event ev = expect(Ev::LOAD, ld, Ev::LOAD_WIDE);
+      if (ev.a != addr)
+        mismatch(ld, "trace loads from 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" + llvm::utohexstr(addr));
+      I.result = ev.tag == Ev::LOAD ? ops::truncTo({ev.b, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)))
+                                    : bytesToVal(ev.bytes);
+      shadow_.writers(addr, I.size, I.memDefs);
     }
-    shadow_.writers(addr, I.size, I.memDefs);
     finish(f, I);
     ++f.pc;
   }
 
   void stepStore(Frame &f, const llvm::StoreInst *st) {
     Instance &I = begin(f, st);
-    use(f, I, st->getValueOperand());
+    Val value = use(f, I, st->getValueOperand()).value;
     uint64_t addr = use(f, I, st->getPointerOperand()).value.lo;
-    Event ev = expect(Ev::STORE, st);
-    expectId(ev, st);
-    if (ev.b != addr)
-      mismatch(st, "trace stores to 0x" + llvm::utohexstr(ev.b) + ", replay computed 0x" + llvm::utohexstr(addr));
     I.addr = addr;
     I.size = dl_.getTypeStoreSize(st->getValueOperand()->getType());
-    crashIfSignalNext(st);
-    shadow_.set(addr, I.size, I.index);
+    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(st->getPointerOperand()); al && isReplayModelledLocal(al)) {
+      f.locals[al] = {value, I.index};
+    } else {
+      Event ev = expect(Ev::STORE, st);
+      if (ev.a != addr)
+        mismatch(st, "trace stores to 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" + llvm::utohexstr(addr));
+      crashIfSignalNext(st);
+      shadow_.set(addr, I.size, I.index);
+    }
     finish(f, I);
     ++f.pc;
   }
@@ -603,7 +621,6 @@ private:
     }
     bool cond = use(f, I, br->getCondition()).value.lo & 1;
     Event ev = expect(Ev::BR_TRUE, br, Ev::BR_FALSE);
-    expectId(ev, br);
     if ((ev.tag == Ev::BR_TRUE) != cond)
       mismatch(br, std::string("native run took the ") + (ev.tag == Ev::BR_TRUE ? "true" : "false") +
                        " branch, replay computed " + (cond ? "true" : "false"));
@@ -617,9 +634,8 @@ private:
     unsigned bits = ops::scalarBits(sw->getCondition()->getType(), dl_);
     Val v = ops::truncTo(use(f, I, sw->getCondition()).value, bits);
     Event ev = expect(Ev::SWITCH, sw);
-    expectId(ev, sw);
-    if (ops::truncTo({ev.b, 0}, std::min(64u, bits)).lo != v.lo)
-      mismatch(sw, "native switch value " + std::to_string(ev.b) + ", replay computed " + std::to_string(v.lo));
+    if (ops::truncTo({ev.a, 0}, std::min(64u, bits)).lo != v.lo)
+      mismatch(sw, "native switch value " + std::to_string(ev.a) + ", replay computed " + std::to_string(v.lo));
     auto it = sw->findCaseValue(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(sw->getCondition()->getType()),
                                                        static_cast<uint64_t>(v.lo)));
     I.successor = it == sw->case_default() ? 0 : it->getSuccessorIndex();
@@ -632,7 +648,7 @@ private:
     if (ret->getReturnValue()) I.result = use(f, I, ret->getReturnValue()).value;
     Event ev = expect(Ev::RET, ret);
     if (ev.a != index_.indexOf(f.fn)) mismatch(ret, "trace returns from another function");
-    if (observer_) observer_->onInstance(I);
+    report(I);
     const llvm::CallBase *site = f.callSite;
     bool indirect = f.indirect;
     Val value = I.result;
@@ -666,7 +682,7 @@ private:
     if (callee && !callee->isDeclaration()) {
       uint64_t index = I.index;
       llvm::SmallVector<Operand, 4> args(I.operands.begin(), I.operands.begin() + call->arg_size());
-      if (observer_) observer_->onInstance(I);
+      report(I);
       enterFromCall(callee, call, indirect, index, args);
       return;
     }
@@ -717,10 +733,7 @@ private:
       I.result = call->getType()->isVoidTy() ? Val{}
                                             : ops::truncTo({ret.b, 0}, ops::scalarBits(call->getType(), dl_));
     } else {
-      unsigned char bytes[16] = {};
-      std::memcpy(bytes, ret.bytes.data(), std::min<size_t>(16, ret.bytes.size()));
-      std::memcpy(&I.result.lo, bytes, 8);
-      std::memcpy(&I.result.hi, bytes + 8, 8);
+      I.result = bytesToVal(ret.bytes);
     }
     // Reads first (they see the memory before the call's writes), then writes.
     for (const Event &e : I.effects) {
@@ -810,11 +823,6 @@ private:
       I.result = {n, 0};
       break;
     }
-    case llvm::Intrinsic::fabs: requireFloat(call, call->getType());
-      I.result = ops::floatCompare(llvm::CmpInst::FCMP_OLT, call->getType(), arg(0), Val{}) ? ops::floatNeg(call->getType(), arg(0)) : arg(0);
-      if (call->getType()->isDoubleTy()) I.result.lo &= ~(1ull << 63);
-      else if (call->getType()->isFloatTy()) I.result.lo &= ~(1ull << 31);
-      break;
     case llvm::Intrinsic::fmuladd:
       requireFloat(call, call->getType());
       I.result = ops::floatBinary(llvm::Instruction::FAdd, call->getType(),
@@ -856,12 +864,15 @@ private:
       if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{call, static_cast<int>(ev.a)};
       mismatch(call, "trap did not stop the native run");
     }
-    default:
-      if (!call->getType()->isVoidTy())
+    default: {
+      Val vals[3];
+      for (size_t i = 0; i < I.operands.size() && i < 3; ++i) vals[i] = I.operands[i].value;
+      if (!call->getType()->isVoidTy() && !ops::floatIntrinsic(iid, call->getType(), vals, I.result))
         throw Error("replay: unsupported intrinsic " + call->getCalledFunction()->getName().str() + " at " +
                         ModuleIndex::describe(call),
                     ExitInternal);
       break;
+    }
     }
     finish(f, I);
     ++f.pc;

@@ -11,6 +11,9 @@ namespace rootline {
 
 namespace {
 
+// Thrown inside the reader when the data ends in the middle of an event.
+struct PartialEvent {};
+
 constexpr char kMagic[8] = {'R', 'L', 'T', 'R', 'A', 'C', 'E', '\0'};
 
 // How many integer fields each event has, and whether raw bytes follow (their count
@@ -22,23 +25,30 @@ struct Shape {
 
 Shape shapeOf(Ev tag) {
   switch (tag) {
-  case Ev::BR_FALSE: case Ev::BR_TRUE: case Ev::ENTER: case Ev::ARG: case Ev::RET:
+  case Ev::BR_FALSE: case Ev::BR_TRUE: case Ev::END: case Ev::CONCRETIZED:
+    return {0, false};
+  case Ev::SWITCH: case Ev::STORE: case Ev::ENTER: case Ev::ARG: case Ev::RET:
   case Ev::INPUT_CHAR: case Ev::HEAP_FREE: case Ev::EXIT: case Ev::LIMIT:
     return {1, false};
-  case Ev::SWITCH: case Ev::STORE: case Ev::EXT_RET: case Ev::MEM_READ: case Ev::MEM_WRITE:
+  case Ev::LOAD: case Ev::ALLOCA: case Ev::EXT_RET: case Ev::MEM_READ: case Ev::MEM_WRITE:
   case Ev::HEAP_ALLOC: case Ev::FUNC: case Ev::SIGNAL:
     return {2, false};
-  case Ev::LOAD: case Ev::ALLOCA: case Ev::MEM_COPY: case Ev::MEM_SET: case Ev::INPUT: case Ev::GLOBAL:
+  case Ev::MEM_COPY: case Ev::MEM_SET: case Ev::INPUT: case Ev::GLOBAL:
     return {3, false};
-  case Ev::LOAD_WIDE: return {3, true};
+  case Ev::LOAD_WIDE: case Ev::ALLOCA_LOCAL: return {2, true};
   case Ev::EXT_RET_WIDE: return {2, true};
   case Ev::TOKEN: return {5, false};
   case Ev::OUTPUT: return {5, true};
   case Ev::ARGV: return {3, true};
-  case Ev::END: case Ev::CONCRETIZED: return {0, false};
   }
   return {-1, false};
 }
+
+
+// LOAD, LOAD_WIDE and STORE log their address as a zigzag delta from the previous one.
+bool hasDeltaAddress(Ev tag) { return tag == Ev::LOAD || tag == Ev::LOAD_WIDE || tag == Ev::STORE; }
+int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
+uint64_t zigzag(int64_t d) { return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63); }
 
 } // namespace
 
@@ -73,7 +83,7 @@ TraceReader::~TraceReader() = default;
 
 TraceReader::TraceReader(TraceReader &&o) noexcept
     : buffer_(std::move(o.buffer_)), owned_(std::move(o.owned_)), size_(o.size_), pos_(o.pos_),
-      header_(std::move(o.header_)), name_(std::move(o.name_)) {
+      truncated_(o.truncated_), lastAddr_(o.lastAddr_), header_(std::move(o.header_)), name_(std::move(o.name_)) {
   data_ = buffer_ ? reinterpret_cast<const unsigned char *>(buffer_->getBufferStart())
                   : reinterpret_cast<const unsigned char *>(owned_.data());
 }
@@ -81,7 +91,10 @@ TraceReader::TraceReader(TraceReader &&o) noexcept
 uint64_t TraceReader::uv() {
   uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
-    if (pos_ >= size_) throw Error("trace '" + name_ + "' is truncated at byte " + std::to_string(pos_));
+    if (pos_ >= size_) {
+      if (inHeader_) throw Error("trace '" + name_ + "' is truncated in its header");
+      throw PartialEvent{};
+    }
     unsigned char byte = data_[pos_++];
     v |= static_cast<uint64_t>(byte & 0x7f) << shift;
     if (!(byte & 0x80)) return v;
@@ -94,6 +107,7 @@ void TraceReader::parseHeader(const std::string &name, const std::string &expect
   if (size_ < sizeof kMagic || std::memcmp(data_, kMagic, sizeof kMagic) != 0)
     throw Error("'" + name + "' is not a rootline trace (bad magic)");
   pos_ = sizeof kMagic;
+  inHeader_ = true;
   header_.version = static_cast<uint32_t>(uv());
   if (header_.version != kTraceVersion)
     throw Error("trace '" + name + "' has format version " + std::to_string(header_.version) +
@@ -102,6 +116,7 @@ void TraceReader::parseHeader(const std::string &name, const std::string &expect
   if (klen > size_ - pos_) throw Error("trace '" + name + "' is truncated in its header");
   header_.moduleKey.assign(reinterpret_cast<const char *>(data_ + pos_), klen);
   pos_ += klen;
+  inHeader_ = false;
   if (!expectedKey.empty() && header_.moduleKey != expectedKey)
     throw Error("trace '" + name + "' belongs to another program (module " + header_.moduleKey.substr(0, 12) +
                 ", expected " + expectedKey.substr(0, 12) + ")");
@@ -109,6 +124,16 @@ void TraceReader::parseHeader(const std::string &name, const std::string &expect
 
 bool TraceReader::next(Event &ev) {
   if (pos_ >= size_) return false;
+  try {
+    return decode(ev);
+  } catch (const PartialEvent &) {
+    truncated_ = true;
+    pos_ = size_;
+    return false;
+  }
+}
+
+bool TraceReader::decode(Event &ev) {
   ev = Event{};
   ev.offset = pos_;
   ev.tag = static_cast<Ev>(data_[pos_++]);
@@ -118,9 +143,13 @@ bool TraceReader::next(Event &ev) {
                 std::to_string(static_cast<int>(ev.tag)) + ")");
   uint64_t *fields[5] = {&ev.a, &ev.b, &ev.c, &ev.d, &ev.e};
   for (int i = 0; i < shape.ints; ++i) *fields[i] = uv();
+  if (hasDeltaAddress(ev.tag)) {
+    lastAddr_ += static_cast<uint64_t>(unzigzag(ev.a));
+    ev.a = lastAddr_;
+  }
   if (shape.bytes) {
     uint64_t n = *fields[shape.ints - 1];
-    if (n > size_ - pos_) throw Error("trace '" + name_ + "' is truncated at byte " + std::to_string(size_));
+    if (n > size_ - pos_) throw PartialEvent{};
     ev.bytes = std::string_view(reinterpret_cast<const char *>(data_ + pos_), n);
     pos_ += n;
   }
@@ -128,9 +157,12 @@ bool TraceReader::next(Event &ev) {
 }
 
 bool TraceReader::peek(Event &ev) {
-  uint64_t saved = pos_;
+  uint64_t savedPos = pos_, savedAddr = lastAddr_;
+  bool savedTruncated = truncated_;
   bool ok = next(ev);
-  pos_ = saved;
+  pos_ = savedPos;
+  lastAddr_ = savedAddr;
+  truncated_ = savedTruncated;
   return ok;
 }
 
@@ -153,7 +185,14 @@ void TraceWriter::put(const Event &ev) {
   Shape shape = shapeOf(ev.tag);
   out_ += static_cast<char>(ev.tag);
   const uint64_t fields[5] = {ev.a, ev.b, ev.c, ev.d, ev.e};
-  for (int i = 0; i < shape.ints; ++i) uv(fields[i]);
+  for (int i = 0; i < shape.ints; ++i) {
+    if (i == 0 && hasDeltaAddress(ev.tag)) {
+      uv(zigzag(static_cast<int64_t>(ev.a - lastAddr_)));
+      lastAddr_ = ev.a;
+    } else {
+      uv(fields[i]);
+    }
+  }
   if (shape.bytes) out_.append(ev.bytes.data(), ev.bytes.size());
 }
 

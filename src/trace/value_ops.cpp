@@ -3,6 +3,7 @@
 #include "rootline/error.h"
 
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include <cmath>
 #include <cstring>
@@ -161,6 +162,38 @@ __int128 floatToSigned(long double x, unsigned bits) {
 }
 
 } // namespace
+
+namespace {
+
+template <typename F> bool mathOp(unsigned iid, const Val *args, Val &out) {
+  F a = load<F>(args[0]);
+  switch (iid) {
+  case llvm::Intrinsic::floor: out = store<F>(std::floor(a)); return true;
+  case llvm::Intrinsic::ceil: out = store<F>(std::ceil(a)); return true;
+  case llvm::Intrinsic::trunc: out = store<F>(std::trunc(a)); return true;
+  case llvm::Intrinsic::round: out = store<F>(std::round(a)); return true;
+  case llvm::Intrinsic::roundeven: out = store<F>(std::nearbyint(a)); return true;
+  case llvm::Intrinsic::rint: out = store<F>(std::rint(a)); return true;
+  case llvm::Intrinsic::nearbyint: out = store<F>(std::nearbyint(a)); return true;
+  case llvm::Intrinsic::sqrt: out = store<F>(std::sqrt(a)); return true;
+  case llvm::Intrinsic::fabs: out = store<F>(std::fabs(a)); return true;
+  case llvm::Intrinsic::copysign: out = store<F>(std::copysign(a, load<F>(args[1]))); return true;
+  case llvm::Intrinsic::minnum: out = store<F>(std::fmin(a, load<F>(args[1]))); return true;
+  case llvm::Intrinsic::maxnum: out = store<F>(std::fmax(a, load<F>(args[1]))); return true;
+  case llvm::Intrinsic::pow: out = store<F>(std::pow(a, load<F>(args[1]))); return true;
+  case llvm::Intrinsic::fma: out = store<F>(std::fma(a, load<F>(args[1]), load<F>(args[2]))); return true;
+  default: return false;
+  }
+}
+
+} // namespace
+
+bool floatIntrinsic(unsigned iid, const llvm::Type *t, const Val *args, Val &out) {
+  if (t->isFloatTy()) return mathOp<float>(iid, args, out);
+  if (t->isDoubleTy()) return mathOp<double>(iid, args, out);
+  if (t->isX86_FP80Ty()) return mathOp<long double>(iid, args, out);
+  return false;
+}
 
 bool isSupportedFloat(const llvm::Type *t) { return t->isFloatTy() || t->isDoubleTy() || t->isX86_FP80Ty(); }
 

@@ -30,6 +30,11 @@ Val floatNeg(const llvm::Type *type, Val a);
 bool floatCompare(llvm::CmpInst::Predicate pred, const llvm::Type *type, Val a, Val b);
 bool isSupportedFloat(const llvm::Type *type);
 
+// llvm.floor/ceil/trunc/round/rint/nearbyint/sqrt/fabs (unary) and
+// copysign/minnum/maxnum/pow (binary), fma (ternary) on float, double or x86_fp80.
+// Returns false for an intrinsic that is not one of these.
+bool floatIntrinsic(unsigned intrinsicId, const llvm::Type *type, const Val *args, Val &out);
+
 Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v, const llvm::DataLayout &dl);
 
 // Bit width of a first-class scalar type (pointers: 64).

@@ -1,0 +1,188 @@
+// Every fixture traced natively: same behaviour as the uninstrumented build, and a
+// replay with zero mismatches that ends the way the process ended.
+#include "rootline/error.h"
+#include "rootline/replay.h"
+#include "rootline/run.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <llvm/IR/Module.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+TestCase testOf(const ProgramFixture &f) {
+  TestCase t;
+  t.stdinFile = f.stdinFile;
+  t.args = f.args;
+  t.timeoutSeconds = 120;
+  return t;
+}
+
+struct Counter : ReplayObserver {
+  uint64_t n = 0, lastIndex = 0;
+  bool ordered = true;
+  void onInstance(const Instance &i) override {
+    if (n && i.index != lastIndex + 1) ordered = false;
+    lastIndex = i.index;
+    ++n;
+  }
+};
+
+// A replay result together with the module its instruction pointers point into.
+struct Replayed {
+  LoadedModule module;
+  ReplayResult result;
+};
+
+Replayed replayOf(const TracedProgram &p, const fs::path &trace, ReplayObserver *obs = nullptr) {
+  Replayed out{loadModule(p.module.bitcode), {}};
+  ModuleIndex index(*out.module.module);
+  TraceReader reader(trace, p.module.key);
+  out.result = replayTrace(*out.module.module, index, reader, obs);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("every fixture traces with native behaviour and replays without mismatch", "[trace][fixtures]") {
+  for (const auto &f : programFixtures()) {
+    if (f.hasTag("cpu-heavy") || f.hasTag("stress")) continue;  // covered by the stress test and bench/
+    DYNAMIC_SECTION(f.name) {
+      TracedProgram p = buildTraced(f.recipe());
+      fs::path native = buildNative(p.recipe, p.module);
+      TempDir t;
+      TracedRun run = runTraced(p, testOf(f), t.path / "run.trace");
+      ProcessResult ref = runNative(native, testOf(f));
+      INFO(f.name << ": traced " << run.process.outcome() << ", native " << ref.outcome() << "\n" << run.process.err);
+      CHECK(run.process.out == ref.out);
+      CHECK(run.process.err == ref.err);
+      CHECK(run.process.outcome() == ref.outcome());
+      CHECK(run.process.out == f.expectedStdout);
+
+      Counter counter;
+      Replayed replayed = replayOf(p, run.trace, &counter);
+      const ReplayResult &r = replayed.result;
+      CHECK(counter.ordered);
+      CHECK(counter.n == r.instances);
+      CHECK(r.instances > 0);
+      if (f.signal.empty()) {
+        CHECK(r.outcome == RunOutcome::Exit);
+        CHECK(r.exitStatus == f.exitCode);
+        // Everything the program handed to stdout, in order (nothing is lost at a normal exit).
+        CHECK(r.stdoutBytes == ref.out);
+      } else {
+        REQUIRE(r.outcome == RunOutcome::Signal);
+        CHECK(signalName(r.signal) == f.signal);
+        REQUIRE(r.crashInst != nullptr);
+        REQUIRE(f.crashLine.has_value());
+        SourceLocation loc = ModuleIndex::locationOf(r.crashInst);
+        CHECK(fs::path(loc.file).filename() == f.crashLine->first);
+        CHECK(loc.line == static_cast<unsigned>(f.crashLine->second));
+      }
+    }
+  }
+}
+
+TEST_CASE("both versions of every regression fixture trace and replay", "[trace][fixtures]") {
+  for (const auto &reg : regressionFixtures()) {
+    DYNAMIC_SECTION(reg.name) {
+      for (const char *version : {"old", "new"}) {
+        TracedProgram p = buildTraced(reg.program.recipeIn(reg.dir / version));
+        TempDir t;
+        TracedRun run = runTraced(p, testOf(reg.program), t.path / "run.trace");
+        CHECK(run.process.out == (std::string(version) == "old" ? reg.oldStdout : reg.newStdout));
+        CHECK(replayOf(p, run.trace).result.outcome == RunOutcome::Exit);
+      }
+    }
+  }
+}
+
+TEST_CASE("a stress run of at least ten million instructions traces and replays", "[trace][stress]") {
+  ProgramFixture f = programFixture("stress_loop");
+  TracedProgram p = buildTraced(f.recipe());
+  TempDir t;
+  TracedRun run = runTraced(p, testOf(f), t.path / "run.trace");
+  REQUIRE(run.process.exitedWith(0));
+  CHECK(run.process.out == f.expectedStdout);
+  Replayed replayed = replayOf(p, run.trace);
+  CHECK(replayed.result.outcome == RunOutcome::Exit);
+  CHECK(replayed.result.instances >= 10'000'000);
+}
+
+TEST_CASE("a hanging program is stopped at the timeout with its trace flushed", "[trace]") {
+  TempDir t;
+  writeText(t.path / "hang.c", "int main(void) { volatile int x = 0; for (;;) x++; }\n");
+  BuildRecipe recipe{{{t.path / "hang.c", {}, t.path}}, {}, "test"};
+  TracedProgram p = buildTraced(recipe);
+  TestCase test;
+  test.timeoutSeconds = 1;
+  TracedRun run = runTraced(p, test, t.path / "run.trace");
+  CHECK(run.process.timedOut);
+  Replayed replayed = replayOf(p, run.trace);
+  const ReplayResult &r = replayed.result;
+  CHECK(r.instances > 1000);
+  CHECK(((r.outcome == RunOutcome::Signal && r.signal == SIGTERM) || r.outcome == RunOutcome::Incomplete));
+
+  auto cli = runRootline({"trace", "--src", (t.path / "hang.c").string(), "--timeout", "1"});
+  CHECK(cli.exitCode == ExitBadInput);
+  CHECK(cli.err.find("did not finish within 1 s") != std::string::npos);
+}
+
+TEST_CASE("a trace larger than --max-trace-bytes stops cleanly with a clear error", "[trace]") {
+  ProgramFixture f = programFixture("stress_loop");
+  auto cli = runRootline({"trace", "--src", (f.dir / "main.c").string(), "--max-trace-bytes", "2000000"});
+  CHECK(cli.exitCode == ExitBadInput);
+  CHECK(cli.err.find("--max-trace-bytes") != std::string::npos);
+  CHECK(std::count(cli.err.begin(), cli.err.end(), '\n') <= 2);
+}
+
+TEST_CASE("rootline trace passes output and exit status through and summarises", "[trace][cli]") {
+  ProgramFixture f = programFixture("exit_status");
+  std::vector<std::string> args = {"trace"};
+  for (const auto &s : f.sources) args.insert(args.end(), {"--src", (f.dir / s).string()});
+  if (f.stdinFile) args.insert(args.end(), {"--stdin", f.stdinFile->string()});
+  auto r = runRootline(args);
+  CHECK(r.exitedWith(f.exitCode));
+  CHECK(r.out == f.expectedStdout);
+  CHECK(r.err.find("instructions") != std::string::npos);
+  CHECK(r.err.find("0 mismatches") != std::string::npos);
+
+  args.insert(args.begin(), "--json");
+  r = runRootline(args);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["instructions"].get<uint64_t>() > 0);
+  CHECK(j["stdout"].get<std::string>() == f.expectedStdout);
+  CHECK(j["outcome"].get<std::string>() == "exit " + std::to_string(f.exitCode));
+}
+
+TEST_CASE("rootline trace reports the crash site of a crashing program", "[trace][cli]") {
+  ProgramFixture f = programFixture("crash_divzero");
+  std::vector<std::string> args = {"--json", "trace"};
+  for (const auto &s : f.sources) args.insert(args.end(), {"--src", (f.dir / s).string()});
+  if (f.stdinFile) args.insert(args.end(), {"--stdin", f.stdinFile->string()});
+  auto r = runRootline(args);
+  CHECK(r.exitCode == 128 + SIGFPE);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["signal"] == "SIGFPE");
+  CHECK(j["crash"]["line"].get<int>() == f.crashLine->second);
+}
+
+TEST_CASE("rootline trace rejects a missing stdin file and a program that does not compile", "[trace][cli]") {
+  TempDir t;
+  writeText(t.path / "ok.c", "int main(void) { return 0; }\n");
+  writeText(t.path / "bad.c", "int main(void) { return x; }\n");
+  auto r = runRootline({"trace", "--src", (t.path / "ok.c").string(), "--stdin", (t.path / "nope.txt").string()});
+  CHECK(r.exitCode == ExitBadInput);
+  CHECK(r.err.find("nope.txt") != std::string::npos);
+  r = runRootline({"trace", "--src", (t.path / "bad.c").string()});
+  CHECK(r.exitCode == ExitBadInput);
+  CHECK(r.err.find("cannot compile") != std::string::npos);
+  CHECK(r.err.find("error:") != std::string::npos);
+}

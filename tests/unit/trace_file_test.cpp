@@ -1,0 +1,111 @@
+#include "rootline/error.h"
+#include "rootline/trace.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+Event ev(Ev tag, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0, uint64_t d = 0, uint64_t e = 0,
+         std::string_view bytes = {}) {
+  Event x;
+  x.tag = tag;
+  x.a = a, x.b = b, x.c = c, x.d = d, x.e = e;
+  x.bytes = bytes;
+  return x;
+}
+
+std::string sampleTrace(const std::string &key) {
+  TraceWriter w(key);
+  w.put(ev(Ev::FUNC, 3, 0x401000));
+  w.put(ev(Ev::ENTER, 3));
+  w.put(ev(Ev::LOAD, 0x7ffd12345678ull, ~0ull));
+  w.put(ev(Ev::STORE, 0x7ffd12345670ull));
+  w.put(ev(Ev::OUTPUT, 1, 0, 2, 0, 3, "abc"));
+  w.put(ev(Ev::TOKEN, 4, 2, 0x7ffd0000, 4, 'd'));
+  w.put(ev(Ev::BR_TRUE));
+  w.put(ev(Ev::EXIT, 0));
+  w.put(ev(Ev::END));
+  return w.bytes();
+}
+
+std::string expectError(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  FAIL("expected an Error");
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("trace files round-trip through writer and reader", "[trace]") {
+  TraceReader r = TraceReader::fromBytes(sampleTrace("key1"), "key1");
+  CHECK(r.header().version == kTraceVersion);
+  CHECK(r.header().moduleKey == "key1");
+  Event e;
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::FUNC && e.a == 3 && e.b == 0x401000));
+  REQUIRE(r.next(e));
+  CHECK(e.tag == Ev::ENTER);
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::LOAD && e.a == 0x7ffd12345678ull && e.b == ~0ull));
+  REQUIRE(r.peek(e));  // peeking must not disturb the delta-encoded addresses
+  REQUIRE(r.peek(e));
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::STORE && e.a == 0x7ffd12345670ull));  // delta-encoded address restored
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::OUTPUT && e.a == 1 && e.c == 2 && e.e == 3 && e.bytes == "abc"));
+  REQUIRE(r.peek(e));
+  CHECK(e.tag == Ev::TOKEN);
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::TOKEN && e.a == 4 && e.b == 2 && e.d == 4 && e.e == 'd'));
+  REQUIRE(r.next(e));
+  CHECK(e.tag == Ev::BR_TRUE);
+  REQUIRE(r.next(e));
+  REQUIRE(r.next(e));
+  CHECK(e.tag == Ev::END);
+  CHECK_FALSE(r.next(e));
+}
+
+TEST_CASE("a truncated trace ends at the last whole event and says it was truncated", "[trace]") {
+  std::string bytes = sampleTrace("k");
+  // Cut inside the OUTPUT event's payload: four whole events remain.
+  std::string cut = bytes.substr(0, bytes.find("abc") + 1);
+  TraceReader r = TraceReader::fromBytes(cut);
+  Event e;
+  int n = 0;
+  while (r.next(e)) ++n;
+  CHECK(n == 4);
+  CHECK(r.truncated());
+  TraceReader whole = TraceReader::fromBytes(bytes);
+  while (whole.next(e)) {
+  }
+  CHECK_FALSE(whole.truncated());
+  // A header cut short is not a trace at all.
+  CHECK(expectError([&] { TraceReader::fromBytes(bytes.substr(0, 10)); }).find("truncated") != std::string::npos);
+}
+
+TEST_CASE("a trace of another version, another module or no trace at all is refused", "[trace]") {
+  TraceWriter old("k", 0);
+  CHECK(expectError([&] { TraceReader::fromBytes(old.bytes()); }).find("version 0") != std::string::npos);
+  CHECK(expectError([&] { TraceReader::fromBytes(sampleTrace("other"), "mine"); }).find("another program") !=
+        std::string::npos);
+  CHECK(expectError([&] { TraceReader::fromBytes("hello world, not a trace"); }).find("not a rootline trace") !=
+        std::string::npos);
+  CHECK(expectError([&] { TraceReader::fromBytes(""); }).find("not a rootline trace") != std::string::npos);
+  TempDir t;
+  CHECK(expectError([&] { TraceReader(t.path / "missing.trace"); }).find("cannot read trace") != std::string::npos);
+}
+
+TEST_CASE("an unknown event tag is reported as corruption", "[trace]") {
+  std::string bytes = TraceWriter("k").bytes() + std::string(1, '\x7f');
+  TraceReader r = TraceReader::fromBytes(bytes);
+  Event e;
+  CHECK(expectError([&] { r.next(e); }).find("corrupt") != std::string::npos);
+}
