@@ -10,12 +10,14 @@ void rl_ev_input(uint64_t offset, const void *addr, uint64_t len) {
   rl_put_uv(offset);
   rl_put_uv(ADDR(addr));
   rl_put_uv(len);
+  rl_end();
 }
 
 void rl_ev_input_char(uint64_t offset) {
   RL_ON();
   rl_put_tag(RL_EV_INPUT_CHAR);
   rl_put_uv(offset);
+  rl_end();
 }
 
 void rl_ev_token(uint64_t offset, uint64_t len, const void *addr, uint32_t size, char conv) {
@@ -26,6 +28,7 @@ void rl_ev_token(uint64_t offset, uint64_t len, const void *addr, uint32_t size,
   rl_put_uv(ADDR(addr));
   rl_put_uv(size);
   rl_put_uv((uint8_t)conv);
+  rl_end();
 }
 
 void rl_ev_output(int fd, uint64_t offset, int32_t arg, const void *src, const void *bytes,
@@ -45,6 +48,7 @@ void rl_ev_mem_read(const void *addr, uint64_t len) {
   rl_put_tag(RL_EV_MEM_READ);
   rl_put_uv(ADDR(addr));
   rl_put_uv(len);
+  rl_end();
 }
 
 void rl_ev_mem_write(const void *addr, uint64_t len) {
@@ -52,6 +56,7 @@ void rl_ev_mem_write(const void *addr, uint64_t len) {
   rl_put_tag(RL_EV_MEM_WRITE);
   rl_put_uv(ADDR(addr));
   rl_put_uv(len);
+  rl_end();
 }
 
 void rl_ev_mem_copy(const void *dst, const void *src, uint64_t len) {
@@ -60,6 +65,7 @@ void rl_ev_mem_copy(const void *dst, const void *src, uint64_t len) {
   rl_put_uv(ADDR(dst));
   rl_put_uv(ADDR(src));
   rl_put_uv(len);
+  rl_end();
 }
 
 void rl_ev_mem_set(const void *dst, int byte, uint64_t len) {
@@ -68,6 +74,7 @@ void rl_ev_mem_set(const void *dst, int byte, uint64_t len) {
   rl_put_uv(ADDR(dst));
   rl_put_uv((uint8_t)byte);
   rl_put_uv(len);
+  rl_end();
 }
 
 void rl_ev_heap_alloc(const void *addr, uint64_t size) {
@@ -75,21 +82,25 @@ void rl_ev_heap_alloc(const void *addr, uint64_t size) {
   rl_put_tag(RL_EV_HEAP_ALLOC);
   rl_put_uv(ADDR(addr));
   rl_put_uv(size);
+  rl_end();
 }
 
 void rl_ev_heap_free(const void *addr) {
   RL_ON();
   rl_put_tag(RL_EV_HEAP_FREE);
   rl_put_uv(ADDR(addr));
+  rl_end();
 }
 
 void rl_ev_concretized(void) {
   RL_ON();
   rl_put_tag(RL_EV_CONCRETIZED);
+  rl_end();
 }
 
 void rl_ev_exit(int status) {
   RL_ON();
   rl_put_tag(RL_EV_EXIT);
   rl_put_uv((uint64_t)(uint32_t)status);
+  rl_end();
 }

@@ -19,30 +19,35 @@ static void rl_put_daddr(const void *addr) {
 void __rl_br(uint8_t cond) {
   RL_ON();
   rl_put_tag(cond ? RL_EV_BR_TRUE : RL_EV_BR_FALSE);
+  rl_end();
 }
 
 void __rl_switch(uint64_t value) {
   RL_ON();
   rl_put_tag(RL_EV_SWITCH);
   rl_put_uv(value);
+  rl_end();
 }
 
 void __rl_enter(uint32_t fn) {
   RL_ON();
   rl_put_tag(RL_EV_ENTER);
   rl_put_uv(fn);
+  rl_end();
 }
 
 void __rl_arg(uint64_t value) {
   RL_ON();
   rl_put_tag(RL_EV_ARG);
   rl_put_uv(value);
+  rl_end();
 }
 
 void __rl_ret(uint32_t fn) {
   RL_ON();
   rl_put_tag(RL_EV_RET);
   rl_put_uv(fn);
+  rl_end();
 }
 
 void __rl_load(const void *addr, uint64_t value) {
@@ -50,6 +55,7 @@ void __rl_load(const void *addr, uint64_t value) {
   rl_put_tag(RL_EV_LOAD);
   rl_put_daddr(addr);
   rl_put_uv(value);
+  rl_end();
 }
 
 void __rl_load_wide(const void *addr, uint64_t size) {
@@ -58,12 +64,14 @@ void __rl_load_wide(const void *addr, uint64_t size) {
   rl_put_daddr(addr);
   rl_put_uv(size);
   rl_put_bytes(addr, size);
+  rl_end();
 }
 
 void __rl_store(const void *addr) {
   RL_ON();
   rl_put_tag(RL_EV_STORE);
   rl_put_daddr(addr);
+  rl_end();
 }
 
 void __rl_alloca(const void *addr, uint64_t size) {
@@ -71,6 +79,7 @@ void __rl_alloca(const void *addr, uint64_t size) {
   rl_put_tag(RL_EV_ALLOCA);
   rl_put_uv((uint64_t)(uintptr_t)addr);
   rl_put_uv(size);
+  rl_end();
 }
 
 /* A local whose address never escapes: replay models its loads and stores itself, so
@@ -81,6 +90,7 @@ void __rl_alloca_local(const void *addr, uint64_t size) {
   rl_put_uv((uint64_t)(uintptr_t)addr);
   rl_put_uv(size);
   rl_put_bytes(addr, size);
+  rl_end();
 }
 
 void __rl_ext_ret(uint32_t id, uint64_t value) {
@@ -88,6 +98,7 @@ void __rl_ext_ret(uint32_t id, uint64_t value) {
   rl_put_tag(RL_EV_EXT_RET);
   rl_put_uv(id);
   rl_put_uv(value);
+  rl_end();
 }
 
 /* Wide return values (long double, small aggregates) are passed through memory. */
@@ -97,6 +108,7 @@ void __rl_ext_ret_wide(uint32_t id, const void *value, uint64_t size) {
   rl_put_uv(id);
   rl_put_uv(size);
   rl_put_bytes(value, size);
+  rl_end();
 }
 
 /* Called at the start of main: argv strings are program input. */
@@ -110,6 +122,7 @@ void __rl_main(int argc, char **argv) {
     rl_put_uv(len);
     rl_put_bytes(argv[i], len);
   }
+  rl_end();
 }
 
 void __rl_main_return(int status) { rl_ev_exit(status); }
@@ -134,6 +147,7 @@ void __rl_init(const char *module_key, void *const *funcs, const uint32_t *func_
     rl_put_uv((uint64_t)(uintptr_t)globals[i]);
     rl_put_uv(global_size[i]);
   }
+  rl_end();
 }
 
 /* llvm.memcpy / llvm.memmove / llvm.memset intrinsics (struct copies, initialisers). */

@@ -92,7 +92,7 @@ static void rl_log_stored(FILE *stream, const void *dst, size_t len) {
   errno = e;
 }
 
-static void rl_log_format_read(const char *fmt) {
+static __attribute__((noinline)) void rl_log_format_read(const char *fmt) {
   if (fmt) RL_KEEP_ERRNO(rl_ev_mem_read(fmt, strlen(fmt) + 1));
 }
 
@@ -1186,7 +1186,6 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
 static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
   if (!stream || !fmt) return vfprintf(stream, fmt, *ap);
   int saved_errno = errno;
-  rl_log_format_read(fmt);
   struct rl_sink k;
   memset(&k, 0, sizeof k);
   k.fp = stream;
@@ -1219,6 +1218,7 @@ static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
     }
   }
   funlockfile(stream);
+  rl_log_format_read(fmt); /* after the arguments' reads: they are the interesting ones */
   return result;
 }
 
@@ -1241,8 +1241,9 @@ int __rl_wrap_fprintf(FILE *stream, const char *fmt, ...) {
 /* Memory effects of a formatted print into memory, found by walking the format with a
  * copy of the arguments: the %s strings it read and, when it succeeded, the %n counts
  * it stored. Stops at anything the walk cannot follow (positional arguments). */
-static void rl_print_effects(const char *fmt, va_list *ap, int succeeded) {
-  if (rl_print_needs_fallback(fmt)) return;
+static __attribute__((noinline)) void rl_print_effects(const char *fmt, va_list *ap,
+                                                        int succeeded) {
+  if (!fmt || rl_print_needs_fallback(fmt)) return;
   const char *f = fmt;
   while (*f) {
     if (*f != '%') {
@@ -1285,10 +1286,8 @@ int __rl_wrap_sprintf(char *str, const char *fmt, ...) {
   va_copy(walk, ap);
   int r = vsprintf(str, fmt, ap);
   int e = errno;
-  if (fmt) {
-    rl_log_format_read(fmt);
-    rl_print_effects(fmt, &walk, r >= 0);
-  }
+  rl_print_effects(fmt, &walk, r >= 0);
+  rl_log_format_read(fmt);
   if (r >= 0) rl_ev_mem_write(str, (uint64_t)r + 1);
   va_end(walk);
   va_end(ap);
@@ -1302,10 +1301,8 @@ int __rl_wrap_snprintf(char *str, size_t size, const char *fmt, ...) {
   va_copy(walk, ap);
   int r = vsnprintf(str, size, fmt, ap);
   int e = errno;
-  if (fmt) {
-    rl_log_format_read(fmt);
-    rl_print_effects(fmt, &walk, r >= 0);
-  }
+  rl_print_effects(fmt, &walk, r >= 0);
+  rl_log_format_read(fmt);
   if (r >= 0 && size > 0) {
     size_t stored = (size_t)r < size - 1 ? (size_t)r : size - 1;
     rl_ev_mem_write(str, stored + 1);

@@ -20,6 +20,7 @@ static size_t rl_len;
  * have split an event. An asynchronous signal rolls the buffer back to it. */
 #define RL_UNKNOWN ((size_t)-1)
 static volatile size_t rl_committed;
+static volatile sig_atomic_t rl_event_open; /* between rl_put_tag and rl_end */
 static volatile sig_atomic_t rl_in_flush;
 static int rl_fd = -1;
 static int rl_state; /* 0 = not initialised, 1 = tracing, 2 = disabled/closed */
@@ -88,7 +89,7 @@ static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
    * asynchronous one (SIGTERM at a timeout) may arrive inside an event, which is then
    * dropped. If that cannot be done safely the trace is left to end early. */
   int async = signo == SIGTERM;
-  if (async && rl_state == 1) {
+  if (async && rl_state == 1 && (rl_in_flush || rl_event_open)) {
     if (rl_in_flush) {
       rl_state = 2;
     } else if (rl_committed != RL_UNKNOWN) {
@@ -102,6 +103,7 @@ static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
     rl_put_tag(RL_EV_SIGNAL);
     rl_put_uv((uint64_t)signo);
     rl_put_uv((uint64_t)(uintptr_t)(info ? info->si_addr : 0));
+    rl_end();
     rl_flush();
     close(rl_fd);
     rl_fd = -1;
@@ -155,8 +157,11 @@ int rl_tracing(void) { return rl_state == 1; }
 void rl_put_tag(uint8_t tag) {
   rl_reserve(64); /* every fixed-size event fits, so only byte payloads may split */
   rl_committed = rl_len;
+  rl_event_open = 1;
   rl_buf[rl_len++] = tag;
 }
+
+void rl_end(void) { rl_event_open = 0; }
 
 void rl_put_uv(uint64_t v) {
   rl_reserve(10);

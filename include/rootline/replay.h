@@ -55,6 +55,13 @@ public:
   virtual void onInstance(const Instance &) {}
 };
 
+// One argv string as the traced process saw it (bytes include the NUL).
+struct ArgvString {
+  uint64_t index = 0;
+  uint64_t addr = 0;
+  std::string bytes;
+};
+
 enum class RunOutcome { Exit, Signal, Limit, Incomplete };
 
 struct ReplayResult {
@@ -70,7 +77,7 @@ struct ReplayResult {
   uint64_t outputEvents = 0;
   std::string stdoutBytes;   // bytes the program handed to stdout, in order
   std::string stderrBytes;
-  std::vector<Event> argv;   // ARGV events: where main's argument strings live
+  std::vector<ArgvString> argv;  // where main's argument strings live
 };
 
 // Throws Error (exit code 3) naming function, instruction and source line when the

@@ -209,7 +209,7 @@ private:
     Event ev;
     while (trace_.peek(ev) && ev.tag == Ev::ARGV) {
       nextEvent(ev);
-      result_.argv.push_back(ev);
+      result_.argv.push_back({ev.a, ev.b, std::string(ev.bytes)});
     }
   }
 

@@ -1,0 +1,339 @@
+// Each libc wrapper, exercised by a real program under the tracer: the program behaves
+// as natively, and each call instance carries exactly the effects the wrapper logs.
+#include "rootline/replay.h"
+#include "rootline/run.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+struct Call {
+  std::string callee;
+  std::vector<Operand> args;
+  Val result;
+  std::vector<Event> effects;
+  std::vector<std::string> payloads;  // copies of event bytes (the trace buffer dies with the reader)
+};
+
+struct CallCollector : ReplayObserver {
+  std::vector<Call> calls;
+  void onInstance(const Instance &i) override {
+    if (!i.external) return;
+    auto *cb = llvm::cast<llvm::CallBase>(i.inst);
+    Call c;
+    c.callee = cb->getCalledFunction() ? cb->getCalledFunction()->getName().str() : "<indirect>";
+    c.args.assign(i.operands.begin(), i.operands.end());
+    c.result = i.result;
+    c.effects = i.effects;
+    for (auto &e : c.effects) {
+      c.payloads.emplace_back(e.bytes);
+      e.bytes = {};
+    }
+    calls.push_back(std::move(c));
+  }
+  std::vector<const Call *> named(const std::string &name) const {
+    std::vector<const Call *> out;
+    for (const auto &c : calls)
+      if (c.callee == name) out.push_back(&c);
+    return out;
+  }
+};
+
+struct Traced {
+  ProcessResult process;
+  ProcessResult native;
+  CallCollector calls;
+  ReplayResult replay;
+};
+
+Traced traceProgram(const std::string &source, const std::string &stdinText, std::vector<std::string> args = {}) {
+  TempDir t;
+  writeText(t.path / "prog.c", source);
+  writeText(t.path / "in.txt", stdinText);
+  BuildRecipe recipe{{{t.path / "prog.c", {}, t.path}}, {}, "test"};
+  TracedProgram p = buildTraced(recipe);
+  TestCase test;
+  test.stdinFile = t.path / "in.txt";
+  test.args = args;
+  Traced out;
+  TracedRun run = runTraced(p, test, t.path / "run.trace");
+  out.process = run.process;
+  out.native = runNative(buildNative(recipe, p.module), test);
+  LoadedModule m = loadModule(p.module.bitcode);
+  ModuleIndex index(*m.module);
+  TraceReader reader(run.trace, p.module.key);
+  out.replay = replayTrace(*m.module, index, reader, &out.calls);
+  REQUIRE(out.replay.outcome == RunOutcome::Exit);
+  CHECK(out.process.out == out.native.out);
+  CHECK(out.process.err == out.native.err);
+  CHECK(out.process.outcome() == out.native.outcome());
+  return out;
+}
+
+const Event *find(const Call &c, Ev tag, int nth = 0) {
+  for (const auto &e : c.effects)
+    if (e.tag == tag && nth-- == 0) return &e;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("memory and string wrappers log what they read, write and copy", "[trace][libc]") {
+  auto t = traceProgram(R"(
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+  char a[32] = "hello", b[32];
+  strcpy(b, a);                 /* copy 6 */
+  strncpy(b, "xy", 5);          /* copy 3, zero 2 */
+  strcat(b, "zz");              /* reads b, copies 3 */
+  memset(a, 'q', 4);
+  memmove(a + 1, a, 3);
+  int r = (int)strlen(b) + strcmp(a, b) + strncmp(a, "qq", 2) + memcmp(a, b, 2);
+  r += strchr(b, 'z') != 0;
+  r += strrchr(b, 'z') != 0;
+  r += strstr(b, "yz") != 0;
+  r += memchr(a, 'o', 6) != 0;
+  char *d = strdup(b);
+  r += d[0];
+  free(d);
+  return r & 0x7f;
+}
+)",
+                        "");
+  auto strcpyCall = t.calls.named("strcpy");
+  REQUIRE(strcpyCall.size() == 1);
+  const Event *copy = find(*strcpyCall[0], Ev::MEM_COPY);
+  REQUIRE(copy);
+  CHECK(copy->c == 6);
+  CHECK(copy->a == strcpyCall[0]->args[0].value.lo);
+  CHECK(copy->b == strcpyCall[0]->args[1].value.lo);
+
+  auto strncpyCall = t.calls.named("strncpy");
+  REQUIRE(strncpyCall.size() == 1);
+  CHECK(find(*strncpyCall[0], Ev::MEM_COPY)->c == 3);
+  CHECK(find(*strncpyCall[0], Ev::MEM_SET)->c == 2);
+
+  auto strcatCall = t.calls.named("strcat");
+  REQUIRE(strcatCall.size() == 1);
+  CHECK(find(*strcatCall[0], Ev::MEM_READ)->b == 3);   // "xy" + NUL
+  CHECK(find(*strcatCall[0], Ev::MEM_COPY)->c == 3);   // "zz" + NUL
+
+  auto strlenCall = t.calls.named("strlen");
+  REQUIRE(strlenCall.size() == 1);
+  CHECK(strlenCall[0]->result.lo == 4);
+  CHECK(find(*strlenCall[0], Ev::MEM_READ)->b == 5);
+
+  // strcmp("qqqqo", "xyzz") differs at the first byte: one byte of each is read.
+  auto strcmpCall = t.calls.named("strcmp");
+  REQUIRE(strcmpCall.size() == 1);
+  CHECK(find(*strcmpCall[0], Ev::MEM_READ, 0)->b == 1);
+  CHECK(find(*strcmpCall[0], Ev::MEM_READ, 1)->b == 1);
+
+  CHECK(t.calls.named("strncmp").size() == 1);
+  CHECK(t.calls.named("memcmp").size() == 1);
+  CHECK(find(*t.calls.named("strchr")[0], Ev::MEM_READ)->b == 3);  // up to the found 'z'
+  CHECK(find(*t.calls.named("strrchr")[0], Ev::MEM_READ)->b == 5);
+  CHECK(find(*t.calls.named("memchr")[0], Ev::MEM_READ)->b == 5);  // "qqqqo": found at index 4
+
+  auto strdupCall = t.calls.named("strdup");
+  REQUIRE(strdupCall.size() == 1);
+  CHECK(find(*strdupCall[0], Ev::HEAP_ALLOC)->b == 5);
+  CHECK(find(*strdupCall[0], Ev::MEM_COPY)->a == strdupCall[0]->result.lo);
+  auto freeCall = t.calls.named("free");
+  REQUIRE(freeCall.size() == 1);
+  CHECK(find(*freeCall[0], Ev::HEAP_FREE)->a == strdupCall[0]->result.lo);
+}
+
+TEST_CASE("heap wrappers log allocations, zeroing, moves and frees", "[trace][libc]") {
+  auto t = traceProgram(R"(
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+  int *p = malloc(3 * sizeof(int));
+  int *z = calloc(4, sizeof(int));
+  p[0] = 1; p[1] = 2; p[2] = 3;
+  p = realloc(p, 1000 * sizeof(int));
+  int r = p[2] + z[3];
+  free(p);
+  free(z);
+  return r;
+}
+)",
+                        "");
+  CHECK(t.process.exitedWith(3));
+  auto m = t.calls.named("malloc");
+  REQUIRE(m.size() == 1);
+  CHECK(find(*m[0], Ev::HEAP_ALLOC)->b == 12);
+  auto c = t.calls.named("calloc");
+  REQUIRE(c.size() == 1);
+  CHECK(find(*c[0], Ev::HEAP_ALLOC)->b == 16);
+  CHECK(find(*c[0], Ev::MEM_SET)->c == 16);
+  auto r = t.calls.named("realloc");
+  REQUIRE(r.size() == 1);
+  CHECK(find(*r[0], Ev::HEAP_ALLOC)->b == 4000);
+  if (r[0]->result.lo != m[0]->result.lo) {  // moved: the old contents are copied and freed
+    CHECK(find(*r[0], Ev::MEM_COPY)->c == 12);
+    CHECK(find(*r[0], Ev::HEAP_FREE)->a == m[0]->result.lo);
+  }
+  CHECK(t.calls.named("free").size() == 2);
+}
+
+TEST_CASE("stdin wrappers tie every consumed byte to its stdin offset", "[trace][libc]") {
+  auto t = traceProgram(R"(
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void) {
+  int a, b;
+  char word[16], line[32], raw[4];
+  int c0 = getchar();                 /* 'A' at 0 */
+  int c1 = getc(stdin);               /* 'B' at 1 */
+  ungetc(c1, stdin);                  /* back to 1 */
+  int c2 = fgetc(stdin);              /* 'B' at 1 again */
+  if (scanf("%d %d %5s", &a, &b, word) != 3) return 1;   /* " 12  -7 hello" */
+  fgets(line, sizeof line, stdin);    /* rest of line 1 */
+  size_t n = fread(raw, 1, 4, stdin); /* "wxyz" */
+  char *gl = NULL; size_t cap = 0;
+  ssize_t len = getline(&gl, &cap, stdin);  /* "last line\n" */
+  printf("%c%c%c %d %d %s|%s|%zu %.4s|%zd %s", c0, c1, c2, a, b, word, line, n, raw, len, gl);
+  free(gl);
+  return 0;
+}
+)",
+                        "AB 12  -7 hello world\nwxyzlast line\n");
+  CHECK(t.process.out == "ABB 12 -7 hello| world\n|4 wxyz|10 last line\n");
+  auto g = t.calls.named("getchar");
+  REQUIRE(g.size() == 1);
+  CHECK(find(*g[0], Ev::INPUT_CHAR)->a == 0);
+  CHECK(find(*t.calls.named("getc")[0], Ev::INPUT_CHAR)->a == 1);
+  CHECK(find(*t.calls.named("fgetc")[0], Ev::INPUT_CHAR)->a == 1);
+
+  auto s = t.calls.named("__isoc99_scanf");
+  REQUIRE(s.size() == 1);
+  const Event *t1 = find(*s[0], Ev::TOKEN, 0), *t2 = find(*s[0], Ev::TOKEN, 1), *t3 = find(*s[0], Ev::TOKEN, 2);
+  REQUIRE((t1 && t2 && t3));
+  CHECK((t1->a == 3 && t1->b == 2 && t1->d == 4 && t1->e == 'd'));   // "12" at 3
+  CHECK((t2->a == 7 && t2->b == 2 && t2->e == 'd'));                 // "-7" at 7
+  CHECK((t3->a == 10 && t3->b == 5 && t3->d == 6 && t3->e == 's'));  // "hello" + NUL
+  CHECK(t1->c == s[0]->args[1].value.lo);  // stored where &a points
+
+  auto f = t.calls.named("fgets");
+  REQUIRE(f.size() == 1);
+  const Event *in = find(*f[0], Ev::INPUT);
+  REQUIRE(in);
+  CHECK((in->a == 15 && in->c == 7));  // " world\n"
+  const Event *fr = find(*t.calls.named("fread")[0], Ev::INPUT);
+  CHECK((fr->a == 22 && fr->c == 4));
+  const Event *gl = find(*t.calls.named("getline")[0], Ev::INPUT);
+  CHECK((gl->a == 26 && gl->c == 10));
+  CHECK(t.replay.stdinBytes == 36);
+  CHECK(t.replay.tokens == 3);
+}
+
+TEST_CASE("output wrappers tie output bytes to the argument that produced them", "[trace][libc]") {
+  auto t = traceProgram(R"(
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  const char *name = argv[1];
+  printf("x=%d y=%s %5.2f%%\n", 42, name, 3.14159);
+  puts("line");
+  putchar('!');
+  fputs("fp", stdout);
+  fprintf(stderr, "err %ld\n", 7L);
+  fputc('c', stdout);
+  putc('d', stdout);
+  fwrite("wr", 1, 2, stdout);
+  fflush(stdout);
+  write(1, "W\n", 2);
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%s-%d", name, argc);
+  sprintf(buf + n, "!");
+  return (int)strlen(buf);
+}
+)",
+                        "", {"bob"});
+  CHECK(t.process.out == "x=42 y=bob  3.14%\nline\n!fpcdwrW\n");
+  CHECK(t.process.err == "err 7\n");
+  CHECK(t.process.exitedWith(6));
+  auto p = t.calls.named("printf");
+  REQUIRE(p.size() == 1);
+  // "x=" literal (arg 0), 42 (arg 1), " y=" (0), "bob" (arg 2, from argv), " " (0), " 3.14" (arg 3), "%\n"
+  std::string joined;
+  std::vector<std::pair<uint64_t, std::string>> pieces;
+  for (size_t i = 0; i < p[0]->effects.size(); ++i)
+    if (p[0]->effects[i].tag == Ev::OUTPUT) {
+      pieces.push_back({p[0]->effects[i].c, p[0]->payloads[i]});
+      joined += p[0]->payloads[i];
+    }
+  CHECK(joined == "x=42 y=bob  3.14%\n");
+  auto argOf = [&](const std::string &text) {
+    for (auto &[arg, bytes] : pieces)
+      if (bytes == text) return static_cast<int64_t>(arg);
+    return static_cast<int64_t>(-1);
+  };
+  CHECK(argOf("42") == 1);
+  CHECK(argOf("bob") == 2);
+  CHECK(argOf(" 3.14") == 3);
+  CHECK(argOf("x=") == 0);
+  // Offsets in the stdout stream are contiguous.
+  uint64_t expectOffset = 0;
+  for (size_t i = 0; i < p[0]->effects.size(); ++i)
+    if (p[0]->effects[i].tag == Ev::OUTPUT) {
+      CHECK(p[0]->effects[i].b == expectOffset);
+      expectOffset += p[0]->payloads[i].size();
+    }
+  // puts: the string (arg 1, from its memory) then the newline.
+  auto pu = t.calls.named("puts");
+  REQUIRE(pu.size() == 1);
+  CHECK(find(*pu[0], Ev::OUTPUT)->b == 18);
+  CHECK(find(*pu[0], Ev::OUTPUT)->c == 1);
+  for (const char *fn : {"putchar", "fputs", "fputc", "putc", "fwrite", "write"}) {
+    INFO(fn);
+    auto calls = t.calls.named(fn);
+    REQUIRE(calls.size() == 1);
+    const Event *o = find(*calls[0], Ev::OUTPUT);
+    REQUIRE(o);
+    CHECK(o->a == 1);
+  }
+  const Event *err = find(*t.calls.named("fprintf")[0], Ev::OUTPUT);
+  CHECK(err->a == 2);
+  CHECK(t.replay.stdoutBytes == t.process.out);
+  CHECK(t.replay.stderrBytes == t.process.err);
+  auto sn = t.calls.named("snprintf");
+  REQUIRE(sn.size() == 1);
+  CHECK(find(*sn[0], Ev::MEM_WRITE)->b == 6);  // "bob-2" + NUL
+  bool readsArgv = false;  // %s read argv[1]
+  for (const auto &e : sn[0]->effects) readsArgv |= e.tag == Ev::MEM_READ && e.a == t.replay.argv[1].addr && e.b >= 3;
+  CHECK(readsArgv);
+  CHECK(find(*t.calls.named("sprintf")[0], Ev::MEM_WRITE)->b == 2);
+}
+
+TEST_CASE("argv strings and the exit status are in the trace", "[trace][libc]") {
+  auto t = traceProgram(R"(
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  if (argc > 2 && strcmp(argv[2], "quit") == 0) exit(4);
+  return 0;
+}
+)",
+                        "", {"one", "quit"});
+  CHECK(t.process.exitedWith(4));
+  REQUIRE(t.replay.argv.size() == 3);
+  CHECK(t.replay.argv[1].bytes == std::string("one", 4));
+  CHECK(t.replay.argv[2].bytes == std::string("quit", 5));
+  CHECK(t.replay.exitStatus == 4);
+}
