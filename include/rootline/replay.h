@@ -36,7 +36,9 @@ struct Instance {
   const llvm::Instruction *inst = nullptr;
   uint32_t depth = 0;                      // call depth, 0 for the outermost frame
   uint64_t frame = 0;                      // distinct per function activation
-  llvm::SmallVector<Operand, 4> operands;  // LLVM operand order; calls: the arguments
+  // LLVM operand order; calls: the arguments. A parameter's def is the instance that
+  // defined the argument in the caller; a call result's def is the callee's return.
+  llvm::SmallVector<Operand, 4> operands;
   Val result;
   uint32_t successor = 0;                  // br: 0 = true target, 1 = false; switch: successor index
   uint64_t addr = 0;                       // load/store/alloca address
@@ -53,6 +55,10 @@ public:
   virtual ~ReplayObserver() = default;
   // Called in index order for every instance.
   virtual void onInstance(const Instance &) {}
+  // A global variable's address and size, before main starts.
+  virtual void onGlobal(const llvm::GlobalVariable *, uint64_t /*addr*/, uint64_t /*size*/) {}
+  // One argv string at main's entry.
+  virtual void onArgv(const struct ArgvString &) {}
 };
 
 // One argv string as the traced process saw it (bytes include the NUL).
@@ -69,6 +75,7 @@ struct ReplayResult {
   int exitStatus = 0;
   int signal = 0;
   const llvm::Instruction *crashInst = nullptr;  // the instruction that raised the signal
+  uint64_t faultAddress = 0;                      // si_addr of the signal
   uint64_t instances = 0;
   uint64_t events = 0;
   uint64_t externalCalls = 0;

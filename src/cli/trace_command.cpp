@@ -4,6 +4,7 @@
 #include "rootline/error.h"
 #include "rootline/replay.h"
 #include "rootline/run.h"
+#include "rootline/symbolic.h"
 
 #include <llvm/IR/Module.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ struct TraceOptions {
   double timeout = 30;
   std::string traceOut;
   uint64_t maxTraceBytes = 4ull << 30;
+  std::string smt2;
   std::vector<std::string> args;
 };
 
@@ -66,7 +68,16 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
   LoadedModule loaded = loadModule(program.module.bitcode);
   ModuleIndex index(*loaded.module);
   TraceReader reader(traceFile, program.module.key);
-  ReplayResult replay = replayTrace(*loaded.module, index, reader);
+  z3::context ctx;
+  SymbolicReplayer symbolic(ctx, *loaded.module);
+  ReplayResult replay = replayTrace(*loaded.module, index, reader, opt.smt2.empty() ? nullptr : &symbolic);
+  if (!opt.smt2.empty()) {
+    SymbolicRun run = symbolic.take();
+    writeFileAtomic(fs::absolute(opt.smt2), run.smtlib(ctx));
+    if (!global.json && !global.quiet)
+      std::cerr << "rootline: trace: path condition: " << run.path.size() << " branch constraints over "
+                << run.inputs.size() << " input variables written to " << opt.smt2 << "\n";
+  }
   double replaySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (run.process.timedOut)
     throw Error("the program did not finish within " + std::to_string(static_cast<int>(opt.timeout)) +
@@ -124,6 +135,7 @@ void addTraceCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_option("--trace-out", opt->traceOut, "Where to write the trace (default: a fresh file in the cache)");
   cmd->add_option("--max-trace-bytes", opt->maxTraceBytes, "Stop the program when its trace grows past this "
                                                            "many bytes (default 4 GiB)");
+  cmd->add_option("--smt2", opt->smt2, "Write the run's path condition over its inputs as SMT-LIB2 to FILE");
   cmd->add_option("args", opt->args, "Program arguments (after --)");
   cmd->footer("The program's stdout, stderr and exit status pass through unchanged (a signal becomes\n"
               "128+signo); the summary goes to stderr, or with --json to stdout as JSON.\n"

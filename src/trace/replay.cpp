@@ -47,6 +47,7 @@ struct Frame {
 struct CrashStop {
   const llvm::Instruction *inst;
   int signo;
+  uint64_t addr = 0;
 };
 struct RunEnd {
   RunOutcome outcome;
@@ -73,6 +74,7 @@ public:
       result_.outcome = RunOutcome::Signal;
       result_.signal = c.signo;
       result_.crashInst = c.inst;
+      result_.faultAddress = c.addr;
     } catch (const RunEnd &e) {
       result_.outcome = e.outcome;
     }
@@ -105,7 +107,7 @@ private:
       sawExit_ = true;
       if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
     }
-    if (ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a)};
+    if (ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
     if (ev.tag == Ev::LIMIT) throw RunEnd{RunOutcome::Limit};
     if (ev.tag != tag && (alt == Ev::END || ev.tag != alt))
       mismatch(inst, std::string("trace has ") + describeEvent(ev) + ", replay expected " + eventName(tag));
@@ -124,7 +126,7 @@ private:
     Event ev;
     if (trace_.peek(ev) && ev.tag == Ev::SIGNAL) {
       nextEvent(ev);
-      throw CrashStop{inst, static_cast<int>(ev.a)};
+      throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
     }
   }
 
@@ -142,6 +144,7 @@ private:
       if (ev.a < globalAddr_.size()) {
         globalAddr_[ev.a] = ev.b;
         globalKnown_[ev.a] = true;
+        if (observer_) observer_->onGlobal(index_.global(static_cast<uint32_t>(ev.a)), ev.b, ev.c);
       }
       return true;
     case Ev::ENTER:
@@ -157,6 +160,7 @@ private:
     case Ev::SIGNAL:
       result_.outcome = RunOutcome::Signal;
       result_.signal = static_cast<int>(ev.a);
+      result_.faultAddress = ev.b;
       return false;
     case Ev::LIMIT:
       result_.outcome = RunOutcome::Limit;
@@ -210,6 +214,7 @@ private:
     while (trace_.peek(ev) && ev.tag == Ev::ARGV) {
       nextEvent(ev);
       result_.argv.push_back({ev.a, ev.b, std::string(ev.bytes)});
+      if (observer_) observer_->onArgv(result_.argv.back());
     }
   }
 
@@ -226,7 +231,7 @@ private:
     for (size_t i = 0; i < args.size(); ++i) f.slots[fn->getArg(i)] = {args[i], kNoDef};
   }
 
-  void enterFromCall(const llvm::Function *fn, const llvm::CallBase *call, bool indirect, uint64_t callInstance,
+  void enterFromCall(const llvm::Function *fn, const llvm::CallBase *call, bool indirect,
                      const llvm::SmallVectorImpl<Operand> &args) {
     Event ev = expect(Ev::ENTER, call);
     if (ev.a != index_.indexOf(fn))
@@ -237,7 +242,7 @@ private:
     f.callSite = call;
     f.indirect = indirect;
     for (size_t i = 0; i < fn->arg_size() && i < args.size(); ++i)
-      f.slots[fn->getArg(i)] = {args[i].value, callInstance};
+      f.slots[fn->getArg(i)] = {args[i].value, args[i].def};
   }
 
   // ---- values -----------------------------------------------------------------------
@@ -541,7 +546,7 @@ private:
       I.result = ops::intBinary(inst->getOpcode(), ops::scalarBits(t, dl_), a, b, fault);
       if (fault != ops::Fault::None) {
         Event ev;
-        if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a)};
+        if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
         mismatch(inst, "replay computed a division trap but the native run did not stop here");
       }
     }
@@ -680,10 +685,9 @@ private:
     for (const llvm::Use &arg : call->args()) use(f, I, arg.get());
     if (indirect && !call->isInlineAsm()) use(f, I, call->getCalledOperand());
     if (callee && !callee->isDeclaration()) {
-      uint64_t index = I.index;
       llvm::SmallVector<Operand, 4> args(I.operands.begin(), I.operands.begin() + call->arg_size());
       report(I);
-      enterFromCall(callee, call, indirect, index, args);
+      enterFromCall(callee, call, indirect, args);
       return;
     }
     // A call into uninstrumented code: its events follow until its EXT_RET. Its
@@ -703,7 +707,7 @@ private:
     case Ev::ENTER: enterFromOutside(ev); return;
     case Ev::EXT_RET:
     case Ev::EXT_RET_WIDE: return finishExternal(f, ev);
-    case Ev::SIGNAL: throw CrashStop{f.pending, static_cast<int>(ev.a)};
+    case Ev::SIGNAL: throw CrashStop{f.pending, static_cast<int>(ev.a), ev.b};
     case Ev::EXIT:
       result_.exitStatus = static_cast<int>(static_cast<uint32_t>(ev.a));
       sawExit_ = true;
@@ -861,7 +865,7 @@ private:
     case llvm::Intrinsic::debugtrap:
     case llvm::Intrinsic::ubsantrap: {
       Event ev;
-      if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{call, static_cast<int>(ev.a)};
+      if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{call, static_cast<int>(ev.a), ev.b};
       mismatch(call, "trap did not stop the native run");
     }
     default: {

@@ -23,6 +23,8 @@ __int128 signedOf(Val v, unsigned bits) {
   return static_cast<__int128>(x);
 }
 
+uint64_t shiftMask(unsigned bits) { return bits > 32 ? 63 : 31; }
+
 Val intBinary(unsigned opcode, unsigned bits, Val av, Val bv, Fault &fault) {
   fault = Fault::None;
   u128 a = toU128(truncTo(av, bits)), b = toU128(truncTo(bv, bits));
@@ -54,9 +56,18 @@ Val intBinary(unsigned opcode, unsigned bits, Val av, Val bv, Fault &fault) {
     }
     r = static_cast<u128>(opcode == llvm::Instruction::SDiv ? sa / sb : sa % sb);
     break;
-  case llvm::Instruction::Shl: r = b >= bits ? 0 : a << static_cast<unsigned>(b); break;
-  case llvm::Instruction::LShr: r = b >= bits ? 0 : a >> static_cast<unsigned>(b); break;
-  case llvm::Instruction::AShr: r = b >= bits ? 0 : static_cast<u128>(sa >> static_cast<unsigned>(b)); break;
+  case llvm::Instruction::Shl:
+  case llvm::Instruction::LShr:
+  case llvm::Instruction::AShr: {
+    // x86 masks the count to 5 bits (6 for 64-bit operands); a count still >= the
+    // width shifts everything out.
+    unsigned count = static_cast<unsigned>(b & shiftMask(bits));
+    if (count >= bits) r = opcode == llvm::Instruction::AShr && sa < 0 ? ~static_cast<u128>(0) : 0;
+    else if (opcode == llvm::Instruction::Shl) r = a << count;
+    else if (opcode == llvm::Instruction::LShr) r = a >> count;
+    else r = static_cast<u128>(sa >> count);
+    break;
+  }
   case llvm::Instruction::And: r = a & b; break;
   case llvm::Instruction::Or: r = a | b; break;
   case llvm::Instruction::Xor: r = a ^ b; break;

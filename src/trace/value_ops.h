@@ -18,6 +18,9 @@ Val truncTo(Val v, unsigned bits);
 // Interprets the low `bits` bits as signed.
 __int128 signedOf(Val v, unsigned bits);
 
+// The bits of a shift count that x86 uses for a `bits`-wide shift.
+uint64_t shiftMask(unsigned bits);
+
 enum class Fault { None, DivideByZero, DivideOverflow };
 
 // Integer binary operator on `bits`-wide operands. Sets `fault` for x86 division traps.

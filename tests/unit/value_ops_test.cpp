@@ -29,6 +29,11 @@ TEST_CASE("integer operators follow two's complement C semantics", "[replay][ops
   CHECK(run(I::AShr, 32, 0x80000000u, 4).lo == 0xf8000000u);
   CHECK(run(I::LShr, 32, 0x80000000u, 4).lo == 0x08000000u);
   CHECK(run(I::Shl, 16, 0x8001, 1).lo == 0x0002);
+  CHECK(run(I::Shl, 32, 1, 33).lo == 2);           // x86 masks the count to 5 bits
+  CHECK(run(I::Shl, 64, 1, 65).lo == 2);           // 6 bits for 64-bit operands
+  CHECK(run(I::AShr, 8, 0x80, 9).lo == 0xff);      // count 9 >= width 8: sign fill
+  CHECK(run(I::LShr, 8, 0x80, 9).lo == 0);
+
   Fault f;
   intBinary(I::SDiv, 32, v(5), v(0), f);
   CHECK(f == Fault::DivideByZero);

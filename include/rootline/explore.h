@@ -1,0 +1,126 @@
+// Path exploration: generational search over path conditions (DART/SAGE), bug checks
+// at divisions, memory accesses and allocations, and a generated test per path.
+#pragma once
+
+#include "rootline/run.h"
+#include "rootline/symbolic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// The concrete input of one test: stdin bytes and argv after the program name.
+struct ProgramInput {
+  std::string stdinBytes;
+  std::vector<std::string> args;
+  bool operator==(const ProgramInput &) const = default;
+};
+
+// The input a model describes: the base input with every input variable the model
+// fixes rewritten in place (stdin bytes replaced, scanf tokens re-printed, argv bytes).
+ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars, const z3::model &model);
+
+// One run of a program on an input, replayed symbolically.
+struct SymbolicTrace {
+  ProgramInput input;
+  ProcessResult process;
+  ReplayResult replay;
+  SymbolicRun symbolic;
+  std::vector<std::pair<uint32_t, uint32_t>> branches;  // (instruction id, successor) of every branch/switch
+  std::set<std::pair<uint32_t, uint32_t>> branchesCovered;
+  std::set<std::pair<std::string, unsigned>> linesCovered;
+  std::string crashFile;
+  unsigned crashLine = 0;
+  std::string crashFunction;
+};
+
+// Runs `input` traced and replays it symbolically. `workDir` receives the stdin file
+// and the trace. The module must be program.module loaded (its instructions are what
+// the result points to).
+SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module, const ModuleIndex &index,
+                            const ProgramInput &input, z3::context &ctx, const fs::path &workDir,
+                            double timeoutSeconds);
+
+enum class Strategy { Dart, Rsc, NaiveRsc };
+
+struct ExploreOptions {
+  Strategy strategy = Strategy::Dart;
+  unsigned maxRuns = 100;
+  double timeBudgetSeconds = 60;
+  unsigned loopBound = 0;           // 0: no bound; else do not negate a branch beyond its k-th instance
+  unsigned solverTimeoutMs = 5000;
+  double runTimeoutSeconds = 10;
+  bool findBugs = true;
+  std::function<void(const std::string &)> progress;  // called after every run
+};
+
+struct GeneratedTest {
+  unsigned id = 0;
+  unsigned parent = 0;          // 0 for the seed
+  ProgramInput input;
+  std::string outcome;          // "exit 0", "signal SIGSEGV", "timeout"
+  int exitCode = 0;
+  std::string stdoutBytes;
+  std::vector<std::pair<uint32_t, uint32_t>> branches;
+  // The input-dependent branches of the path, in order (plain data: results outlive
+  // the module they were computed on).
+  struct Branch {
+    uint32_t id = 0;
+    std::string file, function;
+    unsigned line = 0;
+    uint32_t successor = 0;
+  };
+  std::vector<Branch> symbolicBranches;
+  std::string pathConditionSmt2;
+  struct Output {
+    uint64_t fd = 1, offset = 0, length = 0, arg = 0;
+    std::string value;  // the symbolic expression, as text
+  };
+  std::vector<Output> symbolicOutputs;
+  bool diverged = false;        // did not follow the predicted path prefix
+};
+
+struct FoundBug {
+  std::string kind;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  ProgramInput input;
+  bool confirmed = false;  // a native run of the input failed at this line
+  std::string evidence;    // what confirmed it (or why it is not confirmed)
+};
+
+struct ExploreStats {
+  unsigned runs = 0, distinctPaths = 0, duplicatePaths = 0, divergences = 0;
+  unsigned solverCalls = 0, solverUnsat = 0, solverUnknown = 0;
+  double solverSeconds = 0, totalSeconds = 0;
+  uint64_t formulaBytes = 0;
+  uint64_t concretizations = 0;
+  std::set<std::string> concretizedCalls;
+  size_t linesCovered = 0, linesTotal = 0, branchesCovered = 0, branchesTotal = 0;
+};
+
+struct ExploreResult {
+  std::vector<GeneratedTest> tests;  // one per distinct path
+  std::vector<FoundBug> bugs;
+  ExploreStats stats;
+};
+
+ExploreResult explore(const TracedProgram &program, const ProgramInput &seed, const ExploreOptions &options);
+
+// Writes tests, sidecars and summary.{json,md} into `dir` (docs/explore.md).
+void writeTestSuite(const ExploreResult &result, const fs::path &dir, const std::string &programName);
+
+std::string strategyName(Strategy s);
+
+// The summary as JSON and as Markdown (also written by writeTestSuite).
+nlohmann::json summaryJson(const ExploreResult &result);
+std::string summaryMarkdown(const ExploreResult &result, const std::string &programName);
+
+} // namespace rootline

@@ -1,0 +1,94 @@
+// rootline explore: generate a test suite by path exploration and find crashes.
+#include "cli/cli.h"
+#include "rootline/error.h"
+#include "rootline/explore.h"
+
+#include <iostream>
+#include <unistd.h>
+
+namespace rootline::cli {
+
+namespace {
+
+struct ExploreCommandOptions {
+  RecipeRequest recipe;
+  std::string seed;
+  std::string out;
+  std::string strategy = "dart";
+  ExploreOptions explore;
+  std::vector<std::string> args;
+};
+
+Strategy parseStrategy(const std::string &s) {
+  if (s == "dart") return Strategy::Dart;
+  if (s == "rsc") return Strategy::Rsc;
+  if (s == "naive-rsc") return Strategy::NaiveRsc;
+  throw Error("unknown --strategy '" + s + "' (expected dart, rsc or naive-rsc)");
+}
+
+int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
+  opt.explore.strategy = parseStrategy(opt.strategy);
+  if (opt.out.empty()) throw Error("--out DIR is required: where the generated tests go");
+  BuildRecipe recipe = resolveRecipe(opt.recipe);
+  ProgramInput seed;
+  if (!opt.seed.empty()) {
+    if (!fs::is_regular_file(opt.seed)) throw Error("seed stdin file '" + opt.seed + "' does not exist");
+    seed.stdinBytes = readFile(opt.seed);
+  }
+  seed.args = opt.args;
+  fs::path out = fs::absolute(opt.out);
+  if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / ".rootline-explore"))
+    throw Error("--out '" + out.string() + "' is not empty and was not written by rootline explore; "
+                "choose a new directory");
+  TracedProgram program = buildTraced(recipe);
+  bool tty = isatty(2) && !global.json && !global.quiet;
+  if (tty) opt.explore.progress = [](const std::string &line) { std::cerr << "\rrootline: explore: " << line << "\x1b[K" << std::flush; };
+  ExploreResult result = explore(program, seed, opt.explore);
+  if (tty) std::cerr << "\n";
+  std::string name = recipe.units.front().source.filename().string();
+  writeTestSuite(result, out, name);
+  if (global.json) {
+    nlohmann::json j = summaryJson(result);
+    j["out"] = out.string();
+    std::cout << j.dump(2) << "\n";
+  } else if (!global.quiet) {
+    const ExploreStats &s = result.stats;
+    std::cerr << "rootline: explore: " << s.runs << " runs, " << s.distinctPaths << " distinct paths, "
+              << s.divergences << " divergences; lines " << s.linesCovered << "/" << s.linesTotal << ", branches "
+              << s.branchesCovered << "/" << s.branchesTotal << "; solver " << s.solverCalls << " calls, "
+              << s.solverSeconds << " s of " << s.totalSeconds << " s\n";
+    for (const auto &b : result.bugs)
+      std::cerr << "rootline: bug: " << b.kind << " at " << b.file << ":" << b.line << " in " << b.function
+                << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
+    std::cerr << "rootline: explore: " << result.tests.size() << " tests written to " << out.string() << "\n";
+  }
+  return result.bugs.empty() ? ExitOk : ExitFailure;
+}
+
+} // namespace
+
+void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &action) {
+  auto opt = std::make_shared<ExploreCommandOptions>();
+  CLI::App *cmd = app.add_subcommand("explore", "Generate a test suite by path exploration (one test per path; "
+                                                "with --strategy rsc one per symbolic output) and find crashes");
+  addRecipeOptions(*cmd, opt->recipe);
+  cmd->add_option("--stdin", opt->seed, "Seed input for stdin (default: empty)");
+  cmd->add_option("--out", opt->out, "Directory for the generated tests (new, empty, or an earlier explore output)")
+      ->required();
+  cmd->add_option("--strategy", opt->strategy, "dart (path conditions), rsc (relevant slice conditions) or "
+                                               "naive-rsc (default dart)");
+  cmd->add_option("--max-runs", opt->explore.maxRuns, "Stop after this many runs (default 100)");
+  cmd->add_option("--time-budget", opt->explore.timeBudgetSeconds, "Stop after this many seconds (default 60)");
+  cmd->add_option("--loop-bound", opt->explore.loopBound, "Do not negate a branch beyond its K-th instance on a "
+                                                          "path (default: no bound)");
+  cmd->add_option("--solver-timeout", opt->explore.solverTimeoutMs, "Milliseconds per solver query (default 5000)");
+  cmd->add_option("--timeout", opt->explore.runTimeoutSeconds, "Seconds per program run (default 10)");
+  cmd->add_flag("!--no-bugs", opt->explore.findBugs, "Do not ask the solver for crashing inputs");
+  cmd->add_option("args", opt->args, "Seed program arguments (after --)");
+  cmd->footer("Writes DIR/test-NNNN/{stdin,expected.stdout,expected.outcome,test.json} and DIR/summary.{md,json}.\n"
+              "Exit status: 0 no bug found, 1 bugs found (listed on stderr), 2 bad input.\n"
+              "Example: rootline explore --src prog.c --stdin seed.txt --out tests/generated --max-runs 200");
+  cmd->callback([&global, &action, opt] { action = [&global, opt] { return runExplore(global, *opt); }; });
+}
+
+} // namespace rootline::cli

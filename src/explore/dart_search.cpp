@@ -1,0 +1,307 @@
+// Generational search (DART/SAGE): every run's path condition c1..cm yields children
+// c1..c(i-1) ∧ ¬ci for the positions i past the run's bound; each child is run
+// natively under the tracer and checked against the prefix it was predicted to take.
+#include "rootline/explore.h"
+
+#include "rootline/error.h"
+
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <csignal>
+#include <deque>
+#include <map>
+
+namespace rootline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Candidate {
+  ProgramInput input;
+  size_t bound = 0;                                         // negate only positions >= bound
+  std::vector<std::pair<uint32_t, uint32_t>> expectedPrefix;  // symbolic branches it should take
+  bool lastFlipped = false;                                 // the last expected entry is "not this successor"
+  unsigned parent = 0;
+};
+
+std::string signature(const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
+  std::string s;
+  s.reserve(seq.size() * 8);
+  for (auto [id, succ] : seq) s += std::to_string(id) + ":" + std::to_string(succ) + ",";
+  return s;
+}
+
+std::string bugKindOfSignal(const SymbolicTrace &t) {
+  switch (t.replay.signal) {
+  case SIGFPE: return "div-by-zero";
+  case SIGABRT: return "assert";
+  case SIGSEGV:
+  case SIGBUS: return "segfault";
+  default: return "signal " + signalName(t.replay.signal);
+  }
+}
+
+class Explorer {
+public:
+  Explorer(const TracedProgram &program, const ExploreOptions &options)
+      : program_(program), options_(options), loaded_(loadModule(program.module.bitcode)),
+        index_(*loaded_.module), workDir_(makeWorkDir("explore")) {
+    z3::params p(ctx_);
+    p.set("timeout", options.solverTimeoutMs);
+    solverParams_ = std::make_unique<z3::params>(p);
+  }
+  ~Explorer() {
+    std::error_code ec;
+    fs::remove_all(workDir_, ec);
+  }
+
+  ExploreResult run(const ProgramInput &seed) {
+    auto start = Clock::now();
+    queue_.push_back({seed, 0, {}, false, 0});
+    while (!queue_.empty() && result_.stats.runs < options_.maxRuns && elapsed(start) < options_.timeBudgetSeconds) {
+      Candidate c = std::move(queue_.front());
+      queue_.pop_front();
+      step(c);
+      if (options_.progress)
+        options_.progress("run " + std::to_string(result_.stats.runs) + ", " +
+                          std::to_string(result_.stats.distinctPaths) + " paths, " +
+                          std::to_string(result_.bugs.size()) + " bugs, " + std::to_string(queue_.size()) +
+                          " queued");
+    }
+    coverageTotals();
+    result_.stats.totalSeconds = elapsed(start);
+    return std::move(result_);
+  }
+
+private:
+  static double elapsed(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+  SymbolicTrace runInput(const ProgramInput &input) {
+    ++result_.stats.runs;
+    return traceSymbolic(program_, *loaded_.module, index_, input, ctx_,
+                         workDir_ / ("run-" + std::to_string(result_.stats.runs)), options_.runTimeoutSeconds);
+  }
+
+  // Solves domain ∧ path[0..prefix) ∧ extra; the model, if satisfiable.
+  std::optional<z3::model> solve(const SymbolicRun &run, size_t prefix, const z3::expr &extra) {
+    z3::solver s(ctx_);
+    s.set(*solverParams_);
+    for (const auto &d : run.domain) s.add(d);
+    for (size_t i = 0; i < prefix && i < run.path.size(); ++i) s.add(run.path[i].taken);
+    s.add(extra);
+    ++result_.stats.solverCalls;
+    result_.stats.formulaBytes += s.to_smt2().size();
+    auto t0 = Clock::now();
+    z3::check_result r = s.check();
+    result_.stats.solverSeconds += elapsed(t0);
+    if (r == z3::sat) return s.get_model();
+    if (r == z3::unsat) ++result_.stats.solverUnsat;
+    else ++result_.stats.solverUnknown;
+    return std::nullopt;
+  }
+
+  void step(const Candidate &c) {
+    SymbolicTrace t = runInput(c.input);
+    const SymbolicRun &sym = t.symbolic;
+    result_.stats.concretizations += sym.concretizations;
+    result_.stats.concretizedCalls.insert(sym.concretizedCalls.begin(), sym.concretizedCalls.end());
+    for (const auto &b : t.branchesCovered) branchesCovered_.insert(b);
+    for (const auto &l : t.linesCovered) linesCovered_.insert(l);
+
+    std::vector<std::pair<uint32_t, uint32_t>> symbolicSeq;
+    for (const auto &pc : sym.path) symbolicSeq.push_back({index_.idOf(pc.inst), pc.successor});
+    bool diverged = !followed(c, symbolicSeq);
+    if (diverged) ++result_.stats.divergences;
+
+    std::string pathKey = signature(t.branches);
+    unsigned testId = 0;
+    if (paths_.insert(pathKey).second) {
+      ++result_.stats.distinctPaths;
+      testId = recordTest(c, t, diverged);
+    } else {
+      ++result_.stats.duplicatePaths;
+    }
+    if (t.replay.outcome == RunOutcome::Signal) recordCrash(t);
+    recordViolations(t);
+    if (options_.findBugs) checkBugs(t, c.input);
+    expand(c, t, testId, symbolicSeq);
+  }
+
+  bool followed(const Candidate &c, const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
+    if (c.expectedPrefix.empty()) return true;
+    if (seq.size() < c.expectedPrefix.size()) return false;
+    for (size_t i = 0; i + 1 < c.expectedPrefix.size(); ++i)
+      if (seq[i] != c.expectedPrefix[i]) return false;
+    const auto &last = c.expectedPrefix.back();
+    const auto &got = seq[c.expectedPrefix.size() - 1];
+    return got.first == last.first && (c.lastFlipped ? got.second != last.second : got.second == last.second);
+  }
+
+  unsigned recordTest(const Candidate &c, const SymbolicTrace &t, bool diverged) {
+    GeneratedTest g;
+    g.id = static_cast<unsigned>(result_.tests.size() + 1);
+    g.parent = c.parent;
+    g.input = t.input;
+    g.outcome = t.process.outcome();
+    g.exitCode = t.process.exitCode;
+    g.stdoutBytes = t.process.out;
+    g.branches = t.branches;
+    for (const auto &pc : t.symbolic.path) {
+      SourceLocation loc = ModuleIndex::locationOf(pc.inst);
+      g.symbolicBranches.push_back(
+          {index_.idOf(pc.inst), loc.file, pc.inst->getFunction()->getName().str(), loc.line, pc.successor});
+    }
+    g.pathConditionSmt2 = t.symbolic.smtlib(ctx_);
+    for (const auto &o : t.symbolic.outputs) g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, o.value.to_string()});
+    g.diverged = diverged;
+    result_.tests.push_back(std::move(g));
+    return result_.tests.back().id;
+  }
+
+  FoundBug *bugAt(const std::string &kind, const std::string &file, unsigned line) {
+    for (auto &b : result_.bugs)
+      if (b.kind == kind && b.file == file && b.line == line) return &b;
+    return nullptr;
+  }
+
+  void recordCrash(const SymbolicTrace &t) {
+    std::string kind = bugKindOfSignal(t);
+    if (kind == "segfault") {
+      for (const auto &v : t.symbolic.violations)
+        if (v.inst == t.replay.crashInst) kind = v.kind;
+      if (kind == "segfault" && t.replay.faultAddress < 4096) kind = "null-deref";
+    }
+    if (FoundBug *b = bugAt(kind, t.crashFile, t.crashLine)) {
+      if (!b->confirmed) {
+        b->confirmed = true;
+        b->input = t.input;
+        b->evidence = "native run ends with " + t.process.outcome();
+      }
+      return;
+    }
+    result_.bugs.push_back({kind, t.crashFile, t.crashLine, t.crashFunction, t.input, true,
+                            "native run ends with " + t.process.outcome()});
+  }
+
+  // Failures replay saw in a run that did not (necessarily) crash natively.
+  void recordViolations(const SymbolicTrace &t) {
+    for (const auto &v : t.symbolic.violations) {
+      SourceLocation loc = ModuleIndex::locationOf(v.inst);
+      std::string evidence = "replay of the native run: " + loc.str() + " " + v.detail;
+      FoundBug *b = bugAt(v.kind, loc.file, loc.line);
+      if (b && b->confirmed) continue;
+      FoundBug bug{v.kind, loc.file, loc.line, v.inst->getFunction()->getName().str(), t.input, true, evidence};
+      if (b) *b = bug;
+      else result_.bugs.push_back(bug);
+    }
+  }
+
+  static bool violatesAt(const SymbolicTrace &t, const std::string &kind, const SourceLocation &loc) {
+    for (const auto &v : t.symbolic.violations) {
+      SourceLocation vl = ModuleIndex::locationOf(v.inst);
+      if (v.kind == kind && vl.line == loc.line && vl.file == loc.file) return true;
+    }
+    return false;
+  }
+
+  void checkBugs(const SymbolicTrace &t, const ProgramInput &input) {
+    for (const auto &check : t.symbolic.checks) {
+      SourceLocation loc = ModuleIndex::locationOf(check.inst);
+      std::string key = check.kind + "@" + loc.str();
+      if (!checked_.insert(key).second) continue;  // each (kind, line) is asked once
+      auto model = solve(t.symbolic, check.pathPrefix, check.condition);
+      if (!model) continue;
+      ProgramInput crashing = applyModel(input, t.symbolic.inputs, *model);
+      SymbolicTrace confirm = runInput(crashing);
+      FoundBug bug{check.kind, loc.file, loc.line, check.inst->getFunction()->getName().str(), crashing, false, ""};
+      if (confirm.replay.outcome == RunOutcome::Signal && confirm.crashLine == loc.line && confirm.crashFile == loc.file) {
+        bug.confirmed = true;
+        bug.evidence = "native run ends with " + confirm.process.outcome() + " at " + loc.str();
+      } else if (violatesAt(confirm, check.kind, loc)) {
+        bug.confirmed = true;
+        bug.evidence = "replay of the native run shows the " + check.kind + " at " + loc.str() + " (the run itself " +
+                       "ends with " + confirm.process.outcome() + ")";
+      } else {
+        bug.evidence = "the solver's input reaches " + loc.str() + " with the failing value, but the native run " +
+                       "ends with " + confirm.process.outcome() + (check.kind == "out-of-bounds"
+                                                                        ? " (the access stays inside mapped memory)"
+                                                                        : "");
+      }
+      if (FoundBug *existing = bugAt(bug.kind, bug.file, bug.line)) {
+        if (!existing->confirmed && bug.confirmed) *existing = bug;
+      } else {
+        result_.bugs.push_back(bug);
+      }
+      // The confirming run is a test too when it takes a new path.
+      for (const auto &b : confirm.branchesCovered) branchesCovered_.insert(b);
+      for (const auto &l : confirm.linesCovered) linesCovered_.insert(l);
+      if (paths_.insert(signature(confirm.branches)).second) {
+        ++result_.stats.distinctPaths;
+        recordTest(Candidate{crashing, 0, {}, false, 0}, confirm, false);
+      }
+    }
+  }
+
+  void expand(const Candidate &c, const SymbolicTrace &t, unsigned testId,
+              const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
+    const SymbolicRun &sym = t.symbolic;
+    for (size_t j = c.bound; j < sym.path.size(); ++j) {
+      const PathConstraint &pc = sym.path[j];
+      if (options_.loopBound && pc.occurrence >= options_.loopBound) continue;
+      std::vector<std::pair<uint32_t, uint32_t>> prefix(seq.begin(), seq.begin() + static_cast<long>(j) + 1);
+      std::string key = signature(prefix) + "!";
+      if (!negated_.insert(key).second) continue;
+      auto model = solve(sym, j, !pc.taken);
+      if (!model) continue;
+      Candidate child;
+      child.input = applyModel(c.input, sym.inputs, *model);
+      child.bound = j + 1;
+      child.expectedPrefix = prefix;
+      child.lastFlipped = true;
+      child.parent = testId;
+      queue_.push_back(std::move(child));
+    }
+  }
+
+  void coverageTotals() {
+    std::set<std::pair<std::string, unsigned>> lines;
+    size_t branchTotal = 0;
+    for (size_t id = 0; id < index_.instructionCount(); ++id) {
+      const llvm::Instruction *inst = index_.instruction(static_cast<uint32_t>(id));
+      SourceLocation loc = ModuleIndex::locationOf(inst);
+      if (loc.valid()) lines.insert({loc.file, loc.line});
+      if ((llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) && inst->getNumSuccessors() > 1)
+        branchTotal += inst->getNumSuccessors();
+    }
+    result_.stats.linesTotal = lines.size();
+    result_.stats.linesCovered = linesCovered_.size();
+    result_.stats.branchesTotal = branchTotal;
+    result_.stats.branchesCovered = branchesCovered_.size();
+  }
+
+  const TracedProgram &program_;
+  ExploreOptions options_;
+  LoadedModule loaded_;
+  ModuleIndex index_;
+  fs::path workDir_;
+  z3::context ctx_;
+  std::unique_ptr<z3::params> solverParams_;
+  std::deque<Candidate> queue_;
+  std::set<std::string> paths_, negated_, checked_;
+  std::set<std::pair<uint32_t, uint32_t>> branchesCovered_;
+  std::set<std::pair<std::string, unsigned>> linesCovered_;
+  ExploreResult result_;
+};
+
+} // namespace
+
+ExploreResult explore(const TracedProgram &program, const ProgramInput &seed, const ExploreOptions &options) {
+  if (options.strategy != Strategy::Dart)
+    throw Error("exploration strategy '" + strategyName(options.strategy) + "' needs relevant slicing, which is not "
+                "built yet; use --strategy dart");
+  return Explorer(program, options).run(seed);
+}
+
+} // namespace rootline

@@ -1,0 +1,72 @@
+// One traced run, replayed symbolically, with its branch sequence and coverage.
+#include "rootline/explore.h"
+
+#include "rootline/error.h"
+
+#include <llvm/IR/Instructions.h>
+
+namespace rootline {
+
+namespace {
+
+// Forwards to the symbolic replayer and records the concrete path and coverage.
+class RunRecorder : public ReplayObserver {
+public:
+  RunRecorder(SymbolicReplayer &sym, SymbolicTrace &out) : sym_(sym), out_(out) {}
+  void onInstance(const Instance &I) override {
+    sym_.onInstance(I);
+    if (llvm::isa<llvm::BranchInst>(I.inst) || llvm::isa<llvm::SwitchInst>(I.inst)) {
+      if (I.inst->getNumSuccessors() > 1) {
+        out_.branches.push_back({I.id, I.successor});
+        out_.branchesCovered.insert({I.id, I.successor});
+      }
+    }
+    if (I.id != lastId_) {
+      lastId_ = I.id;
+      SourceLocation loc = ModuleIndex::locationOf(I.inst);
+      if (loc.valid()) out_.linesCovered.insert({loc.file, loc.line});
+    }
+  }
+  void onGlobal(const llvm::GlobalVariable *gv, uint64_t a, uint64_t s) override { sym_.onGlobal(gv, a, s); }
+  void onArgv(const ArgvString &a) override { sym_.onArgv(a); }
+
+private:
+  SymbolicReplayer &sym_;
+  SymbolicTrace &out_;
+  uint32_t lastId_ = ~0u;
+};
+
+} // namespace
+
+SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module, const ModuleIndex &index,
+                            const ProgramInput &input, z3::context &ctx, const fs::path &workDir,
+                            double timeoutSeconds) {
+  fs::create_directories(workDir);
+  fs::path stdinFile = workDir / "stdin";
+  writeFileAtomic(stdinFile, input.stdinBytes);
+  TestCase test;
+  test.stdinFile = stdinFile;
+  test.args = input.args;
+  test.timeoutSeconds = timeoutSeconds;
+  SymbolicTrace out;
+  out.input = input;
+  TracedRun run = runTraced(program, test, workDir / "run.trace");
+  out.process = run.process;
+  if (run.limitReached) throw Error("the trace of a generated test exceeds the trace byte limit");
+  SymbolicReplayer sym(ctx, module);
+  RunRecorder recorder(sym, out);
+  TraceReader reader(run.trace, program.module.key);
+  out.replay = replayTrace(module, index, reader, &recorder);
+  out.symbolic = sym.take();
+  if (out.replay.crashInst) {
+    SourceLocation loc = ModuleIndex::locationOf(out.replay.crashInst);
+    out.crashFile = loc.file;
+    out.crashLine = loc.line;
+    out.crashFunction = out.replay.crashInst->getFunction()->getName().str();
+  }
+  std::error_code ec;
+  fs::remove(workDir / "run.trace", ec);  // traces can be large; the input is what we keep
+  return out;
+}
+
+} // namespace rootline
