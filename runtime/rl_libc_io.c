@@ -514,8 +514,10 @@ static uint32_t rl_scan_size(const struct rl_sspec *s, const void *addr, size_t 
   }
 }
 
+/* `skipped_space`: white space was skipped right before this %c or %[ token, so its
+ * first byte cannot be white space (bit 7 of the logged conversion). */
 static void rl_scan_log(struct rl_scan *sc, const struct rl_sspec *s, void *dst, size_t start,
-                        size_t toklen) {
+                        size_t toklen, int skipped_space) {
   int e = errno;
   void *addr = dst;
   int is_string = strchr("cCsS[", s->conv) != NULL;
@@ -526,7 +528,8 @@ static void rl_scan_log(struct rl_scan *sc, const struct rl_sspec *s, void *dst,
     rl_ev_mem_write(dst, sizeof(void *));
   }
   uint32_t size = rl_scan_size(s, addr, toklen);
-  if (sc->is_stdin) rl_ev_token(sc->base + start, toklen, addr, size, s->conv);
+  char conv = (char)(s->conv | (skipped_space ? 0x80 : 0));
+  if (sc->is_stdin) rl_ev_token(sc->base + start, toklen, addr, size, conv);
   else rl_ev_mem_write(addr, size);
   errno = e;
 }
@@ -608,6 +611,7 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
     }
     int assign = !s.suppress && s.conv != '%';
     int skips = !(s.conv == '[' || s.conv == 'c' || s.conv == 'C');
+    int skipped_space = !skips && pending_space;
     if (rl_scan_build(sc, skips || pending_space, f, (size_t)(s.end - f)) != 0) goto oom;
     pending_space = 0;
     void *dst = assign ? va_arg(*ap, void *) : NULL;
@@ -626,7 +630,7 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
     sc->pos += (size_t)n2;
     if (assign) {
       ++done;
-      rl_scan_log(sc, &s, dst, start, toklen);
+      rl_scan_log(sc, &s, dst, start, toklen, skipped_space);
     }
     f = s.end;
   }

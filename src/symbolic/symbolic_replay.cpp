@@ -586,8 +586,14 @@ struct SymbolicReplayer::Impl {
     }
   }
 
+  z3::expr isSpace(const z3::expr &b) {
+    return b == bv(' ', 8) || b == bv('\t', 8) || b == bv('\n', 8) || b == bv('\v', 8) || b == bv('\f', 8) ||
+           b == bv('\r', 8);
+  }
+
   void token(const Event &e) {
-    char conv = static_cast<char>(e.e);
+    char conv = static_cast<char>(e.e & 0x7f);
+    bool afterSpace = e.e & 0x80;  // white space was skipped right before: the first byte is not white space
     uint64_t offset = e.a, len = e.b, addr = e.c, size = e.d;
     switch (conv) {
     case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
@@ -604,8 +610,10 @@ struct SymbolicReplayer::Impl {
     }
     case 'c':
       for (uint64_t i = 0; i < size; ++i) {
+        z3::expr b = stdinByte(offset + i);
+        if (i == 0 && afterSpace) domain.push_back(!isSpace(b));
         symByte[addr + i] = static_cast<unsigned>(exprs.size());
-        exprs.push_back(stdinByte(offset + i));
+        exprs.push_back(b);
       }
       return;
     case 's': case '[':
@@ -613,10 +621,8 @@ struct SymbolicReplayer::Impl {
         z3::expr b = stdinByte(offset + i);
         symByte[addr + i] = static_cast<unsigned>(exprs.size());
         exprs.push_back(b);
-        if (conv == 's')  // the token must stay one token
-          domain.push_back(b != bv(' ', 8) && b != bv('\t', 8) && b != bv('\n', 8) &&
-                           b != bv('\v', 8) && b != bv('\f', 8) && b != bv('\r', 8) &&
-                           b != bv(0, 8));
+        if (conv == 's') domain.push_back(!isSpace(b) && b != bv(0, 8));  // the token must stay one token
+        else if (i == 0 && afterSpace) domain.push_back(!isSpace(b));
       }
       if (size > 0) writeConcrete(addr + size - 1, 1, {0, 0});
       return;
