@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rootline/run.h"
+#include "rootline/slice.h"
 #include "rootline/symbolic.h"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,7 @@ struct SymbolicTrace {
   std::string crashFile;
   unsigned crashLine = 0;
   std::string crashFunction;
+  DynamicTrace dynamic;  // dependences, when an analysis was given
 };
 
 // Runs `input` traced and replays it symbolically. `workDir` receives the stdin file
@@ -45,7 +48,7 @@ struct SymbolicTrace {
 // the result points to).
 SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module, const ModuleIndex &index,
                             const ProgramInput &input, z3::context &ctx, const fs::path &workDir,
-                            double timeoutSeconds);
+                            double timeoutSeconds, const StaticAnalysis *analysis = nullptr);
 
 enum class Strategy { Dart, Rsc, NaiveRsc };
 
@@ -57,6 +60,7 @@ struct ExploreOptions {
   unsigned solverTimeoutMs = 5000;
   double runTimeoutSeconds = 10;
   bool findBugs = true;
+  std::string criterion = "output";  // what the relevant slice conditions are computed for
   std::function<void(const std::string &)> progress;  // called after every run
 };
 
@@ -84,6 +88,17 @@ struct GeneratedTest {
   };
   std::vector<Output> symbolicOutputs;
   bool diverged = false;        // did not follow the predicted path prefix
+  std::string rsc;              // relevant slice condition for the criterion (SMT-LIB term)
+  std::string symbolicOutput;   // what the criterion computes, over the inputs
+};
+
+// One entry of the semantic signature: a partition of the inputs (its RSC) and how the
+// criterion is computed in it.
+struct SignatureEntry {
+  std::string rsc;
+  std::string output;
+  unsigned test = 0;  // a test in that partition
+  bool operator<(const SignatureEntry &o) const { return std::tie(rsc, output) < std::tie(o.rsc, o.output); }
 };
 
 struct FoundBug {
@@ -97,7 +112,7 @@ struct FoundBug {
 };
 
 struct ExploreStats {
-  unsigned runs = 0, distinctPaths = 0, duplicatePaths = 0, divergences = 0;
+  unsigned runs = 0, distinctPaths = 0, duplicatePaths = 0, divergences = 0, partitions = 0;
   unsigned solverCalls = 0, solverUnsat = 0, solverUnknown = 0;
   double solverSeconds = 0, totalSeconds = 0;
   uint64_t formulaBytes = 0;
@@ -107,7 +122,9 @@ struct ExploreStats {
 };
 
 struct ExploreResult {
-  std::vector<GeneratedTest> tests;  // one per distinct path
+  std::vector<GeneratedTest> tests;  // one per distinct path (dart) or partition (rsc)
+  std::set<std::string> partitionKeys;  // distinct RSCs reached (by their branch sequence)
+  std::set<SignatureEntry> signature;
   std::vector<FoundBug> bugs;
   ExploreStats stats;
 };

@@ -16,11 +16,13 @@
 namespace rootline {
 
 struct SourceLocation {
-  std::string file;  // as recorded in debug info (directory-relative path joined)
+  std::string file;       // as recorded in debug info
+  std::string directory;  // the compilation directory, for a relative `file`
   unsigned line = 0;
   unsigned column = 0;
   bool valid() const { return line != 0; }
   std::string str() const;  // "file:line"
+  std::string path() const; // file joined to directory when relative
 };
 
 class ModuleIndex {

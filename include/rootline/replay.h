@@ -44,6 +44,8 @@ struct Instance {
   uint64_t addr = 0;                       // load/store/alloca address
   uint64_t size = 0;                       // bytes loaded/stored/allocated
   llvm::SmallVector<uint64_t, 2> memDefs;  // load: distinct last writers of the loaded bytes
+  bool memUnwritten = false;               // some loaded byte has no writer in the trace
+  bool crashed = false;                    // the instruction raised the fatal signal (last instance)
   // Calls into uninstrumented code: what the call did, as logged (inputs, outputs,
   // memory effects); `external` marks that its result is concrete (concretised).
   bool external = false;

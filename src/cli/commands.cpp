@@ -24,7 +24,6 @@ struct Placeholder {
 };
 
 const Placeholder kPlaceholders[] = {
-    {"slice", "Print the relevant slice, its condition (RSC) and the path condition of one run"},
     {"debug", "Root-cause a regression between two versions for a failing test (Darwin with "
               "relevant slice conditions)"},
     {"bisect", "Find the first bad commit between a good and a bad revision, then root-cause it"},

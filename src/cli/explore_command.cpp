@@ -15,6 +15,7 @@ struct ExploreCommandOptions {
   std::string seed;
   std::string out;
   std::string strategy = "dart";
+  bool signature = false;
   ExploreOptions explore;
   std::vector<std::string> args;
 };
@@ -49,14 +50,22 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   writeTestSuite(result, out, name);
   if (global.json) {
     nlohmann::json j = summaryJson(result);
+    if (opt.signature) {
+      j["signature"] = nlohmann::json::array();
+      for (const auto &e : result.signature) j["signature"].push_back({{"rsc", e.rsc}, {"output", e.output}, {"test", e.test}});
+    }
     j["out"] = out.string();
     std::cout << j.dump(2) << "\n";
   } else if (!global.quiet) {
     const ExploreStats &s = result.stats;
-    std::cerr << "rootline: explore: " << s.runs << " runs, " << s.distinctPaths << " distinct paths, "
+    std::cerr << "rootline: explore (" << strategyName(opt.explore.strategy) << "): " << s.runs << " runs, "
+              << s.distinctPaths << " distinct paths, " << s.partitions << " partitions, "
               << s.divergences << " divergences; lines " << s.linesCovered << "/" << s.linesTotal << ", branches "
               << s.branchesCovered << "/" << s.branchesTotal << "; solver " << s.solverCalls << " calls, "
               << s.solverSeconds << " s of " << s.totalSeconds << " s\n";
+    if (opt.signature)
+      for (const auto &e : result.signature)
+        std::cout << "partition: " << e.rsc << "\n  output: " << (e.output.empty() ? "(none)" : e.output) << "\n";
     for (const auto &b : result.bugs)
       std::cerr << "rootline: bug: " << b.kind << " at " << b.file << ":" << b.line << " in " << b.function
                 << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
@@ -84,6 +93,10 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
   cmd->add_option("--solver-timeout", opt->explore.solverTimeoutMs, "Milliseconds per solver query (default 5000)");
   cmd->add_option("--timeout", opt->explore.runTimeoutSeconds, "Seconds per program run (default 10)");
   cmd->add_flag("!--no-bugs", opt->explore.findBugs, "Do not ask the solver for crashing inputs");
+  cmd->add_option("--criterion", opt->explore.criterion, "What relevant slice conditions are computed for: "
+                                                         "output (default), output:N, FILE:LINE or crash");
+  cmd->add_flag("--signature", opt->signature, "Print the semantic signature: every (RSC, symbolic output) pair "
+                                               "found");
   cmd->add_option("args", opt->args, "Seed program arguments (after --)");
   cmd->footer("Writes DIR/test-NNNN/{stdin,expected.stdout,expected.outcome,test.json} and DIR/summary.{md,json}.\n"
               "Exit status: 0 no bug found, 1 bugs found (listed on stderr), 2 bad input.\n"

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
 
   cli::Action action;
   cli::addTraceCommand(app, global, action);
+  cli::addSliceCommand(app, global, action);
   cli::addExploreCommand(app, global, action);
   cli::addPlaceholderCommands(app, action);
 

@@ -3,7 +3,9 @@
 // natively under the tracer and checked against the prefix it was predicted to take.
 #include "rootline/explore.h"
 
+#include "rootline/analysis.h"
 #include "rootline/error.h"
+#include "rootline/expr_text.h"
 
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -26,6 +28,31 @@ struct Candidate {
   unsigned parent = 0;
 };
 
+// What a run contributes to the search: the constraint sequence the strategy negates
+// (the path condition, the RSC, or the reordered RSC), and its partition.
+struct RunView {
+  std::vector<PathConstraint> seq;
+  std::string partitionKey;
+  std::string rscText;
+  std::string outputText;
+};
+
+// Printed bytes as a C string literal.
+std::string quoted(const std::string &bytes) {
+  std::string out = "\"";
+  for (unsigned char ch : bytes) {
+    if (ch == '\n') out += "\\n";
+    else if (ch == '\t') out += "\\t";
+    else if (ch == '"' || ch == '\\') out += std::string("\\") + static_cast<char>(ch);
+    else if (ch < 32 || ch >= 127) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+      out += buf;
+    } else out += static_cast<char>(ch);
+  }
+  return out + "\"";
+}
+
 std::string signature(const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
   std::string s;
   s.reserve(seq.size() * 8);
@@ -47,7 +74,7 @@ class Explorer {
 public:
   Explorer(const TracedProgram &program, const ExploreOptions &options)
       : program_(program), options_(options), loaded_(loadModule(program.module.bitcode)),
-        index_(*loaded_.module), workDir_(makeWorkDir("explore")) {
+        index_(*loaded_.module), analysis_(*loaded_.module, index_), workDir_(makeWorkDir("explore")) {
     z3::params p(ctx_);
     p.set("timeout", options.solverTimeoutMs);
     solverParams_ = std::make_unique<z3::params>(p);
@@ -71,6 +98,7 @@ public:
                           " queued");
     }
     coverageTotals();
+    result_.stats.partitions = static_cast<unsigned>(result_.partitionKeys.size());
     result_.stats.totalSeconds = elapsed(start);
     return std::move(result_);
   }
@@ -81,15 +109,64 @@ private:
   SymbolicTrace runInput(const ProgramInput &input) {
     ++result_.stats.runs;
     return traceSymbolic(program_, *loaded_.module, index_, input, ctx_,
-                         workDir_ / ("run-" + std::to_string(result_.stats.runs)), options_.runTimeoutSeconds);
+                         workDir_ / ("run-" + std::to_string(result_.stats.runs)), options_.runTimeoutSeconds,
+                         &analysis_);
   }
 
-  // Solves domain ∧ path[0..prefix) ∧ extra; the model, if satisfiable.
-  std::optional<z3::model> solve(const SymbolicRun &run, size_t prefix, const z3::expr &extra) {
+  std::vector<std::pair<uint32_t, uint32_t>> idsOf(const std::vector<PathConstraint> &seq) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    for (const auto &c : seq) out.push_back({index_.idOf(c.inst), c.successor});
+    return out;
+  }
+
+  // The criterion's value in this run, over the inputs: the symbolic expression of each
+  // output piece it covers, or the bytes printed when they do not depend on inputs.
+  std::string outputText(const SymbolicTrace &t, const std::vector<CriterionSeed> &seeds) {
+    std::string text;
+    for (const auto &seed : seeds)
+      for (const auto &piece : t.dynamic.outputs) {
+        if (piece.instance != seed.instance || (piece.fd != 1 && piece.fd != 2)) continue;
+        if (!seed.whole && piece.arg == 0) continue;
+        std::string part;
+        for (const auto &o : t.symbolic.outputs)
+          if (o.instance == piece.instance && o.offset == piece.offset && o.fd == piece.fd) part = readableExpr(o.value);
+        if (part.empty()) part = quoted(piece.bytes);
+        if (!text.empty()) text += " ";
+        text += part;
+      }
+    return text;
+  }
+
+  RunView view(const SymbolicTrace &t) {
+    RunView v;
+    std::vector<CriterionSeed> seeds;
+    try {
+      seeds = resolveCriterion(options_.criterion, t.dynamic, index_);
+    } catch (const Error &) {
+      // The criterion did not execute on this run: its partition is the empty RSC.
+    }
+    Slice slice = computeSlice(t.dynamic, index_, analysis_, seeds);
+    std::vector<PathConstraint> rsc = relevantSliceCondition(t.symbolic, slice);
+    v.partitionKey = signature(idsOf(rsc));
+    z3::expr conj = ctx_.bool_val(true);
+    for (const auto &c : rsc) conj = conj && c.taken;
+    v.rscText = readableExpr(conj.simplify());
+    v.outputText = outputText(t, seeds);
+    switch (options_.strategy) {
+    case Strategy::Dart: v.seq = t.symbolic.path; break;
+    case Strategy::NaiveRsc: v.seq = rsc; break;
+    case Strategy::Rsc: v.seq = reorderRsc(rsc, t.dynamic, index_, analysis_); break;
+    }
+    return v;
+  }
+
+  // Solves domain ∧ seq[0..prefix) ∧ extra; the model, if satisfiable.
+  std::optional<z3::model> solve(const SymbolicRun &run, const std::vector<PathConstraint> &seq, size_t prefix,
+                                 const z3::expr &extra) {
     z3::solver s(ctx_);
     s.set(*solverParams_);
     for (const auto &d : run.domain) s.add(d);
-    for (size_t i = 0; i < prefix && i < run.path.size(); ++i) s.add(run.path[i].taken);
+    for (size_t i = 0; i < prefix && i < seq.size(); ++i) s.add(seq[i].taken);
     s.add(extra);
     ++result_.stats.solverCalls;
     result_.stats.formulaBytes += s.to_smt2().size();
@@ -110,23 +187,23 @@ private:
     for (const auto &b : t.branchesCovered) branchesCovered_.insert(b);
     for (const auto &l : t.linesCovered) linesCovered_.insert(l);
 
-    std::vector<std::pair<uint32_t, uint32_t>> symbolicSeq;
-    for (const auto &pc : sym.path) symbolicSeq.push_back({index_.idOf(pc.inst), pc.successor});
+    RunView v = view(t);
+    std::vector<std::pair<uint32_t, uint32_t>> symbolicSeq = idsOf(v.seq);
     bool diverged = !followed(c, symbolicSeq);
     if (diverged) ++result_.stats.divergences;
 
-    std::string pathKey = signature(t.branches);
+    bool newPath = paths_.insert(signature(t.branches)).second;
+    bool newPartition = result_.partitionKeys.insert(v.partitionKey).second;
+    if (newPath) ++result_.stats.distinctPaths;
+    else ++result_.stats.duplicatePaths;
     unsigned testId = 0;
-    if (paths_.insert(pathKey).second) {
-      ++result_.stats.distinctPaths;
-      testId = recordTest(c, t, diverged);
-    } else {
-      ++result_.stats.duplicatePaths;
-    }
+    // DART keeps one test per path; the RSC strategies one per partition.
+    if (options_.strategy == Strategy::Dart ? newPath : newPartition) testId = recordTest(c, t, diverged, v);
+    if (newPartition) result_.signature.insert({v.rscText, v.outputText, testId});
     if (t.replay.outcome == RunOutcome::Signal) recordCrash(t);
     recordViolations(t);
     if (options_.findBugs) checkBugs(t, c.input);
-    expand(c, t, testId, symbolicSeq);
+    expand(c, t, testId, v.seq, symbolicSeq);
   }
 
   bool followed(const Candidate &c, const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
@@ -139,7 +216,7 @@ private:
     return got.first == last.first && (c.lastFlipped ? got.second != last.second : got.second == last.second);
   }
 
-  unsigned recordTest(const Candidate &c, const SymbolicTrace &t, bool diverged) {
+  unsigned recordTest(const Candidate &c, const SymbolicTrace &t, bool diverged, const RunView &v) {
     GeneratedTest g;
     g.id = static_cast<unsigned>(result_.tests.size() + 1);
     g.parent = c.parent;
@@ -156,6 +233,8 @@ private:
     g.pathConditionSmt2 = t.symbolic.smtlib(ctx_);
     for (const auto &o : t.symbolic.outputs) g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, o.value.to_string()});
     g.diverged = diverged;
+    g.rsc = v.rscText;
+    g.symbolicOutput = v.outputText;
     result_.tests.push_back(std::move(g));
     return result_.tests.back().id;
   }
@@ -211,7 +290,7 @@ private:
       SourceLocation loc = ModuleIndex::locationOf(check.inst);
       std::string key = check.kind + "@" + loc.str();
       if (!checked_.insert(key).second) continue;  // each (kind, line) is asked once
-      auto model = solve(t.symbolic, check.pathPrefix, check.condition);
+      auto model = solve(t.symbolic, t.symbolic.path, check.pathPrefix, check.condition);
       if (!model) continue;
       ProgramInput crashing = applyModel(input, t.symbolic.inputs, *model);
       SymbolicTrace confirm = runInput(crashing);
@@ -239,21 +318,25 @@ private:
       for (const auto &l : confirm.linesCovered) linesCovered_.insert(l);
       if (paths_.insert(signature(confirm.branches)).second) {
         ++result_.stats.distinctPaths;
-        recordTest(Candidate{crashing, 0, {}, false, 0}, confirm, false);
+        RunView cv = view(confirm);
+        if (result_.partitionKeys.insert(cv.partitionKey).second || options_.strategy == Strategy::Dart) {
+          unsigned id = recordTest(Candidate{crashing, 0, {}, false, 0}, confirm, false, cv);
+          result_.signature.insert({cv.rscText, cv.outputText, id});
+        }
       }
     }
   }
 
-  void expand(const Candidate &c, const SymbolicTrace &t, unsigned testId,
+  void expand(const Candidate &c, const SymbolicTrace &t, unsigned testId, const std::vector<PathConstraint> &constraints,
               const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
     const SymbolicRun &sym = t.symbolic;
-    for (size_t j = c.bound; j < sym.path.size(); ++j) {
-      const PathConstraint &pc = sym.path[j];
+    for (size_t j = c.bound; j < constraints.size(); ++j) {
+      const PathConstraint &pc = constraints[j];
       if (options_.loopBound && pc.occurrence >= options_.loopBound) continue;
       std::vector<std::pair<uint32_t, uint32_t>> prefix(seq.begin(), seq.begin() + static_cast<long>(j) + 1);
       std::string key = signature(prefix) + "!";
       if (!negated_.insert(key).second) continue;
-      auto model = solve(sym, j, !pc.taken);
+      auto model = solve(sym, constraints, j, !pc.taken);
       if (!model) continue;
       Candidate child;
       child.input = applyModel(c.input, sym.inputs, *model);
@@ -285,6 +368,7 @@ private:
   ExploreOptions options_;
   LoadedModule loaded_;
   ModuleIndex index_;
+  StaticAnalysis analysis_;
   fs::path workDir_;
   z3::context ctx_;
   std::unique_ptr<z3::params> solverParams_;
@@ -298,9 +382,6 @@ private:
 } // namespace
 
 ExploreResult explore(const TracedProgram &program, const ProgramInput &seed, const ExploreOptions &options) {
-  if (options.strategy != Strategy::Dart)
-    throw Error("exploration strategy '" + strategyName(options.strategy) + "' needs relevant slicing, which is not "
-                "built yet; use --strategy dart");
   return Explorer(program, options).run(seed);
 }
 

@@ -12,9 +12,11 @@ namespace {
 // Forwards to the symbolic replayer and records the concrete path and coverage.
 class RunRecorder : public ReplayObserver {
 public:
-  RunRecorder(SymbolicReplayer &sym, SymbolicTrace &out) : sym_(sym), out_(out) {}
+  RunRecorder(SymbolicReplayer &sym, SymbolicTrace &out, DependenceRecorder *deps)
+      : sym_(sym), out_(out), deps_(deps) {}
   void onInstance(const Instance &I) override {
     sym_.onInstance(I);
+    if (deps_) deps_->onInstance(I);
     if (llvm::isa<llvm::BranchInst>(I.inst) || llvm::isa<llvm::SwitchInst>(I.inst)) {
       if (I.inst->getNumSuccessors() > 1) {
         out_.branches.push_back({I.id, I.successor});
@@ -27,12 +29,19 @@ public:
       if (loc.valid()) out_.linesCovered.insert({loc.file, loc.line});
     }
   }
-  void onGlobal(const llvm::GlobalVariable *gv, uint64_t a, uint64_t s) override { sym_.onGlobal(gv, a, s); }
-  void onArgv(const ArgvString &a) override { sym_.onArgv(a); }
+  void onGlobal(const llvm::GlobalVariable *gv, uint64_t a, uint64_t s) override {
+    sym_.onGlobal(gv, a, s);
+    if (deps_) deps_->onGlobal(gv, a, s);
+  }
+  void onArgv(const ArgvString &a) override {
+    sym_.onArgv(a);
+    if (deps_) deps_->onArgv(a);
+  }
 
 private:
   SymbolicReplayer &sym_;
   SymbolicTrace &out_;
+  DependenceRecorder *deps_;
   uint32_t lastId_ = ~0u;
 };
 
@@ -40,7 +49,7 @@ private:
 
 SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module, const ModuleIndex &index,
                             const ProgramInput &input, z3::context &ctx, const fs::path &workDir,
-                            double timeoutSeconds) {
+                            double timeoutSeconds, const StaticAnalysis *analysis) {
   fs::create_directories(workDir);
   fs::path stdinFile = workDir / "stdin";
   writeFileAtomic(stdinFile, input.stdinBytes);
@@ -54,10 +63,13 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
   out.process = run.process;
   if (run.limitReached) throw Error("the trace of a generated test exceeds the trace byte limit");
   SymbolicReplayer sym(ctx, module);
-  RunRecorder recorder(sym, out);
+  std::optional<DependenceRecorder> deps;
+  if (analysis) deps.emplace(index, *analysis);
+  RunRecorder recorder(sym, out, deps ? &*deps : nullptr);
   TraceReader reader(run.trace, program.module.key);
   out.replay = replayTrace(module, index, reader, &recorder);
   out.symbolic = sym.take();
+  if (deps) out.dynamic = deps->take();
   if (out.replay.crashInst) {
     SourceLocation loc = ModuleIndex::locationOf(out.replay.crashInst);
     out.crashFile = loc.file;

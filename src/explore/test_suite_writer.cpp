@@ -38,7 +38,9 @@ json testJson(const GeneratedTest &t) {
           {"branch_count", t.branches.size()},
           {"path_condition_smt2", t.pathConditionSmt2},
           {"symbolic_outputs", outputs},
-          {"diverged", t.diverged}};
+          {"diverged", t.diverged},
+          {"relevant_slice_condition", t.rsc},
+          {"symbolic_output", t.symbolicOutput}};
 }
 
 json bugJson(const FoundBug &b) {
@@ -62,6 +64,7 @@ json summaryJson(const ExploreResult &r) {
           {"distinct_paths", s.distinctPaths},
           {"duplicate_paths", s.duplicatePaths},
           {"divergences", s.divergences},
+          {"partitions", s.partitions},
           {"tests", r.tests.size()},
           {"lines", {{"covered", s.linesCovered}, {"total", s.linesTotal}}},
           {"branches", {{"covered", s.branchesCovered}, {"total", s.branchesTotal}}},

@@ -7,6 +7,11 @@ namespace rootline {
 
 std::string SourceLocation::str() const { return file + ":" + std::to_string(line); }
 
+std::string SourceLocation::path() const {
+  if (file.empty() || file[0] == '/' || directory.empty()) return file;
+  return directory + "/" + file;
+}
+
 ModuleIndex::ModuleIndex(const llvm::Module &module) {
   for (const llvm::Function &fn : module) {
     fnIndex_[&fn] = static_cast<uint32_t>(fns_.size());
@@ -30,6 +35,7 @@ SourceLocation ModuleIndex::locationOf(const llvm::Instruction *inst) {
   if (!dl) return loc;
   auto *scope = llvm::cast<llvm::DIScope>(dl.getScope());
   loc.file = scope->getFilename().str();
+  loc.directory = scope->getDirectory().str();
   loc.line = dl.getLine();
   loc.column = dl.getCol();
   return loc;

@@ -71,6 +71,7 @@ public:
         }
       }
     } catch (const CrashStop &c) {
+      reportCrash(c.inst);
       result_.outcome = RunOutcome::Signal;
       result_.signal = c.signo;
       result_.crashInst = c.inst;
@@ -374,6 +375,8 @@ private:
     cur_.addr = cur_.size = 0;
     cur_.memDefs.clear();
     cur_.external = false;
+    cur_.memUnwritten = false;
+    cur_.crashed = false;
     cur_.effects.clear();
     return cur_;
   }
@@ -389,7 +392,33 @@ private:
     report(I);
   }
 
+  // The faulting instruction becomes the last instance, marked `crashed`, with the
+  // operands it had when it faulted (a call into libc: its arguments).
+  void reportCrash(const llvm::Instruction *inst) {
+    if (!inst || stack_.empty()) return;
+    Frame &f = stack_.back();
+    if (f.pending == inst) {
+      Instance &I = begin(f, inst);
+      I.operands.assign(f.pendingArgs.begin(), f.pendingArgs.end());
+      I.external = true;
+      I.effects = std::move(f.pendingEffects);
+    } else if (cur_.inst != inst || cur_.index + 1 != nextIndex_) {
+      Instance &I = begin(f, inst);
+      for (const llvm::Use &u : inst->operands())
+        if (!llvm::isa<llvm::BasicBlock>(u.get()) && !llvm::isa<llvm::Function>(u.get())) {
+          auto it = f.slots.find(u.get());
+          if (llvm::isa<llvm::Constant>(u.get())) I.operands.push_back({constant(llvm::cast<llvm::Constant>(u.get())), kNoDef});
+          else if (it != f.slots.end()) I.operands.push_back({it->second.v, it->second.def});
+        }
+    }
+    if (reported_ && lastReported_ == cur_.index) return;  // a call whose callee never started
+    cur_.crashed = true;
+    report(cur_);
+  }
+
   void report(const Instance &I) {
+    reported_ = true;
+    lastReported_ = I.index;
     ++result_.instances;
     if (observer_) observer_->onInstance(I);
   }
@@ -586,13 +615,14 @@ private:
       const Slot &content = f.locals[al];
       I.result = ops::truncTo(content.v, static_cast<unsigned>(std::min<uint64_t>(128, I.size * 8)));
       if (content.def != kNoDef) I.memDefs.push_back(content.def);
+      else I.memUnwritten = true;
     } else {
       Event ev = expect(Ev::LOAD, ld, Ev::LOAD_WIDE);
       if (ev.a != addr)
         mismatch(ld, "trace loads from 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" + llvm::utohexstr(addr));
       I.result = ev.tag == Ev::LOAD ? ops::truncTo({ev.b, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)))
                                     : bytesToVal(ev.bytes);
-      shadow_.writers(addr, I.size, I.memDefs);
+      I.memUnwritten = shadow_.writers(addr, I.size, I.memDefs);
     }
     finish(f, I);
     ++f.pc;
@@ -741,8 +771,8 @@ private:
     }
     // Reads first (they see the memory before the call's writes), then writes.
     for (const Event &e : I.effects) {
-      if (e.tag == Ev::MEM_READ) shadow_.writers(e.a, e.b, I.memDefs);
-      else if (e.tag == Ev::MEM_COPY) shadow_.writers(e.b, e.c, I.memDefs);
+      if (e.tag == Ev::MEM_READ) I.memUnwritten |= shadow_.writers(e.a, e.b, I.memDefs);
+      else if (e.tag == Ev::MEM_COPY) I.memUnwritten |= shadow_.writers(e.b, e.c, I.memDefs);
     }
     for (const Event &e : I.effects) {
       switch (e.tag) {
@@ -897,6 +927,8 @@ private:
   uint64_t nextIndex_ = 0;
   uint64_t frameCounter_ = 0;
   bool sawExit_ = false;
+  bool reported_ = false;
+  uint64_t lastReported_ = 0;
   ReplayResult result_;
 };
 

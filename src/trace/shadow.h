@@ -25,14 +25,18 @@ public:
     for (uint64_t i = 0; i < len; ++i) slot(dst + i) = tmp[i];
   }
   // Distinct writers of [addr, addr+len), in first-seen order.
-  void writers(uint64_t addr, uint64_t len, llvm::SmallVectorImpl<uint64_t> &out) {
+  // Returns whether some byte has no writer.
+  bool writers(uint64_t addr, uint64_t len, llvm::SmallVectorImpl<uint64_t> &out) {
     uint64_t last = kNoDef - 1;
+    bool unwritten = false;
     for (uint64_t i = 0; i < len; ++i) {
       uint64_t w = get(addr + i);
+      if (w == kNoDef) unwritten = true;
       if (w == kNoDef || w == last) continue;
       last = w;
       if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
     }
+    return unwritten;
   }
 
 private:

@@ -1,0 +1,96 @@
+// Dynamic dependences and relevant slicing (DESIGN.md 2.4). A forward observer
+// records each instance's dependences compactly; one backward pass computes the
+// relevant slice of a criterion (data, control and potential dependences), or the
+// dynamic slice (without potential dependences) for comparison.
+#pragma once
+
+#include "rootline/analysis.h"
+#include "rootline/replay.h"
+#include "rootline/symbolic.h"
+
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+struct InstanceRecord {
+  uint32_t id = 0;
+  uint32_t successor = 0;
+  uint64_t parent = kNoDef;  // dynamic control parent: innermost open branch, else the call
+  uint32_t defBegin = 0;     // operand defs (LLVM operand order, kNoDef kept), then memory writers
+  uint16_t operandCount = 0, writerCount = 0;
+  uint32_t locBegin = 0;     // abstract locations the instance reads from memory
+  uint16_t locCount = 0;
+  bool readsUnwritten = false;  // some byte it read has no writer in the trace
+  bool isBranch = false;        // conditional branch or multi-way switch
+};
+
+// The output pieces of a run, as logged (one per OUTPUT event).
+struct OutputPiece {
+  uint64_t instance = 0;
+  uint64_t fd = 1, offset = 0, arg = 0;
+  bool fromMemory = false;
+  std::string bytes;
+};
+
+struct DynamicTrace {
+  std::vector<InstanceRecord> records;  // index = instance index
+  std::vector<uint64_t> defs;
+  std::vector<AbsLoc> locs;
+  std::vector<OutputPiece> outputs;
+  uint64_t crashInstance = kNoDef;
+
+  uint64_t operandDef(uint64_t instance, unsigned operand) const;
+};
+
+class DependenceRecorder : public ReplayObserver {
+public:
+  DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis);
+  ~DependenceRecorder() override;
+  void onInstance(const Instance &) override;
+  void onGlobal(const llvm::GlobalVariable *, uint64_t addr, uint64_t size) override;
+  void onArgv(const ArgvString &) override;
+  DynamicTrace take();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Where slicing starts: an instance and which of its dependences count.
+struct CriterionSeed {
+  uint64_t instance = 0;
+  bool whole = true;              // all operands and memory it read
+  std::vector<uint64_t> defs;     // when not whole: these definitions only
+  bool memory = false;            // when not whole: also the memory it read
+};
+
+// Criteria (several may be given): "FILE:LINE" (the last instance of that line),
+// "output" (every output), "output:N" (the N-th line of stdout, down to the printf
+// arguments that produced it), "crash" (the faulting instruction). Throws Error when
+// a criterion matches nothing in the run.
+std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const DynamicTrace &trace,
+                                            const ModuleIndex &index);
+
+struct Slice {
+  std::vector<bool> member;  // by instance index
+  size_t size() const;
+  bool contains(uint64_t instance) const { return instance < member.size() && member[instance]; }
+};
+
+// One backward pass. `potential` adds potential dependences (the relevant slice);
+// without it the result is the dynamic slice.
+Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index, const StaticAnalysis &analysis,
+                   const std::vector<CriterionSeed> &seeds, bool potential = true);
+
+// The relevant slice condition: the path constraints of the slice's branch instances,
+// in trace order.
+std::vector<PathConstraint> relevantSliceCondition(const SymbolicRun &run, const Slice &slice);
+
+// DESIGN.md 2.5: keeps the prefix property of path conditions. The pivot is the last
+// branch; those earlier branches in its relevant slice come first (reordered), then
+// the pivot, then the rest (reordered).
+std::vector<PathConstraint> reorderRsc(const std::vector<PathConstraint> &rsc, const DynamicTrace &trace,
+                                       const ModuleIndex &index, const StaticAnalysis &analysis);
+
+} // namespace rootline

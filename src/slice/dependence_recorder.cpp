@@ -1,0 +1,147 @@
+// Forward pass over replay: compact per-instance dependence records, dynamic control
+// parents (per-frame stacks of open branches, popped at their join) and the abstract
+// location of every memory read.
+#include "rootline/slice.h"
+
+#include "rootline/module_index.h"
+
+#include <llvm/IR/Instructions.h>
+
+#include <map>
+#include <unordered_map>
+
+namespace rootline {
+
+uint64_t DynamicTrace::operandDef(uint64_t instance, unsigned operand) const {
+  const InstanceRecord &r = records[instance];
+  return operand < r.operandCount ? defs[r.defBegin + operand] : kNoDef;
+}
+
+namespace {
+
+struct OpenBranch {
+  uint64_t instance;
+  const llvm::Instruction *branch;
+  const llvm::BasicBlock *join;
+};
+
+struct FrameState {
+  std::vector<OpenBranch> open;
+  const llvm::BasicBlock *block = nullptr;
+  uint64_t callInstance = kNoDef;
+};
+
+struct ObjectEntry {
+  uint64_t size;
+  AbsLoc loc;
+};
+
+} // namespace
+
+struct DependenceRecorder::Impl {
+  const ModuleIndex &index;
+  const StaticAnalysis &analysis;
+  DynamicTrace trace;
+  std::unordered_map<uint64_t, FrameState> frames;
+  std::map<uint64_t, ObjectEntry> objects;  // base -> object, for the location of a read
+  uint64_t lastCall = kNoDef;               // the latest call into a function with a body
+  uint32_t lastDepth = 0;
+
+  Impl(const ModuleIndex &i, const StaticAnalysis &a) : index(i), analysis(a) {}
+
+  void addObject(uint64_t base, uint64_t size, AbsLoc loc) {
+    auto it = objects.lower_bound(base);
+    while (it != objects.end() && it->first < base + std::max<uint64_t>(size, 1)) it = objects.erase(it);
+    objects[base] = {size, loc};
+  }
+
+  AbsLoc locationAt(uint64_t addr) const {
+    auto it = objects.upper_bound(addr);
+    if (it == objects.begin()) return kUnknownLoc;
+    --it;
+    return addr < it->first + std::max<uint64_t>(it->second.size, 1) ? it->second.loc : kUnknownLoc;
+  }
+
+  void addLoc(InstanceRecord &r, AbsLoc l) {
+    if (l == kUnknownLoc) return;
+    for (uint32_t k = 0; k < r.locCount; ++k)
+      if (trace.locs[r.locBegin + k] == l) return;
+    trace.locs.push_back(l);
+    ++r.locCount;
+  }
+
+  uint64_t controlParent(const Instance &I) {
+    auto [it, fresh] = frames.try_emplace(I.frame);
+    FrameState &fs = it->second;
+    if (fresh) fs.callInstance = I.depth > 0 && lastDepth + 1 == I.depth ? lastCall : kNoDef;
+    const llvm::BasicBlock *block = I.inst->getParent();
+    if (block != fs.block) {  // entering a block: branches whose join this is are closed
+      while (!fs.open.empty() && fs.open.back().join == block) fs.open.pop_back();
+      fs.block = block;
+    }
+    uint64_t parent = fs.open.empty() ? fs.callInstance : fs.open.back().instance;
+    return parent;
+  }
+
+  void onInstance(const Instance &I) {
+    InstanceRecord r;
+    r.id = I.id;
+    r.successor = I.successor;
+    r.parent = controlParent(I);
+    r.defBegin = static_cast<uint32_t>(trace.defs.size());
+    for (const auto &op : I.operands) trace.defs.push_back(op.def);
+    r.operandCount = static_cast<uint16_t>(I.operands.size());
+    for (uint64_t w : I.memDefs) trace.defs.push_back(w);
+    r.writerCount = static_cast<uint16_t>(I.memDefs.size());
+    r.readsUnwritten = I.memUnwritten;
+    r.locBegin = static_cast<uint32_t>(trace.locs.size());
+    const llvm::Instruction *inst = I.inst;
+    r.isBranch = (llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) && inst->getNumSuccessors() > 1;
+
+    if (llvm::isa<llvm::LoadInst>(inst)) addLoc(r, locationAt(I.addr));
+    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(inst)) addObject(I.addr, I.size, allocaLoc(index.idOf(al)));
+    if (I.external) {
+      for (const Event &e : I.effects) {
+        switch (e.tag) {
+        case Ev::MEM_READ: addLoc(r, locationAt(e.a)); break;
+        case Ev::MEM_COPY: addLoc(r, locationAt(e.b)); break;
+        case Ev::HEAP_ALLOC: addObject(e.a, e.b, heapLoc(I.id)); break;
+        case Ev::OUTPUT: trace.outputs.push_back({I.index, e.a, e.b, e.c, e.d != 0, std::string(e.bytes)}); break;
+        default: break;
+        }
+      }
+    }
+    if (I.crashed) trace.crashInstance = I.index;
+
+    FrameState &fs = frames[I.frame];
+    if (r.isBranch) {
+      // A branch met again (a loop header) restarts its region: close the old one.
+      for (size_t k = fs.open.size(); k-- > 0;)
+        if (fs.open[k].branch == inst) {
+          fs.open.resize(k);
+          break;
+        }
+      fs.open.push_back({I.index, inst, analysis.joinOf(inst)});
+    }
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && !I.external) {
+      const llvm::Function *f = call->getCalledFunction();
+      if (!f || !f->isIntrinsic()) lastCall = I.index;
+    }
+    lastDepth = I.depth;
+    if (llvm::isa<llvm::ReturnInst>(inst)) frames.erase(I.frame);
+    if (trace.records.size() != I.index) trace.records.resize(I.index);  // defensive: keep index == position
+    trace.records.push_back(r);
+  }
+};
+
+DependenceRecorder::DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis)
+    : impl_(std::make_unique<Impl>(index, analysis)) {}
+DependenceRecorder::~DependenceRecorder() = default;
+void DependenceRecorder::onInstance(const Instance &I) { impl_->onInstance(I); }
+void DependenceRecorder::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
+  impl_->addObject(addr, size, gv ? globalLoc(impl_->index.indexOf(gv)) : kUnknownLoc);
+}
+void DependenceRecorder::onArgv(const ArgvString &a) { impl_->addObject(a.addr, a.bytes.size(), kUnknownLoc); }
+DynamicTrace DependenceRecorder::take() { return std::move(impl_->trace); }
+
+} // namespace rootline
