@@ -20,7 +20,13 @@ class ModuleIndex;
 // Abstract memory locations: a local (its alloca), a global, a heap allocation site
 // (the allocating call), or unknown (a store whose target is not known statically).
 using AbsLoc = uint32_t;
-inline constexpr AbsLoc kUnknownLoc = 0xffffffffu;
+// Tags in the top two bits: 00 locals, 01 heap sites, 10 globals, 11 special. Never
+// ~0u or ~0u - 1 inside a set: those are DenseSet's empty and tombstone keys.
+inline constexpr AbsLoc kUnknownLoc = 0xffffffffu;  // only as a return value, never stored in a LocSet
+// The program's output streams (stdout/stderr): every output call defines them. Had a
+// branch whose other side prints gone the other way, later output would differ.
+inline constexpr AbsLoc kOutputLoc = 0xc0000000u;
+bool isOutputFunction(llvm::StringRef name);
 AbsLoc allocaLoc(uint32_t allocaInstId);
 AbsLoc globalLoc(uint32_t globalIndex);
 AbsLoc heapLoc(uint32_t callInstId);

@@ -76,6 +76,7 @@ struct LoadedModule {
   std::unique_ptr<llvm::Module> module;
   LoadedModule();
   LoadedModule(LoadedModule &&) noexcept;
+  LoadedModule &operator=(LoadedModule &&) noexcept;
   ~LoadedModule();
 };
 LoadedModule loadModule(const fs::path &bitcode);

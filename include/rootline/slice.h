@@ -23,6 +23,8 @@ struct InstanceRecord {
   uint16_t locCount = 0;
   bool readsUnwritten = false;  // some byte it read has no writer in the trace
   bool isBranch = false;        // conditional branch or multi-way switch
+  bool isOutput = false;        // wrote to stdout/stderr
+  uint64_t previousOutput = kNoDef;  // the output before it (defines the stream it extends)
 };
 
 // The output pieces of a run, as logged (one per OUTPUT event).

@@ -14,6 +14,15 @@
 
 namespace rootline {
 
+// DenseSet<unsigned> reserves ~0u (empty) and ~0u - 1 (tombstone).
+static_assert(kOutputLoc != ~0u && kOutputLoc != ~0u - 1, "abstract locations must be storable in a DenseSet");
+
+bool isOutputFunction(llvm::StringRef name) {
+  return name == "printf" || name == "fprintf" || name == "vprintf" || name == "vfprintf" || name == "puts" ||
+         name == "putchar" || name == "putc" || name == "fputc" || name == "fputs" || name == "fwrite" ||
+         name == "write" || name == "perror";
+}
+
 AbsLoc allocaLoc(uint32_t id) { return id & 0x3fffffffu; }
 AbsLoc globalLoc(uint32_t index) { return 0x80000000u | (index & 0x3fffffffu); }
 AbsLoc heapLoc(uint32_t id) { return 0x40000000u | (id & 0x3fffffffu); }
@@ -65,6 +74,7 @@ struct StaticAnalysis::Impl {
         for (const llvm::Function &g : module)
           if (!g.isDeclaration() && g.hasAddressTaken()) callees.push_back(&g);
       }
+      if (f && isOutputFunction(f->getName())) out.locs.insert(kOutputLoc);
       // Uninstrumented code may write through any pointer it is given.
       for (const llvm::Use &arg : call->args())
         if (arg->getType()->isPointerTy() && !llvm::isa<llvm::Constant>(arg.get())) addLoc(out, locationOf(arg.get()));

@@ -120,6 +120,13 @@ void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, co
 
 LoadedModule::LoadedModule() = default;
 LoadedModule::LoadedModule(LoadedModule &&) noexcept = default;
+LoadedModule &LoadedModule::operator=(LoadedModule &&o) noexcept {
+  module.reset();  // the old module must die before its context
+  context = std::move(o.context);
+  module = std::move(o.module);
+  return *this;
+}
+
 LoadedModule::~LoadedModule() {
   module.reset();  // the module must die before its context
   context.reset();

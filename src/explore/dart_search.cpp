@@ -85,7 +85,8 @@ public:
   }
 
   ExploreResult run(const ProgramInput &seed) {
-    auto start = Clock::now();
+    start_ = Clock::now();
+    auto start = start_;
     queue_.push_back({seed, 0, {}, false, 0});
     while (!queue_.empty() && result_.stats.runs < options_.maxRuns && elapsed(start) < options_.timeBudgetSeconds) {
       Candidate c = std::move(queue_.front());
@@ -160,24 +161,51 @@ private:
     return v;
   }
 
-  // Solves domain ∧ seq[0..prefix) ∧ extra; the model, if satisfiable.
-  std::optional<z3::model> solve(const SymbolicRun &run, const std::vector<PathConstraint> &seq, size_t prefix,
-                                 const z3::expr &extra) {
-    z3::solver s(ctx_);
-    s.set(*solverParams_);
-    for (const auto &d : run.domain) s.add(d);
-    for (size_t i = 0; i < prefix && i < seq.size(); ++i) s.add(seq[i].taken);
-    s.add(extra);
-    ++result_.stats.solverCalls;
-    result_.stats.formulaBytes += s.to_smt2().size();
-    auto t0 = Clock::now();
-    z3::check_result r = s.check();
-    result_.stats.solverSeconds += elapsed(t0);
-    if (r == z3::sat) return s.get_model();
-    if (r == z3::unsat) ++result_.stats.solverUnsat;
-    else ++result_.stats.solverUnknown;
-    return std::nullopt;
-  }
+  // Queries over growing prefixes of one constraint sequence share one incremental
+  // solver: the prefix is asserted once, each query is a push/check/pop. Path
+  // conditions of long loops have tens of thousands of constraints; solving every
+  // prefix from scratch would be quadratic.
+  class PrefixSolver {
+  public:
+    PrefixSolver(Explorer &e, const SymbolicRun &run, const std::vector<PathConstraint> &seq)
+        : e_(e), seq_(seq), s_(e.ctx_) {
+      s_.set(*e.solverParams_);
+      for (const auto &d : run.domain) {
+        s_.add(d);
+        bytes_ += d.to_string().size();
+      }
+    }
+    // Satisfies seq[0..prefix) ∧ extra? Prefixes must not shrink between calls.
+    std::optional<z3::model> solve(size_t prefix, const z3::expr &extra) {
+      for (; added_ < prefix && added_ < seq_.size(); ++added_) {
+        s_.add(seq_[added_].taken);
+        bytes_ += seq_[added_].taken.to_string().size();
+      }
+      s_.push();
+      s_.add(extra);
+      ++e_.result_.stats.solverCalls;
+      e_.result_.stats.formulaBytes += bytes_ + extra.to_string().size();
+      auto t0 = Clock::now();
+      z3::check_result r = s_.check();
+      e_.result_.stats.solverSeconds += elapsed(t0);
+      std::optional<z3::model> model;
+      if (r == z3::sat) model = s_.get_model();
+      else if (r == z3::unsat) ++e_.result_.stats.solverUnsat;
+      else ++e_.result_.stats.solverUnknown;
+      s_.pop();
+      return model;
+    }
+    size_t asserted() const { return added_; }
+
+  private:
+    Explorer &e_;
+    const std::vector<PathConstraint> &seq_;
+    z3::solver s_;
+    size_t added_ = 0;
+    uint64_t bytes_ = 0;
+  };
+
+  bool outOfTime() const { return elapsed(start_) >= options_.timeBudgetSeconds; }
 
   void step(const Candidate &c) {
     SymbolicTrace t = runInput(c.input);
@@ -206,14 +234,27 @@ private:
     expand(c, t, testId, v.seq, symbolicSeq);
   }
 
+  // Did the run take the predicted prefix? DART predicts an exact prefix of the path
+  // condition. The RSC strategies predict a set of constraints: the child's (reordered)
+  // RSC must contain each predicted branch outcome as often, and the negated one
+  // flipped, in whatever order its own reordering puts them.
   bool followed(const Candidate &c, const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
     if (c.expectedPrefix.empty()) return true;
-    if (seq.size() < c.expectedPrefix.size()) return false;
-    for (size_t i = 0; i + 1 < c.expectedPrefix.size(); ++i)
-      if (seq[i] != c.expectedPrefix[i]) return false;
     const auto &last = c.expectedPrefix.back();
-    const auto &got = seq[c.expectedPrefix.size() - 1];
-    return got.first == last.first && (c.lastFlipped ? got.second != last.second : got.second == last.second);
+    if (options_.strategy == Strategy::Dart) {
+      if (seq.size() < c.expectedPrefix.size()) return false;
+      for (size_t i = 0; i + 1 < c.expectedPrefix.size(); ++i)
+        if (seq[i] != c.expectedPrefix[i]) return false;
+      const auto &got = seq[c.expectedPrefix.size() - 1];
+      return got.first == last.first && (c.lastFlipped ? got.second != last.second : got.second == last.second);
+    }
+    std::map<std::pair<uint32_t, uint32_t>, int> have;
+    for (const auto &b : seq) ++have[b];
+    for (size_t i = 0; i + 1 < c.expectedPrefix.size(); ++i)
+      if (--have[c.expectedPrefix[i]] < 0) return false;
+    for (const auto &[b, n] : have)
+      if (n > 0 && b.first == last.first && b.second != last.second) return true;
+    return false;
   }
 
   unsigned recordTest(const Candidate &c, const SymbolicTrace &t, bool diverged, const RunView &v) {
@@ -286,11 +327,15 @@ private:
   }
 
   void checkBugs(const SymbolicTrace &t, const ProgramInput &input) {
+    // Checks come in trace order, so their prefixes only grow.
+    PrefixSolver solver(*this, t.symbolic, t.symbolic.path);
     for (const auto &check : t.symbolic.checks) {
+      if (outOfTime()) return;
       SourceLocation loc = ModuleIndex::locationOf(check.inst);
       std::string key = check.kind + "@" + loc.str();
       if (!checked_.insert(key).second) continue;  // each (kind, line) is asked once
-      auto model = solve(t.symbolic, t.symbolic.path, check.pathPrefix, check.condition);
+      if (check.pathPrefix < solver.asserted()) continue;  // defensive: prefixes never shrink
+      auto model = solver.solve(check.pathPrefix, check.condition);
       if (!model) continue;
       ProgramInput crashing = applyModel(input, t.symbolic.inputs, *model);
       SymbolicTrace confirm = runInput(crashing);
@@ -330,13 +375,14 @@ private:
   void expand(const Candidate &c, const SymbolicTrace &t, unsigned testId, const std::vector<PathConstraint> &constraints,
               const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
     const SymbolicRun &sym = t.symbolic;
-    for (size_t j = c.bound; j < constraints.size(); ++j) {
+    PrefixSolver solver(*this, sym, constraints);
+    for (size_t j = c.bound; j < constraints.size() && !outOfTime(); ++j) {
       const PathConstraint &pc = constraints[j];
       if (options_.loopBound && pc.occurrence >= options_.loopBound) continue;
       std::vector<std::pair<uint32_t, uint32_t>> prefix(seq.begin(), seq.begin() + static_cast<long>(j) + 1);
       std::string key = signature(prefix) + "!";
       if (!negated_.insert(key).second) continue;
-      auto model = solve(sym, constraints, j, !pc.taken);
+      auto model = solver.solve(j, !pc.taken);
       if (!model) continue;
       Candidate child;
       child.input = applyModel(c.input, sym.inputs, *model);
@@ -372,6 +418,7 @@ private:
   fs::path workDir_;
   z3::context ctx_;
   std::unique_ptr<z3::params> solverParams_;
+  Clock::time_point start_ = Clock::now();
   std::deque<Candidate> queue_;
   std::set<std::string> paths_, negated_, checked_;
   std::set<std::pair<uint32_t, uint32_t>> branchesCovered_;

@@ -29,6 +29,9 @@ struct FrameState {
   std::vector<OpenBranch> open;
   const llvm::BasicBlock *block = nullptr;
   uint64_t callInstance = kNoDef;
+  // The latest conditional branch or switch instance: the decision that led to the
+  // edge a phi is entered through, possibly via unconditional jumps.
+  uint64_t lastBranch = kNoDef;
 };
 
 struct ObjectEntry {
@@ -45,6 +48,7 @@ struct DependenceRecorder::Impl {
   std::unordered_map<uint64_t, FrameState> frames;
   std::map<uint64_t, ObjectEntry> objects;  // base -> object, for the location of a read
   uint64_t lastCall = kNoDef;               // the latest call into a function with a body
+  uint64_t lastOutput = kNoDef;             // the latest call that wrote to stdout/stderr
   uint32_t lastDepth = 0;
 
   Impl(const ModuleIndex &i, const StaticAnalysis &a) : index(i), analysis(a) {}
@@ -93,6 +97,15 @@ struct DependenceRecorder::Impl {
     r.operandCount = static_cast<uint16_t>(I.operands.size());
     for (uint64_t w : I.memDefs) trace.defs.push_back(w);
     r.writerCount = static_cast<uint16_t>(I.memDefs.size());
+    // A phi's value depends on which edge entered its block: on the branch that ended
+    // the predecessor (`a && b` in a value context at -O0 is branches and a phi).
+    if (llvm::isa<llvm::PHINode>(I.inst)) {
+      auto it = frames.find(I.frame);
+      if (it != frames.end() && it->second.lastBranch != kNoDef) {
+        trace.defs.push_back(it->second.lastBranch);
+        ++r.writerCount;
+      }
+    }
     r.readsUnwritten = I.memUnwritten;
     r.locBegin = static_cast<uint32_t>(trace.locs.size());
     const llvm::Instruction *inst = I.inst;
@@ -106,10 +119,17 @@ struct DependenceRecorder::Impl {
         case Ev::MEM_READ: addLoc(r, locationAt(e.a)); break;
         case Ev::MEM_COPY: addLoc(r, locationAt(e.b)); break;
         case Ev::HEAP_ALLOC: addObject(e.a, e.b, heapLoc(I.id)); break;
-        case Ev::OUTPUT: trace.outputs.push_back({I.index, e.a, e.b, e.c, e.d != 0, std::string(e.bytes)}); break;
+        case Ev::OUTPUT:
+          trace.outputs.push_back({I.index, e.a, e.b, e.c, e.d != 0, std::string(e.bytes)});
+          if (e.a == 1 || e.a == 2) r.isOutput = true;
+          break;
         default: break;
         }
       }
+    }
+    if (r.isOutput) {
+      r.previousOutput = lastOutput;
+      lastOutput = I.index;
     }
     if (I.crashed) trace.crashInstance = I.index;
 
@@ -123,6 +143,7 @@ struct DependenceRecorder::Impl {
         }
       fs.open.push_back({I.index, inst, analysis.joinOf(inst)});
     }
+    if (r.isBranch) fs.lastBranch = I.index;
     if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && !I.external) {
       const llvm::Function *f = call->getCalledFunction();
       if (!f || !f->isIntrinsic()) lastCall = I.index;

@@ -46,6 +46,15 @@ private:
   }
 
   void pend(const InstanceRecord &r) {
+    // An output extends the stream: the stream as the earlier outputs left it is a
+    // pending location, for potential dependences only (earlier outputs do not join).
+    if (r.isOutput) {
+      if (r.previousOutput == kNoDef) forever_.insert(kOutputLoc);
+      else {
+        byWriter_[r.previousOutput].push_back(kOutputLoc);
+        ++pending_[kOutputLoc];
+      }
+    }
     for (uint32_t k = 0; k < r.locCount; ++k) {
       AbsLoc l = trace_.locs[r.locBegin + k];
       if (r.readsUnwritten) forever_.insert(l);

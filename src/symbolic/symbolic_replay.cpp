@@ -186,6 +186,37 @@ struct SymbolicReplayer::Impl {
     return arr;
   }
 
+  // A symbolic read of an element of an object whose bytes are all concrete, at an
+  // offset that is always a multiple of the element size: an `ite` over the elements
+  // that differ from the most common value, which reads like the table it is.
+  std::optional<z3::expr> readConstantTable(const Object &obj, uint64_t base, const z3::expr &offset, uint64_t n) {
+    if (obj.array || n == 0 || n > 8 || obj.size % n != 0 || obj.size / n > 1024) return std::nullopt;
+    std::vector<uint64_t> values;
+    for (uint64_t k = 0; k < obj.size; k += n) {
+      uint64_t v = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        if (symByte.count(base + k + i)) return std::nullopt;
+        auto it = knownByte.find(base + k + i);
+        if (it == knownByte.end()) return std::nullopt;
+        v |= static_cast<uint64_t>(it->second) << (8 * i);
+      }
+      values.push_back(v);
+    }
+    z3::solver aligned(ctx);
+    aligned.add(z3::urem(offset, bv(n, 64)) != bv(0, 64));
+    if (aligned.check() != z3::unsat) return std::nullopt;
+    std::map<uint64_t, unsigned> counts;
+    for (uint64_t v : values) ++counts[v];
+    uint64_t common = values.front();
+    for (auto [v, c] : counts)
+      if (c > counts[common]) common = v;
+    unsigned bits = static_cast<unsigned>(8 * n);
+    z3::expr out = bv(common, bits);
+    for (uint64_t k = values.size(); k-- > 0;)
+      if (values[k] != common) out = z3::ite(offset == bv(k * n, 64), bv(values[k], bits), out);
+    return out;
+  }
+
   z3::expr readArray(const z3::expr &arr, const z3::expr &offset, uint64_t n) {
     z3::expr out = z3::select(arr, offset);
     for (uint64_t i = 1; i < n; ++i) out = z3::concat(z3::select(arr, offset + bv(i, 64)), out);
@@ -434,7 +465,9 @@ struct SymbolicReplayer::Impl {
     if (ptr) {
       checkAddress(I, *ptr, n);
       if (!obj || obj->size > kMaxArrayObject) return concretize();
-      set(I.index, readArray(arrayOf(*obj, base), *ptr - bv(base, 64), n).simplify());
+      z3::expr offset = (*ptr - bv(base, 64)).simplify();
+      if (auto table = readConstantTable(*obj, base, offset, n)) return set(I.index, table->simplify());
+      set(I.index, readArray(arrayOf(*obj, base), offset, n).simplify());
       return;
     }
     if (obj && obj->array) {
