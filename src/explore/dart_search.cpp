@@ -196,6 +196,8 @@ private:
       return model;
     }
     size_t asserted() const { return added_; }
+    // From now on queries also require `c` (asserted at the current prefix).
+    void assume(const z3::expr &c) { s_.add(c); }
 
   private:
     Explorer &e_;
@@ -333,9 +335,15 @@ private:
       if (outOfTime()) return;
       SourceLocation loc = ModuleIndex::locationOf(check.inst);
       std::string key = check.kind + "@" + loc.str();
-      if (!checked_.insert(key).second) continue;  // each (kind, line) is asked once
+      if (!checked_.insert(key).second) {  // each (kind, line) is asked once
+        solver.assume(!check.condition);
+        continue;
+      }
       if (check.pathPrefix < solver.asserted()) continue;  // defensive: prefixes never shrink
       auto model = solver.solve(check.pathPrefix, check.condition);
+      // Later checks need inputs that get past this one: a model that fails earlier
+      // would crash there, not at the later check.
+      solver.assume(!check.condition);
       if (!model) continue;
       ProgramInput crashing = applyModel(input, t.symbolic.inputs, *model);
       SymbolicTrace confirm = runInput(crashing);
