@@ -25,6 +25,7 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
 void addTraceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addSliceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
+void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 // Subcommands whose issue has not landed yet: help text, and exit code 2 when run.
 void addPlaceholderCommands(CLI::App &app, Action &action);
 

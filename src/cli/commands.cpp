@@ -24,8 +24,6 @@ struct Placeholder {
 };
 
 const Placeholder kPlaceholders[] = {
-    {"debug", "Root-cause a regression between two versions for a failing test (Darwin with "
-              "relevant slice conditions)"},
     {"bisect", "Find the first bad commit between a good and a bad revision, then root-cause it"},
     {"validate", "Check that a fix restores the old behaviour for the failing input's whole "
                  "partition"},

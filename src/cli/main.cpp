@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
   cli::addTraceCommand(app, global, action);
   cli::addSliceCommand(app, global, action);
   cli::addExploreCommand(app, global, action);
+  cli::addDebugCommand(app, global, action);
   cli::addPlaceholderCommands(app, action);
 
   try {

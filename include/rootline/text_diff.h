@@ -1,0 +1,28 @@
+// Line diff of two texts (libgit2's diff on buffers): changed line ranges on each
+// side, and a map from new line numbers to old ones where lines are unchanged.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+struct DiffHunk {
+  unsigned oldStart = 0, oldLines = 0;  // 1-based; oldLines == 0 for a pure insertion
+  unsigned newStart = 0, newLines = 0;
+};
+
+struct TextDiff {
+  std::vector<DiffHunk> hunks;
+  bool changedInOld(unsigned line) const;
+  bool changedInNew(unsigned line) const;
+  // The matching line on the other side, when the line is outside every hunk.
+  std::optional<unsigned> oldLineOf(unsigned newLine) const;
+  std::optional<unsigned> newLineOf(unsigned oldLine) const;
+};
+
+TextDiff diffTexts(const std::string &oldText, const std::string &newText);
+
+} // namespace rootline

@@ -1,0 +1,368 @@
+// The debugger: failure, criteria, Darwin composition in both directions, evidence,
+// ranking (DESIGN.md 2.6).
+#include "rootline/debug.h"
+
+#include "rootline/error.h"
+#include "rootline/expr_text.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+
+namespace rootline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One version of the program, built, with its traced run on the failing input.
+struct Version {
+  std::string name;
+  fs::path root;
+  TracedProgram program;
+  fs::path native;
+  LoadedModule module;
+  std::unique_ptr<ModuleIndex> index;
+  std::unique_ptr<StaticAnalysis> analysis;
+  SymbolicTrace trace;
+  std::vector<CriterionSeed> seeds;
+  std::string criterion;
+  std::vector<PathConstraint> condition;
+};
+
+void build(Version &v, const BuildRecipe &recipe) {
+  try {
+    v.program = buildTraced(recipe);
+    v.native = buildNative(recipe, v.program.module);
+  } catch (const Error &e) {
+    throw Error("the " + v.name + " version does not build: " + e.what(), e.exitCode(), e.detail());
+  }
+  v.module = loadModule(v.program.module.bitcode);
+  v.index = std::make_unique<ModuleIndex>(*v.module.module);
+  v.analysis = std::make_unique<StaticAnalysis>(*v.module.module, *v.index);
+}
+
+RunSummary runInput(const Version &v, const ProgramInput &input, const fs::path &dir, double timeout) {
+  fs::create_directories(dir);
+  writeFileAtomic(dir / "stdin", input.stdinBytes);
+  TestCase t;
+  t.stdinFile = dir / "stdin";
+  t.args = input.args;
+  t.timeoutSeconds = timeout;
+  ProcessResult r = runNative(v.native, t);
+  return {r.outcome(), r.out};
+}
+
+std::string sourceLine(const std::string &path, unsigned line) {
+  std::ifstream in(path);
+  std::string l;
+  for (unsigned i = 1; std::getline(in, l); ++i)
+    if (i == line) {
+      while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.erase(l.begin());
+      return l;
+    }
+  return "";
+}
+
+std::string relativeTo(const std::string &path, const fs::path &root) {
+  fs::path rel = fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
+  if (rel.empty() || *rel.begin() == "..") return path;
+  return rel.string();
+}
+
+// The logged stdout of a run (what the program handed to stdio, in order).
+std::string loggedStdout(const DynamicTrace &t) {
+  std::string out;
+  for (const auto &p : t.outputs)
+    if (p.fd == 1) out += p.bytes;
+  return out;
+}
+
+// The seed for the output piece covering stdout offset `at`: the call, and the
+// argument that produced the bytes (the format's literal text: the call alone).
+std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &described) {
+  for (const auto &p : v.trace.dynamic.outputs) {
+    if (p.fd != 1 || at < p.offset || at >= p.offset + p.bytes.size()) continue;
+    CriterionSeed s{p.instance, false, {}, p.fromMemory};
+    auto *call = llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records[p.instance].id));
+    const llvm::Function *f = call->getCalledFunction();
+    std::string name = f ? f->getName().str() : "";
+    std::optional<unsigned> op;
+    if (name == "printf") op = p.arg ? std::optional<unsigned>(p.arg) : std::nullopt;
+    else if (name == "fprintf") op = p.arg ? std::optional<unsigned>(p.arg + 1) : std::nullopt;
+    else if (name == "write") op = p.arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
+    else op = p.arg == 1 ? std::optional<unsigned>(0) : std::nullopt;
+    if (op) s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
+    SourceLocation loc = ModuleIndex::locationOf(call);
+    described = "the output at stdout byte " + std::to_string(at) + ", printed at " +
+                relativeTo(loc.path(), v.root) + ":" + std::to_string(loc.line) +
+                (p.arg ? " by argument " + std::to_string(p.arg) : " (format text)");
+    return s;
+  }
+  return std::nullopt;
+}
+
+uint64_t firstDifference(const std::string &a, const std::string &b) {
+  uint64_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
+void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
+  std::string newOut = loggedStdout(newV.trace.dynamic);
+  uint64_t at = firstDifference(expected, newOut);
+  bool newCrashed = newV.trace.replay.outcome == RunOutcome::Signal && newV.trace.dynamic.crashInstance != kNoDef;
+  if (newCrashed && at >= newOut.size()) {
+    newV.seeds = {{newV.trace.dynamic.crashInstance, true, {}, false}};
+    SourceLocation loc = ModuleIndex::locationOf(newV.trace.replay.crashInst);
+    newV.criterion = "the crash (" + signalName(newV.trace.replay.signal) + ") at " +
+                     relativeTo(loc.path(), newV.root) + ":" + std::to_string(loc.line);
+  } else if (auto s = seedAt(newV, at, newV.criterion)) {
+    newV.seeds = {*s};
+  } else {
+    newV.seeds = resolveCriterion("output", newV.trace.dynamic, *newV.index);
+    newV.criterion = "every output (the new version stops printing at byte " + std::to_string(at) + ")";
+  }
+  if (auto s = seedAt(oldV, at, oldV.criterion)) {
+    oldV.seeds = {*s};
+  } else {
+    try {
+      oldV.seeds = resolveCriterion("output", oldV.trace.dynamic, *oldV.index);
+    } catch (const Error &) {
+      oldV.seeds.clear();
+    }
+    oldV.criterion = "every output";
+  }
+}
+
+std::vector<PathConstraint> conditionOf(const Version &v, ConditionKind kind) {
+  if (kind == ConditionKind::Pc) return v.trace.symbolic.path;
+  Slice s = computeSlice(v.trace.dynamic, *v.index, *v.analysis, v.seeds);
+  return relevantSliceCondition(v.trace.symbolic, s);
+}
+
+class Composer {
+public:
+  Composer(z3::context &ctx, const DebugRequest &req, DebugReport &report) : ctx_(ctx), req_(req), report_(report) {
+    params_ = std::make_unique<z3::params>(ctx);
+    params_->set("timeout", req.solverTimeoutMs);
+  }
+
+  // Θi = domain ∧ base ∧ seq[0..i) ∧ ¬seq[i]: each satisfiable one names seq[i]'s branch.
+  std::vector<std::pair<size_t, z3::model>> deviations(const std::vector<z3::expr> &domain,
+                                                      const std::vector<PathConstraint> &base,
+                                                      const std::vector<PathConstraint> &seq) {
+    std::vector<std::pair<size_t, z3::model>> out;
+    z3::solver s(ctx_);
+    s.set(*params_);
+    uint64_t bytes = 0;
+    for (const auto &d : domain) s.add(d), bytes += d.to_string().size();
+    for (const auto &c : base) s.add(c.taken), bytes += c.taken.to_string().size();
+    for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
+      s.push();
+      s.add(!seq[i].taken);
+      ++report_.solverCalls;
+      report_.formulaBytes += bytes + seq[i].taken.to_string().size();
+      auto t0 = Clock::now();
+      z3::check_result r = s.check();
+      report_.solverSeconds += since(t0);
+      if (r == z3::sat) out.push_back({i, s.get_model()});
+      s.pop();
+      s.add(seq[i].taken);
+      bytes += seq[i].taken.to_string().size();
+    }
+    return out;
+  }
+
+private:
+  z3::context &ctx_;
+  const DebugRequest &req_;
+  DebugReport &report_;
+  std::unique_ptr<z3::params> params_;
+};
+
+struct Diffs {
+  const fs::path &oldRoot, &newRoot;
+  std::map<std::string, TextDiff> cache;
+  const TextDiff &of(const std::string &rel) {
+    auto it = cache.find(rel);
+    if (it != cache.end()) return it->second;
+    std::string a = fs::exists(oldRoot / rel) ? readFile(oldRoot / rel) : "";
+    std::string b = fs::exists(newRoot / rel) ? readFile(newRoot / rel) : "";
+    return cache[rel] = diffTexts(a, b);
+  }
+};
+
+DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, const std::string &kind, Diffs &diffs) {
+  DebugCandidate c;
+  SourceLocation loc = ModuleIndex::locationOf(inst);
+  c.version = v.name;
+  c.kind = kind;
+  c.file = relativeTo(loc.path(), v.root);
+  c.line = loc.line;
+  c.function = inst->getFunction()->getName().str();
+  c.source = sourceLine(loc.path(), loc.line);
+  const TextDiff &d = diffs.of(c.file);
+  if (v.name == "new") {
+    c.inChangedRegion = d.changedInNew(c.line);
+    c.otherLine = d.oldLineOf(c.line);
+  } else {
+    c.inChangedRegion = d.changedInOld(c.line);
+    c.otherLine = d.newLineOf(c.line);
+  }
+  return c;
+}
+
+} // namespace
+
+DebugReport debugRegression(const DebugRequest &req) {
+  auto start = Clock::now();
+  DebugReport report;
+  report.oldLabel = req.oldLabel;
+  report.newLabel = req.newLabel;
+  report.input = req.input;
+  report.condition = req.condition == ConditionKind::Rsc ? "rsc" : "pc";
+  Version oldV, newV;
+  oldV.name = "old";
+  oldV.root = req.oldRoot;
+  newV.name = "new";
+  newV.root = req.newRoot;
+  build(oldV, req.oldRecipe);
+  build(newV, req.newRecipe);
+  fs::path work = makeWorkDir("debug");
+
+  // The failure: native runs, twice each, against the expected output.
+  RunSummary old1 = runInput(oldV, req.input, work / "o1", req.timeoutSeconds);
+  RunSummary old2 = runInput(oldV, req.input, work / "o2", req.timeoutSeconds);
+  RunSummary new1 = runInput(newV, req.input, work / "n1", req.timeoutSeconds);
+  RunSummary new2 = runInput(newV, req.input, work / "n2", req.timeoutSeconds);
+  if (old1.outcome == "timeout" || new1.outcome == "timeout")
+    throw Error(std::string("the ") + (old1.outcome == "timeout" ? "old" : "new") +
+                " version does not finish the test within --timeout");
+  if (old1.stdoutBytes != old2.stdoutBytes || old1.outcome != old2.outcome)
+    throw Error("the program is nondeterministic: two runs of the old version on the same input differ");
+  if (new1.stdoutBytes != new2.stdoutBytes || new1.outcome != new2.outcome)
+    throw Error("the program is nondeterministic: two runs of the new version on the same input differ");
+  report.oldRun = old1;
+  report.newRun = new1;
+  report.expected = req.expectedStdout ? RunSummary{"", *req.expectedStdout} : old1;
+  if (req.expectedStdout && old1.stdoutBytes != *req.expectedStdout)
+    throw Error("the test fails on the old version too: its output differs from --expect");
+  bool outputDiffers = new1.stdoutBytes != report.expected.stdoutBytes;
+  bool outcomeDiffers = !req.expectedStdout && new1.outcome != old1.outcome;
+  if (!outputDiffers && !outcomeDiffers)
+    throw Error("the test does not fail on the new version: it prints the expected output" +
+                std::string(req.expectedStdout ? "" : " and ends like the old version (" + old1.outcome + ")"));
+  uint64_t at = firstDifference(report.expected.stdoutBytes, new1.stdoutBytes);
+  report.failure = outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at)
+                                 : "the new version ends with " + new1.outcome + " instead of " + old1.outcome;
+
+  // Traces of both versions, symbolic, with dependences.
+  z3::context ctx;
+  oldV.trace = traceSymbolic(oldV.program, *oldV.module.module, *oldV.index, req.input, ctx, work / "ot",
+                             req.timeoutSeconds, oldV.analysis.get());
+  newV.trace = traceSymbolic(newV.program, *newV.module.module, *newV.index, req.input, ctx, work / "nt",
+                             req.timeoutSeconds, newV.analysis.get());
+  chooseCriteria(oldV, newV, report.expected.stdoutBytes);
+  report.oldCriterion = oldV.criterion;
+  report.newCriterion = newV.criterion;
+  oldV.condition = conditionOf(oldV, req.condition);
+  newV.condition = conditionOf(newV, req.condition);
+  report.oldConstraints = oldV.condition.size();
+  report.newConstraints = newV.condition.size();
+  for (const auto &c : oldV.trace.symbolic.concretizedCalls) report.notes.push_back("old version: symbolic input flowed into " + c + " and was made concrete");
+  for (const auto &c : newV.trace.symbolic.concretizedCalls) report.notes.push_back("new version: symbolic input flowed into " + c + " and was made concrete");
+
+  std::vector<z3::expr> domain = oldV.trace.symbolic.domain;
+  domain.insert(domain.end(), newV.trace.symbolic.domain.begin(), newV.trace.symbolic.domain.end());
+  Composer composer(ctx, req, report);
+  Diffs diffs{oldV.root, newV.root, {}};
+  std::vector<DebugCandidate> candidates;
+  auto fromDeviations = [&](const Version &where, const std::vector<PathConstraint> &seq,
+                            const std::vector<std::pair<size_t, z3::model>> &found, const std::string &kind) {
+    for (const auto &[i, model] : found) {
+      DebugCandidate c = candidateAt(where, seq[i].inst, kind, diffs);
+      c.condition = readableExpr(seq[i].taken.simplify());
+      c.hasAlternative = true;
+      c.alternative = applyModel(req.input, where.trace.symbolic.inputs, model);
+      c.distance = static_cast<unsigned>(seq.size() - 1 - i);
+      candidates.push_back(std::move(c));
+    }
+  };
+  auto found = composer.deviations(domain, oldV.condition, newV.condition);
+  if (!found.empty()) {
+    report.direction = "inputs like the failing one leave its path in the new version";
+    fromDeviations(newV, newV.condition, found, "branch deviation");
+  } else if (auto mirror = composer.deviations(domain, newV.condition, oldV.condition); !mirror.empty()) {
+    report.direction = "the old version takes branches the new version lacks";
+    fromDeviations(oldV, oldV.condition, mirror, "missing code");
+  } else {
+    report.direction = "same partition in both versions: the value is computed differently";
+  }
+  // Lines of the new version's slice that the change touched: the answer when the
+  // partitions agree, and a supplement when no deviation is in changed code (a loop
+  // bound moved by one pins the input to one value per iteration count, so Darwin's
+  // formulas are unsatisfiable there; a swapped argument changes a value, not a branch).
+  bool anyChanged = std::any_of(candidates.begin(), candidates.end(), [](auto &c) { return c.inChangedRegion; });
+  if (candidates.empty() || !anyChanged) {
+    Slice s = computeSlice(newV.trace.dynamic, *newV.index, *newV.analysis, newV.seeds, true);
+    std::map<std::pair<std::string, unsigned>, DebugCandidate> byLine;
+    unsigned distance = 0;
+    for (uint64_t i = newV.trace.dynamic.records.size(); i-- > 0;) {
+      if (!s.contains(i)) continue;
+      const llvm::Instruction *inst = newV.index->instruction(newV.trace.dynamic.records[i].id);
+      if (!ModuleIndex::locationOf(inst).valid()) continue;
+      DebugCandidate c = candidateAt(newV, inst, candidates.empty() ? "changed computation" : "changed code", diffs);
+      ++distance;
+      if (!c.inChangedRegion || byLine.count({c.file, c.line})) continue;
+      c.distance = distance;
+      byLine[{c.file, c.line}] = c;
+    }
+    bool none = candidates.empty();
+    for (auto &[k, c] : byLine) candidates.push_back(c);
+    if (none && candidates.empty())
+      report.notes.push_back("no line of the new version's slice is in a changed region of the source diff");
+  }
+
+  // Evidence: every alternative input, run natively on both versions.
+  unsigned n = 0;
+  for (auto &c : candidates) {
+    if (!c.hasAlternative) continue;
+    fs::path dir = work / ("alt" + std::to_string(n++));
+    c.oldRun = runInput(oldV, c.alternative, dir / "old", req.timeoutSeconds);
+    c.newRun = runInput(newV, c.alternative, dir / "new", req.timeoutSeconds);
+    c.removesFailure = c.oldRun.stdoutBytes == c.newRun.stdoutBytes && c.oldRun.outcome == c.newRun.outcome;
+    c.changesFailure = c.newRun.stdoutBytes != new1.stdoutBytes || c.newRun.outcome != new1.outcome;
+  }
+  // Rank: evidence, then the diff, then closeness to the failure.
+  for (auto &c : candidates) {
+    if (c.removesFailure) c.reasons.push_back("on the alternative input both versions behave alike");
+    else if (c.hasAlternative && c.changesFailure) c.reasons.push_back("the alternative input changes the new version's behaviour");
+    else if (c.hasAlternative) c.reasons.push_back("the alternative input does not change the failure");
+    c.reasons.push_back(c.inChangedRegion ? "the line is in a region the change touched"
+                                          : "the line is outside the changed regions");
+    c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"
+                                        : std::to_string(c.distance) + " step(s) from the failure in the slice");
+  }
+  auto evidence = [](const DebugCandidate &c) { return c.removesFailure ? 2 : (c.hasAlternative && c.changesFailure) ? 1 : 0; };
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const DebugCandidate &a, const DebugCandidate &b) {
+    if (evidence(a) != evidence(b)) return evidence(a) > evidence(b);
+    if (a.inChangedRegion != b.inChangedRegion) return a.inChangedRegion;
+    return a.distance < b.distance;
+  });
+  for (size_t i = 0; i < candidates.size(); ++i) candidates[i].rank = static_cast<unsigned>(i + 1);
+  report.candidates = std::move(candidates);
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  report.totalSeconds = since(start);
+  return report;
+}
+
+} // namespace rootline

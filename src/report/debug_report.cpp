@@ -1,0 +1,132 @@
+// Report formats of rootline debug: JSON (schema in docs/report-schema.md), Markdown
+// for a bug ticket, and a short terminal summary.
+#include "rootline/debug.h"
+
+#include <sstream>
+
+namespace rootline {
+
+using nlohmann::json;
+
+namespace {
+
+json runJson(const RunSummary &r) { return {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}}; }
+json inputJson(const ProgramInput &in) { return {{"stdin", in.stdinBytes}, {"args", in.args}}; }
+
+std::string oneLine(std::string s, size_t max = 80) {
+  for (auto &c : s)
+    if (c == '\n') c = ' ';
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  return s;
+}
+
+std::string fence(const std::string &text) {
+  std::string t = text;
+  if (t.empty() || t.back() != '\n') t += '\n';
+  return "```\n" + t + "```\n";
+}
+
+} // namespace
+
+json reportJson(const DebugReport &r) {
+  json cands = json::array();
+  for (const auto &c : r.candidates) {
+    json j = {{"rank", c.rank},
+              {"version", c.version},
+              {"kind", c.kind},
+              {"file", c.file},
+              {"line", c.line},
+              {"function", c.function},
+              {"source", c.source},
+              {"in_changed_region", c.inChangedRegion},
+              {"distance", c.distance},
+              {"reasons", c.reasons}};
+    j["other_version_line"] = c.otherLine ? json(*c.otherLine) : json(nullptr);
+    if (!c.condition.empty()) j["condition"] = c.condition;
+    if (c.hasAlternative) {
+      j["alternative_input"] = inputJson(c.alternative);
+      j["evidence"] = {{"old", runJson(c.oldRun)},
+                       {"new", runJson(c.newRun)},
+                       {"removes_failure", c.removesFailure},
+                       {"changes_failure", c.changesFailure}};
+    }
+    cands.push_back(j);
+  }
+  return {{"schema", "rootline.debug/1"},
+          {"versions", {{"old", r.oldLabel}, {"new", r.newLabel}}},
+          {"test", {{"input", inputJson(r.input)}, {"expected", runJson(r.expected)}}},
+          {"failure",
+           {{"summary", r.failure},
+            {"old", runJson(r.oldRun)},
+            {"new", runJson(r.newRun)},
+            {"old_criterion", r.oldCriterion},
+            {"new_criterion", r.newCriterion}}},
+          {"composition",
+           {{"condition", r.condition},
+            {"old_constraints", r.oldConstraints},
+            {"new_constraints", r.newConstraints},
+            {"direction", r.direction}}},
+          {"candidates", cands},
+          {"stats",
+           {{"solver_calls", r.solverCalls},
+            {"formula_bytes", r.formulaBytes},
+            {"solver_seconds", r.solverSeconds},
+            {"seconds", r.totalSeconds}}},
+          {"notes", r.notes}};
+}
+
+std::string reportMarkdown(const DebugReport &r) {
+  std::ostringstream md;
+  md << "## Regression: " << r.oldLabel << " → " << r.newLabel << "\n\n";
+  md << "**Failure.** " << r.failure << ".\n\n";
+  md << "Input (stdin):\n" << fence(r.input.stdinBytes);
+  if (!r.input.args.empty()) {
+    md << "Arguments:";
+    for (const auto &a : r.input.args) md << " `" << a << "`";
+    md << "\n\n";
+  }
+  md << "| | outcome | stdout |\n|---|---|---|\n";
+  md << "| expected | " << (r.expected.outcome.empty() ? "-" : r.expected.outcome) << " | `"
+     << oneLine(r.expected.stdoutBytes) << "` |\n";
+  md << "| " << r.newLabel << " | " << r.newRun.outcome << " | `" << oneLine(r.newRun.stdoutBytes) << "` |\n\n";
+  md << "Criterion: in the new version " << r.newCriterion << "; in the old version " << r.oldCriterion << ".\n";
+  md << "Composition over " << (r.condition == "rsc" ? "relevant slice conditions" : "path conditions") << " ("
+     << r.oldConstraints << " constraints old, " << r.newConstraints << " new): " << r.direction << ".\n\n";
+  if (r.candidates.empty()) md << "No candidate root cause was found.\n\n";
+  for (const auto &c : r.candidates) {
+    md << "### " << c.rank << ". `" << c.file << ":" << c.line << "` (" << c.version << " version, " << c.kind
+       << ", in `" << c.function << "`)\n\n";
+    md << fence(c.source);
+    if (!c.condition.empty()) md << "Condition on the failing run: `" << c.condition << "`\n\n";
+    if (c.hasAlternative) {
+      md << "Alternative input:\n" << fence(c.alternative.stdinBytes);
+      md << "- old: " << c.oldRun.outcome << ", stdout `" << oneLine(c.oldRun.stdoutBytes) << "`\n";
+      md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes) << "`\n\n";
+    }
+    md << "Why ranked here: ";
+    for (size_t i = 0; i < c.reasons.size(); ++i) md << (i ? "; " : "") << c.reasons[i];
+    md << ".\n\n";
+  }
+  for (const auto &n : r.notes) md << "> Note: " << n << ".\n";
+  md << "\n_rootline: " << r.solverCalls << " solver calls, " << r.totalSeconds << " s._\n";
+  return md.str();
+}
+
+std::string reportSummary(const DebugReport &r) {
+  std::ostringstream s;
+  s << "rootline: " << r.failure << "\n";
+  s << "rootline: " << r.direction << " (" << r.condition << ": " << r.oldConstraints << " old / "
+    << r.newConstraints << " new constraints)\n";
+  for (const auto &c : r.candidates) {
+    s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind << "] "
+      << c.source << "\n";
+    if (c.hasAlternative)
+      s << "     alternative input `" << oneLine(c.alternative.stdinBytes, 40) << "`: old " << c.oldRun.outcome
+        << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new " << c.newRun.outcome << " `"
+        << oneLine(c.newRun.stdoutBytes, 30) << "`" << (c.removesFailure ? " (versions agree)" : "") << "\n";
+  }
+  if (r.candidates.empty()) s << "  no candidate found\n";
+  return s.str();
+}
+
+} // namespace rootline

@@ -1,0 +1,182 @@
+// rootline debug on real regressions: DESIGN.md examples 2-4, the regression corpus,
+// and every error case of establishing the failure.
+#include "rootline/debug.h"
+#include "rootline/error.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+DebugRequest requestFor(const RegressionFixture &r, ConditionKind kind = ConditionKind::Rsc) {
+  DebugRequest req;
+  req.oldRoot = r.dir / "old";
+  req.newRoot = r.dir / "new";
+  req.oldRecipe = r.program.recipeIn(req.oldRoot);
+  req.newRecipe = r.program.recipeIn(req.newRoot);
+  req.input.stdinBytes = r.program.stdinFile ? readFile(*r.program.stdinFile) : "";
+  req.input.args = r.program.args;
+  req.condition = kind;
+  return req;
+}
+
+RegressionFixture regression(const std::string &name) {
+  for (auto &r : regressionFixtures())
+    if (r.name == name) return r;
+  FAIL("no regression fixture " << name);
+  return {};
+}
+
+std::string expectError(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    CHECK(e.exitCode() == ExitBadInput);
+    return e.what();
+  }
+  FAIL("expected an error");
+  return {};
+}
+
+// True causes rootline does not rank first, and why (see docs/debug.md).
+const std::map<std::string, const char *> kKnownMisses = {
+    {"off_by_one_sum", "a loop bound moved by one: the old partition pins n to one value per iteration count, so "
+                       "both Darwin directions are unsatisfiable at the loop test; the changed loop line comes "
+                       "second, after an inner branch whose alternative input makes the versions agree"},
+    {"swapped_args", "the swap changes a value, not a branch: branches in the callee deviate first and their "
+                     "alternative inputs make the versions agree (both print 0%), outranking the changed call"},
+};
+
+} // namespace
+
+TEST_CASE("example 2: RSC reports exactly the discount branch; PC also the shipping branch", "[debug]") {
+  RegressionFixture r = regression("discount_threshold");
+  DebugReport rsc = debugRegression(requestFor(r));
+  REQUIRE(rsc.candidates.size() == 1);
+  const DebugCandidate &c = rsc.candidates[0];
+  CHECK(c.rank == 1);
+  CHECK(c.version == "new");
+  CHECK(c.line == 6);
+  CHECK(c.kind == "branch deviation");
+  CHECK(c.inChangedRegion);
+  CHECK(c.removesFailure);
+  CHECK(c.oldRun.stdoutBytes == c.newRun.stdoutBytes);
+  CHECK(rsc.oldConstraints == 1);
+  CHECK(rsc.newConstraints == 1);
+
+  DebugReport pc = debugRegression(requestFor(r, ConditionKind::Pc));
+  std::set<unsigned> lines;
+  for (const auto &cand : pc.candidates) lines.insert(cand.line);
+  CHECK(lines == std::set<unsigned>{6, 9});
+  CHECK(pc.newConstraints == 2);
+  CHECK(pc.solverCalls > rsc.solverCalls);
+}
+
+TEST_CASE("example 3: missing code is the old version's cap", "[debug]") {
+  DebugReport rep = debugRegression(requestFor(regression("missing_cap")));
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].version == "old");
+  CHECK(rep.candidates[0].line == 5);
+  CHECK(rep.candidates[0].kind == "missing code");
+  CHECK(rep.candidates[0].source.find("qty > 100") != std::string::npos);
+}
+
+TEST_CASE("example 4: a changed computation in the same partition", "[debug]") {
+  DebugReport rep = debugRegression(requestFor(regression("changed_rate")));
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 6);
+  CHECK(rep.candidates[0].kind == "changed computation");
+  CHECK(rep.direction.find("same partition") != std::string::npos);
+}
+
+TEST_CASE("the true root cause of every regression fixture is ranked first", "[debug][fixtures]") {
+  for (const auto &r : regressionFixtures()) {
+    DYNAMIC_SECTION(r.name) {
+      DebugReport rep = debugRegression(requestFor(r));
+      REQUIRE_FALSE(rep.candidates.empty());
+      const DebugCandidate *truth = nullptr;
+      for (const auto &c : rep.candidates)
+        if (c.version == r.rootVersion && c.line == static_cast<unsigned>(r.rootLine) && c.file == r.rootFile)
+          truth = &c;
+      INFO(r.name << ": rank 1 is " << rep.candidates[0].version << " " << rep.candidates[0].file << ":"
+                  << rep.candidates[0].line);
+      REQUIRE(truth != nullptr);  // always reported
+      if (auto miss = kKnownMisses.find(r.name); miss != kKnownMisses.end()) {
+        INFO("known miss: " << miss->second);
+        CHECK(truth->rank <= 4);
+      } else {
+        CHECK(truth->rank == 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
+  RegressionFixture r = regression("discount_threshold");
+  TempDir t;
+  SECTION("the test does not fail on the new version") {
+    DebugRequest req = requestFor(r);
+    req.newRoot = req.oldRoot;
+    req.newRecipe = req.oldRecipe;
+    CHECK(expectError([&] { debugRegression(req); }).find("does not fail on the new version") != std::string::npos);
+  }
+  SECTION("the test fails on the old version too") {
+    DebugRequest req = requestFor(r);
+    req.expectedStdout = "something else\n";
+    CHECK(expectError([&] { debugRegression(req); }).find("fails on the old version too") != std::string::npos);
+  }
+  SECTION("a version does not build") {
+    writeText(t.path / "main.c", "int main(void) { return missing; }\n");
+    DebugRequest req = requestFor(r);
+    req.newRoot = t.path;
+    req.newRecipe = BuildRecipe{{{t.path / "main.c", {}, t.path}}, {}, "test"};
+    std::string msg = expectError([&] { debugRegression(req); });
+    CHECK(msg.find("the new version does not build") != std::string::npos);
+  }
+  SECTION("the program is nondeterministic") {
+    writeText(t.path / "main.c", "#include <stdio.h>\nint main(void) { int x; printf(\"%p\\n\", (void *)&x); return 0; }\n");
+    DebugRequest req = requestFor(r);
+    req.newRoot = t.path;
+    req.newRecipe = BuildRecipe{{{t.path / "main.c", {}, t.path}}, {}, "test"};
+    CHECK(expectError([&] { debugRegression(req); }).find("nondeterministic") != std::string::npos);
+  }
+}
+
+TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summary", "[debug][cli]") {
+  RegressionFixture r = regression("discount_threshold");
+  TempDir t;
+  auto res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(), "--src",
+                          "main.c", "--stdin", (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
+  REQUIRE(res.exitedWith(0));
+  CHECK(res.out.find("1. main.c:6 [new, branch deviation]") != std::string::npos);
+  auto j = nlohmann::json::parse(readFile(t.path / "rep" / "report.json"));
+  CHECK(j["schema"] == "rootline.debug/1");
+  CHECK(j["candidates"][0]["line"] == 6);
+  CHECK(j["candidates"][0]["evidence"]["removes_failure"] == true);
+  CHECK(j["composition"]["condition"] == "rsc");
+  std::string md = readFile(t.path / "rep" / "report.md");
+  CHECK(md.find("### 1. `main.c:6`") != std::string::npos);
+  CHECK(md.find("Alternative input") != std::string::npos);
+
+  res = runRootline({"--json", "debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(),
+                     "--src", "main.c", "--stdin", (r.dir / "input.txt").string(), "--condition", "pc"});
+  REQUIRE(res.exitedWith(0));
+  CHECK(nlohmann::json::parse(res.out)["candidates"].size() == 2);
+
+  res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "old").string(), "--src",
+                     "main.c", "--stdin", (r.dir / "input.txt").string()});
+  CHECK(res.exitCode == ExitBadInput);
+  CHECK(res.err.find("does not fail") != std::string::npos);
+  res = runRootline({"debug", "--old", (t.path / "nope").string(), "--new", (r.dir / "old").string()});
+  CHECK(res.exitCode == ExitBadInput);
+  CHECK(res.err.find("not a directory") != std::string::npos);
+}
