@@ -17,6 +17,7 @@ struct ProcessSpec {
   // On timeout, SIGTERM first and SIGKILL after this many seconds (0: SIGKILL at once),
   // so a traced program can flush its trace.
   double termGraceSeconds = 0;
+  bool noAddressRandomization = true;  // like `setarch -R`
 };
 
 struct ProcessResult {

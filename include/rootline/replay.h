@@ -70,6 +70,24 @@ struct ArgvString {
   std::string bytes;
 };
 
+// Passes every callback to several observers, in order (one replay, many consumers).
+class ReplayFanout : public ReplayObserver {
+public:
+  explicit ReplayFanout(std::vector<ReplayObserver *> observers) : observers_(std::move(observers)) {}
+  void onInstance(const Instance &i) override {
+    for (auto *o : observers_) o->onInstance(i);
+  }
+  void onGlobal(const llvm::GlobalVariable *g, uint64_t a, uint64_t s) override {
+    for (auto *o : observers_) o->onGlobal(g, a, s);
+  }
+  void onArgv(const struct ArgvString &a) override {
+    for (auto *o : observers_) o->onArgv(a);
+  }
+
+private:
+  std::vector<ReplayObserver *> observers_;
+};
+
 enum class RunOutcome { Exit, Signal, Limit, Incomplete };
 
 struct ReplayResult {

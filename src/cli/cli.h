@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace rootline::cli {
@@ -21,6 +22,9 @@ using Action = std::function<int()>;
 
 // Adds --src/--cflags/--lib/--project to a subcommand.
 void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
+
+// The --stdin option's file as an absolute path, checked; none when not given.
+std::optional<fs::path> stdinOption(const std::string &file);
 
 void addTraceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &action);

@@ -16,6 +16,12 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request) {
                                                   "compile_commands.json (default: .)");
 }
 
+std::optional<fs::path> stdinOption(const std::string &file) {
+  if (file.empty()) return std::nullopt;
+  if (!fs::is_regular_file(file)) throw Error("stdin file '" + file + "' does not exist");
+  return fs::absolute(file);
+}
+
 namespace {
 
 struct Placeholder {

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "rootline/debug.h"
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 
 #include <iostream>
 
@@ -42,10 +43,7 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.newRecipe = recipeIn(opt, req.newRoot);
   req.oldLabel = opt.oldDir;
   req.newLabel = opt.newDir;
-  if (!opt.stdinFile.empty()) {
-    if (!fs::is_regular_file(opt.stdinFile)) throw Error("stdin file '" + opt.stdinFile + "' does not exist");
-    req.input.stdinBytes = readFile(opt.stdinFile);
-  }
+  if (auto in = stdinOption(opt.stdinFile)) req.input.stdinBytes = readFile(*in);
   req.input.args = opt.args;
   if (!opt.expectFile.empty()) {
     if (!fs::is_regular_file(opt.expectFile)) throw Error("--expect file '" + opt.expectFile + "' does not exist");
@@ -60,10 +58,10 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
     if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "report.json"))
       throw Error("--out '" + out.string() + "' is not empty and holds no rootline report; choose a new directory");
     fs::create_directories(out);
-    writeFileAtomic(out / "report.json", reportJson(report).dump(2) + "\n");
+    writeFileAtomic(out / "report.json", jsonText(reportJson(report)));
     writeFileAtomic(out / "report.md", reportMarkdown(report));
   }
-  if (global.json) std::cout << reportJson(report).dump(2) << "\n";
+  if (global.json) std::cout << jsonText(reportJson(report));
   else std::cout << reportSummary(report);
   return report.candidates.empty() ? ExitFailure : ExitOk;
 }

@@ -1,6 +1,7 @@
 // rootline explore: generate a test suite by path exploration and find crashes.
 #include "cli/cli.h"
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 #include "rootline/explore.h"
 
 #include <iostream>
@@ -32,10 +33,7 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   if (opt.out.empty()) throw Error("--out DIR is required: where the generated tests go");
   BuildRecipe recipe = resolveRecipe(opt.recipe);
   ProgramInput seed;
-  if (!opt.seed.empty()) {
-    if (!fs::is_regular_file(opt.seed)) throw Error("seed stdin file '" + opt.seed + "' does not exist");
-    seed.stdinBytes = readFile(opt.seed);
-  }
+  if (auto in = stdinOption(opt.seed)) seed.stdinBytes = readFile(*in);
   seed.args = opt.args;
   fs::path out = fs::absolute(opt.out);
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / ".rootline-explore"))
@@ -55,7 +53,7 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
       for (const auto &e : result.signature) j["signature"].push_back({{"rsc", e.rsc}, {"output", e.output}, {"test", e.test}});
     }
     j["out"] = out.string();
-    std::cout << j.dump(2) << "\n";
+    std::cout << jsonText(j);
   } else if (!global.quiet) {
     const ExploreStats &s = result.stats;
     std::cerr << "rootline: explore (" << strategyName(opt.explore.strategy) << "): " << s.runs << " runs, "

@@ -2,6 +2,7 @@
 // its relevant slice condition next to the path condition.
 #include "cli/cli.h"
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 #include "rootline/expr_text.h"
 #include "rootline/run.h"
 #include "rootline/slice.h"
@@ -28,26 +29,6 @@ struct SliceOptions {
   std::vector<std::string> args;
 };
 
-class Recorder : public ReplayObserver {
-public:
-  Recorder(SymbolicReplayer &s, DependenceRecorder &d) : sym_(s), deps_(d) {}
-  void onInstance(const Instance &i) override {
-    sym_.onInstance(i);
-    deps_.onInstance(i);
-  }
-  void onGlobal(const llvm::GlobalVariable *g, uint64_t a, uint64_t s) override {
-    sym_.onGlobal(g, a, s);
-    deps_.onGlobal(g, a, s);
-  }
-  void onArgv(const ArgvString &a) override {
-    sym_.onArgv(a);
-    deps_.onArgv(a);
-  }
-
-private:
-  SymbolicReplayer &sym_;
-  DependenceRecorder &deps_;
-};
 
 struct LineEntry {
   std::string path;
@@ -78,10 +59,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   BuildRecipe recipe = resolveRecipe(opt.recipe);
   TracedProgram program = buildTraced(recipe);
   TestCase test;
-  if (!opt.stdinFile.empty()) {
-    if (!fs::is_regular_file(opt.stdinFile)) throw Error("stdin file '" + opt.stdinFile + "' does not exist");
-    test.stdinFile = fs::absolute(opt.stdinFile);
-  }
+  test.stdinFile = stdinOption(opt.stdinFile);
   test.args = opt.args;
   test.timeoutSeconds = opt.timeout;
   fs::path work = makeWorkDir("slice");
@@ -94,7 +72,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   z3::context ctx;
   SymbolicReplayer sym(ctx, *loaded.module);
   DependenceRecorder deps(index, analysis);
-  Recorder recorder(sym, deps);
+  ReplayFanout recorder({&sym, &deps});
   TraceReader reader(run.trace, program.module.key);
   replayTrace(*loaded.module, index, reader, &recorder);
   DynamicTrace dyn = deps.take();
@@ -142,7 +120,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
                         {"pc", pcText},
                         {"pc_constraints", symbolic.path.size()},
                         {"outcome", run.process.outcome()}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << jsonText(j);
     return ExitOk;
   }
   std::cout << "relevant slice of";

@@ -2,6 +2,7 @@
 // it with the fidelity check, and summarise.
 #include "cli/cli.h"
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 #include "rootline/replay.h"
 #include "rootline/run.h"
 #include "rootline/symbolic.h"
@@ -46,10 +47,7 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
   BuildRecipe recipe = resolveRecipe(opt.recipe);
   TracedProgram program = buildTraced(recipe);
   TestCase test;
-  if (!opt.stdinFile.empty()) {
-    if (!fs::is_regular_file(opt.stdinFile)) throw Error("stdin file '" + opt.stdinFile + "' does not exist");
-    test.stdinFile = fs::absolute(opt.stdinFile);
-  }
+  test.stdinFile = stdinOption(opt.stdinFile);
   test.args = opt.args;
   test.timeoutSeconds = opt.timeout;
   test.maxTraceBytes = opt.maxTraceBytes;
@@ -110,7 +108,7 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
       SourceLocation loc = ModuleIndex::locationOf(replay.crashInst);
       j["crash"] = {{"file", loc.file}, {"line", loc.line}, {"function", replay.crashInst->getFunction()->getName().str()}};
     }
-    std::cout << j.dump(2) << "\n";
+    std::cout << jsonText(j);
   } else if (!global.quiet) {
     std::cerr << "rootline: trace: " << replay.instances << " instructions, " << replay.events << " events, "
               << traceBytes << " trace bytes (" << traceFile.string() << ")\n"

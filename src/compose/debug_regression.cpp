@@ -13,6 +13,8 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace rootline {
 
@@ -310,25 +312,31 @@ DebugReport debugRegression(const DebugRequest &req) {
   // partitions agree, and a supplement when no deviation is in changed code (a loop
   // bound moved by one pins the input to one value per iteration count, so Darwin's
   // formulas are unsatisfiable there; a swapped argument changes a value, not a branch).
+  // The same for the old version's slice: code the change deleted (a removed check,
+  // a deleted else) is only there.
   bool anyChanged = std::any_of(candidates.begin(), candidates.end(), [](auto &c) { return c.inChangedRegion; });
   if (candidates.empty() || !anyChanged) {
-    Slice s = computeSlice(newV.trace.dynamic, *newV.index, *newV.analysis, newV.seeds, true);
-    std::map<std::pair<std::string, unsigned>, DebugCandidate> byLine;
-    unsigned distance = 0;
-    for (uint64_t i = newV.trace.dynamic.records.size(); i-- > 0;) {
-      if (!s.contains(i)) continue;
-      const llvm::Instruction *inst = newV.index->instruction(newV.trace.dynamic.records[i].id);
-      if (!ModuleIndex::locationOf(inst).valid()) continue;
-      DebugCandidate c = candidateAt(newV, inst, candidates.empty() ? "changed computation" : "changed code", diffs);
-      ++distance;
-      if (!c.inChangedRegion || byLine.count({c.file, c.line})) continue;
-      c.distance = distance;
-      byLine[{c.file, c.line}] = c;
-    }
     bool none = candidates.empty();
-    for (auto &[k, c] : byLine) candidates.push_back(c);
+    auto changedLines = [&](const Version &v, const char *kind) {
+      Slice s = computeSlice(v.trace.dynamic, *v.index, *v.analysis, v.seeds, true);
+      std::map<std::pair<std::string, unsigned>, DebugCandidate> byLine;
+      unsigned distance = 0;
+      for (uint64_t i = v.trace.dynamic.records.size(); i-- > 0;) {
+        if (!s.contains(i)) continue;
+        const llvm::Instruction *inst = v.index->instruction(v.trace.dynamic.records[i].id);
+        if (!ModuleIndex::locationOf(inst).valid()) continue;
+        DebugCandidate c = candidateAt(v, inst, kind, diffs);
+        ++distance;
+        if (!c.inChangedRegion || byLine.count({c.file, c.line})) continue;
+        c.distance = distance;
+        byLine[{c.file, c.line}] = c;
+      }
+      for (auto &[k, c] : byLine) candidates.push_back(c);
+    };
+    changedLines(newV, none ? "changed computation" : "changed code");
+    changedLines(oldV, "missing code");
     if (none && candidates.empty())
-      report.notes.push_back("no line of the new version's slice is in a changed region of the source diff");
+      report.notes.push_back("no line of either version's slice is in a changed region of the source diff");
   }
 
   // Evidence: every alternative input, run natively on both versions.
@@ -357,6 +365,10 @@ DebugReport debugRegression(const DebugRequest &req) {
     if (a.inChangedRegion != b.inChangedRegion) return a.inChangedRegion;
     return a.distance < b.distance;
   });
+  // One candidate per line: the best-ranked deviation stands for the others.
+  std::set<std::tuple<std::string, std::string, unsigned>> seen;
+  std::erase_if(candidates, [&](const DebugCandidate &c) { return !seen.insert({c.version, c.file, c.line}).second; });
+  if (candidates.size() > req.maxCandidates) candidates.resize(req.maxCandidates);
   for (size_t i = 0; i < candidates.size(); ++i) candidates[i].rank = static_cast<unsigned>(i + 1);
   report.candidates = std::move(candidates);
   std::error_code ec;

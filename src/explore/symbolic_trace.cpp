@@ -9,19 +9,15 @@ namespace rootline {
 
 namespace {
 
-// Forwards to the symbolic replayer and records the concrete path and coverage.
-class RunRecorder : public ReplayObserver {
+// Records the concrete path and coverage of a run.
+class PathRecorder : public ReplayObserver {
 public:
-  RunRecorder(SymbolicReplayer &sym, SymbolicTrace &out, DependenceRecorder *deps)
-      : sym_(sym), out_(out), deps_(deps) {}
+  explicit PathRecorder(SymbolicTrace &out) : out_(out) {}
   void onInstance(const Instance &I) override {
-    sym_.onInstance(I);
-    if (deps_) deps_->onInstance(I);
-    if (llvm::isa<llvm::BranchInst>(I.inst) || llvm::isa<llvm::SwitchInst>(I.inst)) {
-      if (I.inst->getNumSuccessors() > 1) {
-        out_.branches.push_back({I.id, I.successor});
-        out_.branchesCovered.insert({I.id, I.successor});
-      }
+    if ((llvm::isa<llvm::BranchInst>(I.inst) || llvm::isa<llvm::SwitchInst>(I.inst)) &&
+        I.inst->getNumSuccessors() > 1) {
+      out_.branches.push_back({I.id, I.successor});
+      out_.branchesCovered.insert({I.id, I.successor});
     }
     if (I.id != lastId_) {
       lastId_ = I.id;
@@ -29,19 +25,9 @@ public:
       if (loc.valid()) out_.linesCovered.insert({loc.file, loc.line});
     }
   }
-  void onGlobal(const llvm::GlobalVariable *gv, uint64_t a, uint64_t s) override {
-    sym_.onGlobal(gv, a, s);
-    if (deps_) deps_->onGlobal(gv, a, s);
-  }
-  void onArgv(const ArgvString &a) override {
-    sym_.onArgv(a);
-    if (deps_) deps_->onArgv(a);
-  }
 
 private:
-  SymbolicReplayer &sym_;
   SymbolicTrace &out_;
-  DependenceRecorder *deps_;
   uint32_t lastId_ = ~0u;
 };
 
@@ -65,7 +51,10 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
   SymbolicReplayer sym(ctx, module);
   std::optional<DependenceRecorder> deps;
   if (analysis) deps.emplace(index, *analysis);
-  RunRecorder recorder(sym, out, deps ? &*deps : nullptr);
+  PathRecorder path(out);
+  std::vector<ReplayObserver *> observers = {&sym, &path};
+  if (deps) observers.push_back(&*deps);
+  ReplayFanout recorder(observers);
   TraceReader reader(run.trace, program.module.key);
   out.replay = replayTrace(module, index, reader, &recorder);
   out.symbolic = sym.take();

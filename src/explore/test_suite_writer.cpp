@@ -1,5 +1,6 @@
 // The output directory of `rootline explore`: one directory per test, and a summary.
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 #include "rootline/explore.h"
 
 #include <llvm/IR/Function.h>
@@ -133,9 +134,9 @@ void writeTestSuite(const ExploreResult &result, const fs::path &dir, const std:
     writeFileAtomic(td / "stdin", t.input.stdinBytes);
     writeFileAtomic(td / "expected.stdout", t.stdoutBytes);
     writeFileAtomic(td / "expected.outcome", t.outcome + "\n");
-    writeFileAtomic(td / "test.json", testJson(t).dump(2) + "\n");
+    writeFileAtomic(td / "test.json", jsonText(testJson(t)));
   }
-  writeFileAtomic(dir / "summary.json", summaryJson(result).dump(2) + "\n");
+  writeFileAtomic(dir / "summary.json", jsonText(summaryJson(result)));
   writeFileAtomic(dir / "summary.md", summaryMarkdown(result, programName));
 }
 

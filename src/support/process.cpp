@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,9 @@ void closeFd(int &fd) {
 [[noreturn]] void execChild(const ProcessSpec &spec, int outFd, int errFd) {
   // Own process group so a timeout can kill the whole tree.
   setpgid(0, 0);
+  // Fixed addresses: a program whose behaviour depends on where things are mapped (an
+  // out-of-range read, a printed pointer) behaves the same on every run.
+  if (spec.noAddressRandomization) personality(ADDR_NO_RANDOMIZE);
   int in = spec.stdinFile ? ::open(spec.stdinFile->c_str(), O_RDONLY) : ::open("/dev/null", O_RDONLY);
   if (in < 0) _exit(127);
   dup2(in, 0);
