@@ -8,7 +8,9 @@
 #include "rootline/explore.h"
 #include "rootline/text_diff.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,9 @@ struct DebugReport {
   uint64_t formulaBytes = 0;
   double solverSeconds = 0, totalSeconds = 0;
   std::vector<std::string> notes;  // concretisations and other caveats
+  fs::path oldRoot, newRoot;
+  // Source lines in each version's relevant slice of its criterion, by file (relative).
+  std::map<std::string, std::set<unsigned>> oldSliceLines, newSliceLines;
 };
 
 DebugReport debugRegression(const DebugRequest &request);
@@ -74,6 +79,10 @@ DebugReport debugRegression(const DebugRequest &request);
 // Report formats (docs/report-schema.md).
 nlohmann::json reportJson(const DebugReport &report);
 std::string reportMarkdown(const DebugReport &report);
+nlohmann::json reportSarif(const DebugReport &report);  // SARIF 2.1.0
+// One self-contained page: old and new sources side by side, slices and candidates
+// highlighted, evidence inputs.
+std::string reportHtml(const DebugReport &report);
 std::string reportSummary(const DebugReport &report);  // short, for the terminal
 
 } // namespace rootline

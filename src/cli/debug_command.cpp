@@ -60,6 +60,8 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
     fs::create_directories(out);
     writeFileAtomic(out / "report.json", jsonText(reportJson(report)));
     writeFileAtomic(out / "report.md", reportMarkdown(report));
+    writeFileAtomic(out / "report.sarif", jsonText(reportSarif(report)));
+    writeFileAtomic(out / "report.html", reportHtml(report));
   }
   if (global.json) std::cout << jsonText(reportJson(report));
   else std::cout << reportSummary(report);
@@ -79,7 +81,7 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_option("--expect", opt->expectFile, "Expected stdout (default: what the old version prints)");
   cmd->add_option("--condition", opt->condition, "rsc (relevant slice conditions, default) or pc (path "
                                                  "conditions: the original Darwin)");
-  cmd->add_option("--out", opt->out, "Directory for report.json and report.md");
+  cmd->add_option("--out", opt->out, "Directory for report.json, report.md, report.sarif (SARIF 2.1.0) and report.html");
   cmd->add_option("--timeout", opt->timeout, "Seconds per program run (default 30)");
   cmd->add_option("--max-candidates", opt->maxCandidates, "At most this many candidates (default 20)");
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");

@@ -275,6 +275,17 @@ DebugReport debugRegression(const DebugRequest &req) {
   chooseCriteria(oldV, newV, report.expected.stdoutBytes);
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;
+  report.oldRoot = oldV.root;
+  report.newRoot = newV.root;
+  for (Version *v : {&oldV, &newV}) {
+    Slice s = computeSlice(v->trace.dynamic, *v->index, *v->analysis, v->seeds);
+    auto &lines = v == &oldV ? report.oldSliceLines : report.newSliceLines;
+    for (uint64_t i = 0; i < v->trace.dynamic.records.size(); ++i)
+      if (s.contains(i)) {
+        SourceLocation loc = ModuleIndex::locationOf(v->index->instruction(v->trace.dynamic.records[i].id));
+        if (loc.valid()) lines[relativeTo(loc.path(), v->root)].insert(loc.line);
+      }
+  }
   oldV.condition = conditionOf(oldV, req.condition);
   newV.condition = conditionOf(newV, req.condition);
   report.oldConstraints = oldV.condition.size();

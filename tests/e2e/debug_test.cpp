@@ -174,6 +174,11 @@ TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summar
   std::string md = readFile(t.path / "rep" / "report.md");
   CHECK(md.find("### 1. `main.c:6`") != std::string::npos);
   CHECK(md.find("Alternative input") != std::string::npos);
+  std::string html = readFile(t.path / "rep" / "report.html");
+  CHECK(html.find("<span class=\"l cand\" id=\"new-6\">") != std::string::npos);     // the candidate
+  CHECK(html.find("<span class=\"l slice\" id=\"old-6\">") != std::string::npos);    // old slice: the discount test
+  CHECK(html.find("<span class=\"l \" id=\"new-9\">") != std::string::npos);         // shipping: not in the slice
+  CHECK(html.find("src=") == std::string::npos);  // self-contained: no external resources
 
   res = runRootline({"--json", "debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(),
                      "--src", "main.c", "--stdin", (r.dir / "input.txt").string(), "--condition", "pc"});
@@ -187,4 +192,29 @@ TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summar
   res = runRootline({"debug", "--old", (t.path / "nope").string(), "--new", (r.dir / "old").string()});
   CHECK(res.exitCode == ExitBadInput);
   CHECK(res.err.find("not a directory") != std::string::npos);
+}
+
+TEST_CASE("the SARIF report validates against the SARIF 2.1.0 schema", "[debug][sarif]") {
+  REQUIRE(fs::exists(ROOTLINE_SARIF_SCHEMA));
+  RegressionFixture r = regression("missing_cap");
+  TempDir t;
+  auto res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(), "--src",
+                          "main.c", "--stdin", (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
+  REQUIRE(res.exitedWith(0));
+  auto sarif = nlohmann::json::parse(readFile(t.path / "rep" / "report.sarif"));
+  CHECK(sarif["version"] == "2.1.0");
+  CHECK(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 5);
+  CHECK(sarif["runs"][0]["results"][0]["ruleId"] == "missing-code");
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", (sourceDir() / "tests" / "tools" / "validate_json.py").string(),
+               (t.path / "rep" / "report.sarif").string(), ROOTLINE_SARIF_SCHEMA};
+  ProcessResult v = runProcess(spec);
+  INFO(v.err);
+  CHECK(v.exitedWith(0));
+
+  // A document that breaks the schema is refused by the same validator.
+  sarif["version"] = "1.0";
+  writeText(t.path / "bad.sarif", sarif.dump());
+  spec.argv[2] = (t.path / "bad.sarif").string();
+  CHECK_FALSE(runProcess(spec).exitedWith(0));
 }
