@@ -13,10 +13,11 @@ int main() {
   fs::path root = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures" / "regressions";
   std::vector<fs::path> dirs;
   for (const auto &e : fs::directory_iterator(root))
-    if (fs::exists(e.path() / "fixture.json")) dirs.push_back(e.path());
+    if (fs::exists(e.path() / "fixture.json"))
+      dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
-  std::printf("%-24s | %5s %5s %9s %6s %7s | %5s %5s %9s %6s %7s\n", "fixture", "cands", "rank", "bytes", "calls",
-              "time", "cands", "rank", "bytes", "calls", "time");
+  std::printf("%-24s | %5s %5s %9s %6s %7s | %5s %5s %9s %6s %7s\n", "fixture", "cands", "rank",
+              "bytes", "calls", "time", "cands", "rank", "bytes", "calls", "time");
   std::printf("%-24s | %-37s | %-37s\n", "", "RSC", "PC (Darwin)");
   struct Total {
     unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0;
@@ -32,9 +33,12 @@ int main() {
       req.oldRecipe.units.push_back({req.oldRoot / s.get<std::string>(), {}, req.oldRoot});
       req.newRecipe.units.push_back({req.newRoot / s.get<std::string>(), {}, req.newRoot});
     }
-    if (j.contains("libs")) req.oldRecipe.libs = req.newRecipe.libs = j["libs"].get<std::vector<std::string>>();
-    if (j.contains("stdin") && j["stdin"].is_string()) req.input.stdinBytes = readFile(dir / j["stdin"].get<std::string>());
-    if (j.contains("args")) req.input.args = j["args"].get<std::vector<std::string>>();
+    if (j.contains("libs"))
+      req.oldRecipe.libs = req.newRecipe.libs = j["libs"].get<std::vector<std::string>>();
+    if (j.contains("stdin") && j["stdin"].is_string())
+      req.input.stdinBytes = readFile(dir / j["stdin"].get<std::string>());
+    if (j.contains("args"))
+      req.input.args = j["args"].get<std::vector<std::string>>();
     const auto &rc = j["root_cause"];
     std::printf("%-24s", dir.filename().string().c_str());
     int k = 0;
@@ -45,14 +49,17 @@ int main() {
         DebugReport r = debugRegression(req);
         unsigned rank = 0;
         for (const auto &c : r.candidates)
-          if (c.version == rc["version"] && c.line == rc["line"].get<unsigned>() && c.file == rc["file"]) rank = c.rank;
+          if (c.version == rc["version"] && c.line == rc["line"].get<unsigned>() &&
+              c.file == rc["file"])
+            rank = c.rank;
         ++t.fixtures;
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
         t.calls += r.solverCalls;
         t.bytes += r.formulaBytes;
         t.seconds += r.totalSeconds;
-        std::printf(" | %5zu %5s %9llu %6u %6.2fs", r.candidates.size(), rank ? std::to_string(rank).c_str() : "-",
+        std::printf(" | %5zu %5s %9llu %6u %6.2fs", r.candidates.size(),
+                    rank ? std::to_string(rank).c_str() : "-",
                     static_cast<unsigned long long>(r.formulaBytes), r.solverCalls, r.totalSeconds);
       } catch (const std::exception &e) {
         std::printf(" | error: %s", e.what());
@@ -61,10 +68,12 @@ int main() {
     std::printf("\n");
   }
   for (int k = 0; k < 2; ++k)
-    std::printf("%s: true root cause at rank 1 on %u of %u (%.0f%%), %u candidates, %u solver calls, %llu formula "
+    std::printf("%s: true root cause at rank 1 on %u of %u (%.0f%%), %u candidates, %u solver "
+                "calls, %llu formula "
                 "bytes, %.2f s\n",
                 k == 0 ? "RSC" : "PC ", totals[k].rank1, totals[k].fixtures,
-                totals[k].fixtures ? 100.0 * totals[k].rank1 / totals[k].fixtures : 0.0, totals[k].candidates,
-                totals[k].calls, static_cast<unsigned long long>(totals[k].bytes), totals[k].seconds);
+                totals[k].fixtures ? 100.0 * totals[k].rank1 / totals[k].fixtures : 0.0,
+                totals[k].candidates, totals[k].calls,
+                static_cast<unsigned long long>(totals[k].bytes), totals[k].seconds);
   return 0;
 }

@@ -20,7 +20,8 @@ struct Subject {
   unsigned loopBound = 0;
 };
 
-size_t randomCoverage(const TracedProgram &p, const ProgramInput &seed, unsigned runs, std::mt19937_64 &rng) {
+size_t randomCoverage(const TracedProgram &p, const ProgramInput &seed, unsigned runs,
+                      std::mt19937_64 &rng) {
   LoadedModule m = loadModule(p.module.bitcode);
   ModuleIndex index(*m.module);
   z3::context ctx;
@@ -32,12 +33,15 @@ size_t randomCoverage(const TracedProgram &p, const ProgramInput &seed, unsigned
   for (unsigned i = 1; i < runs; ++i) {
     z3::solver s(ctx);
     for (const auto &v : first.symbolic.inputs) {
-      int64_t value = v.kind == InputVar::Kind::Token ? (coin(rng) ? small(rng) : full(rng)) : byte(rng);
+      int64_t value =
+          v.kind == InputVar::Kind::Token ? (coin(rng) ? small(rng) : full(rng)) : byte(rng);
       s.add(ctx.bv_const(v.name.c_str(), v.bits) == ctx.bv_val(value, v.bits));
     }
-    if (s.check() != z3::sat) continue;
+    if (s.check() != z3::sat)
+      continue;
     ProgramInput in = applyModel(seed, first.symbolic.inputs, s.get_model());
-    SymbolicTrace t = traceSymbolic(p, *m.module, index, in, ctx, work / ("r" + std::to_string(i)), 10);
+    SymbolicTrace t =
+        traceSymbolic(p, *m.module, index, in, ctx, work / ("r" + std::to_string(i)), 10);
     covered.insert(t.branchesCovered.begin(), t.branchesCovered.end());
   }
   fs::remove_all(work);
@@ -50,17 +54,24 @@ int main(int argc, char **argv) {
   fs::path root = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
   unsigned maxRuns = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 60;
   std::vector<Subject> subjects = {
-      {"paper_fig1", root / "programs/paper_fig1", root / "programs/paper_fig1/main.c", root / "programs/paper_fig1/input.txt", 0},
-      {"symbolic_index", root / "programs/symbolic_index", root / "programs/symbolic_index/main.c", root / "programs/symbolic_index/input.txt", 0},
-      {"no_bugs_branches", root / "explore/no_bugs_branches", root / "explore/no_bugs_branches/main.c", root / "explore/no_bugs_branches/seed.txt", 0},
-      {"artemis_div", root / "explore/artemis_div", root / "explore/artemis_div/main.c", root / "explore/artemis_div/seed.txt", 0},
-      {"array_get", root / "explore/array_get", root / "explore/array_get/main.c", root / "explore/array_get/seed.txt", 0},
-      {"quicksort", root / "explore/quicksort", root / "explore/quicksort/main.c", root / "explore/quicksort/seed.txt", 2},
-      {"primes", root / "explore/primes", root / "explore/primes/main.c", root / "explore/primes/seed.txt", 2},
+      {"paper_fig1", root / "programs/paper_fig1", root / "programs/paper_fig1/main.c",
+       root / "programs/paper_fig1/input.txt", 0},
+      {"symbolic_index", root / "programs/symbolic_index", root / "programs/symbolic_index/main.c",
+       root / "programs/symbolic_index/input.txt", 0},
+      {"no_bugs_branches", root / "explore/no_bugs_branches",
+       root / "explore/no_bugs_branches/main.c", root / "explore/no_bugs_branches/seed.txt", 0},
+      {"artemis_div", root / "explore/artemis_div", root / "explore/artemis_div/main.c",
+       root / "explore/artemis_div/seed.txt", 0},
+      {"array_get", root / "explore/array_get", root / "explore/array_get/main.c",
+       root / "explore/array_get/seed.txt", 0},
+      {"quicksort", root / "explore/quicksort", root / "explore/quicksort/main.c",
+       root / "explore/quicksort/seed.txt", 2},
+      {"primes", root / "explore/primes", root / "explore/primes/main.c",
+       root / "explore/primes/seed.txt", 2},
   };
   std::mt19937_64 rng(12345);
-  std::printf("%-18s %5s %8s %11s %13s %13s %9s\n", "fixture", "runs", "runs/s", "solver %", "DART branches",
-              "random branch", "ratio");
+  std::printf("%-18s %5s %8s %11s %13s %13s %9s\n", "fixture", "runs", "runs/s", "solver %",
+              "DART branches", "random branch", "ratio");
   for (const auto &s : subjects) {
     TracedProgram p = buildTraced(BuildRecipe{{{s.source, {}, s.dir}}, {}, "bench"});
     ProgramInput seed{readFile(s.seed), {}};
@@ -70,10 +81,11 @@ int main(int argc, char **argv) {
     opt.timeBudgetSeconds = 120;
     ExploreResult r = explore(p, seed, opt);
     size_t random = randomCoverage(p, seed, r.stats.runs, rng);
-    std::printf("%-18s %5u %8.1f %10.1f%% %7zu/%-5zu %7zu/%-5zu %8.2fx\n", s.name.c_str(), r.stats.runs,
-                r.stats.runs / r.stats.totalSeconds, 100.0 * r.stats.solverSeconds / r.stats.totalSeconds,
-                r.stats.branchesCovered, r.stats.branchesTotal, random, r.stats.branchesTotal,
-                random ? static_cast<double>(r.stats.branchesCovered) / static_cast<double>(random) : 0.0);
+    std::printf(
+        "%-18s %5u %8.1f %10.1f%% %7zu/%-5zu %7zu/%-5zu %8.2fx\n", s.name.c_str(), r.stats.runs,
+        r.stats.runs / r.stats.totalSeconds, 100.0 * r.stats.solverSeconds / r.stats.totalSeconds,
+        r.stats.branchesCovered, r.stats.branchesTotal, random, r.stats.branchesTotal,
+        random ? static_cast<double>(r.stats.branchesCovered) / static_cast<double>(random) : 0.0);
   }
   return 0;
 }

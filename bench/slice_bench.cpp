@@ -24,11 +24,13 @@ double seconds(std::chrono::steady_clock::time_point t) {
 }
 
 void table(const std::vector<Subject> &subjects, unsigned maxRuns) {
-  std::printf("%-18s | %5s %6s %10s %7s %5s | %5s %6s %10s %7s %5s | %6s\n", "program", "runs", "calls", "bytes",
-              "time", "parts", "runs", "calls", "bytes", "time", "parts", "speed");
+  std::printf("%-18s | %5s %6s %10s %7s %5s | %5s %6s %10s %7s %5s | %6s\n", "program", "runs",
+              "calls", "bytes", "time", "parts", "runs", "calls", "bytes", "time", "parts",
+              "speed");
   std::printf("%-18s | %-37s | %-37s |\n", "", "DART", "RSC exploration");
   for (const auto &s : subjects) {
-    TracedProgram p = buildTraced(BuildRecipe{{{s.source, {}, s.source.parent_path()}}, {}, "bench"});
+    TracedProgram p =
+        buildTraced(BuildRecipe{{{s.source, {}, s.source.parent_path()}}, {}, "bench"});
     ProgramInput seed{readFile(s.seed), {}};
     ExploreOptions opt;
     opt.maxRuns = maxRuns;
@@ -38,21 +40,23 @@ void table(const std::vector<Subject> &subjects, unsigned maxRuns) {
     ExploreResult d = explore(p, seed, opt);
     opt.strategy = Strategy::Rsc;
     ExploreResult r = explore(p, seed, opt);
-    std::printf("%-18s | %5u %6u %10llu %6.2fs %5u | %5u %6u %10llu %6.2fs %5u | %5.1fx\n", s.name, d.stats.runs,
-                d.stats.solverCalls, static_cast<unsigned long long>(d.stats.formulaBytes), d.stats.totalSeconds,
+    std::printf("%-18s | %5u %6u %10llu %6.2fs %5u | %5u %6u %10llu %6.2fs %5u | %5.1fx\n", s.name,
+                d.stats.runs, d.stats.solverCalls,
+                static_cast<unsigned long long>(d.stats.formulaBytes), d.stats.totalSeconds,
                 d.stats.partitions, r.stats.runs, r.stats.solverCalls,
-                static_cast<unsigned long long>(r.stats.formulaBytes), r.stats.totalSeconds, r.stats.partitions,
-                d.stats.totalSeconds / r.stats.totalSeconds);
+                static_cast<unsigned long long>(r.stats.formulaBytes), r.stats.totalSeconds,
+                r.stats.partitions, d.stats.totalSeconds / r.stats.totalSeconds);
   }
 }
 
 // Slices the output of the stress program at several input sizes.
 void throughput(const fs::path &root) {
   fs::path dir = makeWorkDir("bench-slice");
-  writeFileAtomic(dir / "loop.c", "#include <stdio.h>\nint main(void) { int n, s = 0, a[64] = {0};\n"
-                                  "  if (scanf(\"%d\", &n) != 1) return 1;\n"
-                                  "  for (int i = 0; i < n; i++) { a[i & 63] += i; if (a[i & 7] > 1000) s++; }\n"
-                                  "  printf(\"%d %d\\n\", s, a[5]);\n  return 0;\n}\n");
+  writeFileAtomic(dir / "loop.c",
+                  "#include <stdio.h>\nint main(void) { int n, s = 0, a[64] = {0};\n"
+                  "  if (scanf(\"%d\", &n) != 1) return 1;\n"
+                  "  for (int i = 0; i < n; i++) { a[i & 63] += i; if (a[i & 7] > 1000) s++; }\n"
+                  "  printf(\"%d %d\\n\", s, a[5]);\n  return 0;\n}\n");
   TracedProgram p = buildTraced(BuildRecipe{{{dir / "loop.c", {}, dir}}, {}, "bench"});
   LoadedModule m = loadModule(p.module.bitcode);
   ModuleIndex index(*m.module);
@@ -73,7 +77,8 @@ void throughput(const fs::path &root) {
     Slice s = computeSlice(dyn, index, analysis, seeds);
     double sec = seconds(t0);
     double rate = static_cast<double>(dyn.records.size()) / sec;
-    if (!first) first = rate;
+    if (!first)
+      first = rate;
     std::printf("%-10u %12zu %13.4fs %14.3g  (%.2fx the rate at the smallest n; %zu in slice)\n", n,
                 dyn.records.size(), sec, rate, rate / first, s.size());
   }
@@ -87,9 +92,12 @@ int main(int argc, char **argv) {
   fs::path root = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
   unsigned maxRuns = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 100;
   table({{"tcas", root / "bench/tcas/main.c", root / "bench/tcas/seed.txt", 0},
-         {"paper_fig1", root / "programs/paper_fig1/main.c", root / "programs/paper_fig1/input.txt", 0},
-         {"symbolic_index", root / "programs/symbolic_index/main.c", root / "programs/symbolic_index/input.txt", 0},
-         {"no_bugs_branches", root / "explore/no_bugs_branches/main.c", root / "explore/no_bugs_branches/seed.txt", 0},
+         {"paper_fig1", root / "programs/paper_fig1/main.c", root / "programs/paper_fig1/input.txt",
+          0},
+         {"symbolic_index", root / "programs/symbolic_index/main.c",
+          root / "programs/symbolic_index/input.txt", 0},
+         {"no_bugs_branches", root / "explore/no_bugs_branches/main.c",
+          root / "explore/no_bugs_branches/seed.txt", 0},
          {"array_get", root / "explore/array_get/main.c", root / "explore/array_get/seed.txt", 0},
          {"quicksort", root / "explore/quicksort/main.c", root / "explore/quicksort/seed.txt", 2},
          {"null_list", root / "explore/null_list/main.c", root / "explore/null_list/seed.txt", 2}},

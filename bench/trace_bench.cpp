@@ -26,10 +26,14 @@ Fixture loadFixture(const fs::path &dir) {
   auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
   Fixture f;
   f.name = dir.filename().string();
-  for (const auto &s : j["sources"]) f.recipe.units.push_back({dir / s.get<std::string>(), {}, dir});
-  if (j.contains("libs")) f.recipe.libs = j["libs"].get<std::vector<std::string>>();
-  if (j.contains("stdin") && j["stdin"].is_string()) f.test.stdinFile = dir / j["stdin"].get<std::string>();
-  if (j.contains("args")) f.test.args = j["args"].get<std::vector<std::string>>();
+  for (const auto &s : j["sources"])
+    f.recipe.units.push_back({dir / s.get<std::string>(), {}, dir});
+  if (j.contains("libs"))
+    f.recipe.libs = j["libs"].get<std::vector<std::string>>();
+  if (j.contains("stdin") && j["stdin"].is_string())
+    f.test.stdinFile = dir / j["stdin"].get<std::string>();
+  if (j.contains("args"))
+    f.test.args = j["args"].get<std::vector<std::string>>();
   f.test.timeoutSeconds = 600;
   return f;
 }
@@ -42,18 +46,21 @@ double median(std::vector<double> v) {
 } // namespace
 
 int main(int argc, char **argv) {
-  fs::path fixtures = argc > 1 ? fs::path(argv[1]) : fs::path(ROOTLINE_SOURCE_DIR) / "fixtures" / "programs";
+  fs::path fixtures =
+      argc > 1 ? fs::path(argv[1]) : fs::path(ROOTLINE_SOURCE_DIR) / "fixtures" / "programs";
   int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   std::vector<Fixture> list;
   for (const auto &e : fs::directory_iterator(fixtures)) {
-    if (!fs::exists(e.path() / "fixture.json")) continue;
+    if (!fs::exists(e.path() / "fixture.json"))
+      continue;
     auto j = nlohmann::json::parse(readFile(e.path() / "fixture.json"));
     auto tags = j.value("tags", std::vector<std::string>{});
-    if (std::find(tags.begin(), tags.end(), "cpu-heavy") != tags.end()) list.push_back(loadFixture(e.path()));
+    if (std::find(tags.begin(), tags.end(), "cpu-heavy") != tags.end())
+      list.push_back(loadFixture(e.path()));
   }
   std::sort(list.begin(), list.end(), [](auto &a, auto &b) { return a.name < b.name; });
-  std::printf("%-14s %12s %10s %10s %9s %11s %13s\n", "fixture", "instructions", "native s", "traced s",
-              "overhead", "bytes/inst", "replay inst/s");
+  std::printf("%-14s %12s %10s %10s %9s %11s %13s\n", "fixture", "instructions", "native s",
+              "traced s", "overhead", "bytes/inst", "replay inst/s");
   std::vector<double> overheads;
   for (auto &f : list) {
     TracedProgram p = buildTraced(f.recipe);
@@ -70,7 +77,8 @@ int main(int argc, char **argv) {
     TraceReader reader(dir / "run.trace", p.module.key);
     auto start = std::chrono::steady_clock::now();
     ReplayResult r = replayTrace(*m.module, index, reader);
-    double replaySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double replaySeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double overhead = median(tt) / median(nt);
     overheads.push_back(overhead);
     std::printf("%-14s %12llu %10.4f %10.4f %8.1fx %11.2f %13.3g\n", f.name.c_str(),

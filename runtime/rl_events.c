@@ -1,7 +1,9 @@
 /* Events logged by the libc wrappers (see rl_runtime.h for their meaning). */
 #include "rl_runtime.h"
 
-#define RL_ON() if (!rl_tracing()) return
+#define RL_ON()                                                                                    \
+  if (!rl_tracing())                                                                               \
+  return
 #define ADDR(p) ((uint64_t)(uintptr_t)(p))
 
 void rl_ev_input(uint64_t offset, const void *addr, uint64_t len) {

@@ -4,7 +4,9 @@
 
 #include <string.h>
 
-#define RL_ON() if (!rl_tracing()) return
+#define RL_ON()                                                                                    \
+  if (!rl_tracing())                                                                               \
+  return
 
 /* Previous address of a LOAD/LOAD_WIDE/STORE: addresses are logged as deltas. */
 static uint64_t rl_last_addr;
@@ -151,5 +153,9 @@ void __rl_init(const char *module_key, void *const *funcs, const uint32_t *func_
 }
 
 /* llvm.memcpy / llvm.memmove / llvm.memset intrinsics (struct copies, initialisers). */
-void __rl_intrinsic_copy(const void *dst, const void *src, uint64_t len) { rl_ev_mem_copy(dst, src, len); }
-void __rl_intrinsic_set(const void *dst, uint8_t byte, uint64_t len) { rl_ev_mem_set(dst, byte, len); }
+void __rl_intrinsic_copy(const void *dst, const void *src, uint64_t len) {
+  rl_ev_mem_copy(dst, src, len);
+}
+void __rl_intrinsic_set(const void *dst, uint8_t byte, uint64_t len) {
+  rl_ev_mem_set(dst, byte, len);
+}

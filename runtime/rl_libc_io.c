@@ -52,15 +52,16 @@ extern int __isoc99_vsscanf(const char *s, const char *format, va_list ap);
 #endif
 
 /* Logging must not disturb the errno the real call left behind. */
-#define RL_KEEP_ERRNO(stmt)                                                              \
-  do {                                                                                   \
-    int rl_saved_errno_ = errno;                                                         \
-    stmt;                                                                                \
-    errno = rl_saved_errno_;                                                             \
+#define RL_KEEP_ERRNO(stmt)                                                                        \
+  do {                                                                                             \
+    int rl_saved_errno_ = errno;                                                                   \
+    stmt;                                                                                          \
+    errno = rl_saved_errno_;                                                                       \
   } while (0)
 
 int rl_stream_fd(struct _IO_FILE *stream) {
-  if (!stream) return -1;
+  if (!stream)
+    return -1;
   int e = errno;
   int fd = fileno(stream);
   errno = e;
@@ -71,17 +72,20 @@ int rl_stream_fd(struct _IO_FILE *stream) {
 
 /* One OUTPUT event for `len` bytes written to `fd`; advances the fd 1/2 position. */
 static void rl_log_output(int fd, int32_t arg, const void *src, const void *bytes, size_t len) {
-  if (len == 0) return;
+  if (len == 0)
+    return;
   int e = errno;
   uint64_t off = (fd == 1 || fd == 2) ? rl_out_pos[fd] : 0;
   rl_ev_output(fd, off, arg, src, bytes, len);
-  if (fd == 1 || fd == 2) rl_out_pos[fd] += len;
+  if (fd == 1 || fd == 2)
+    rl_out_pos[fd] += len;
   errno = e;
 }
 
 /* `len` bytes read from `stream` were stored at `dst`. */
 static void rl_log_stored(FILE *stream, const void *dst, size_t len) {
-  if (len == 0) return;
+  if (len == 0)
+    return;
   int e = errno;
   if (stream == stdin) {
     rl_ev_input(rl_stdin_pos, dst, len);
@@ -93,7 +97,8 @@ static void rl_log_stored(FILE *stream, const void *dst, size_t len) {
 }
 
 static __attribute__((noinline)) void rl_log_format_read(const char *fmt) {
-  if (fmt) RL_KEEP_ERRNO(rl_ev_mem_read(fmt, strlen(fmt) + 1));
+  if (fmt)
+    RL_KEEP_ERRNO(rl_ev_mem_read(fmt, strlen(fmt) + 1));
 }
 
 /* Length modifiers, as glibc groups them (L, q and ll are the same modifier). */
@@ -108,14 +113,29 @@ static int rl_len_is_long(int len) {
 static void rl_store_count(void *p, int len, long long value) {
   size_t size;
   switch (len) {
-  case RL_LEN_HH: *(signed char *)p = (signed char)value; size = 1; break;
-  case RL_LEN_H: *(short *)p = (short)value; size = sizeof(short); break;
-  case RL_LEN_LL: *(long long *)p = value; size = sizeof(long long); break;
+  case RL_LEN_HH:
+    *(signed char *)p = (signed char)value;
+    size = 1;
+    break;
+  case RL_LEN_H:
+    *(short *)p = (short)value;
+    size = sizeof(short);
+    break;
+  case RL_LEN_LL:
+    *(long long *)p = value;
+    size = sizeof(long long);
+    break;
   case RL_LEN_L:
   case RL_LEN_J:
   case RL_LEN_Z:
-  case RL_LEN_T: *(long *)p = (long)value; size = sizeof(long); break;
-  default: *(int *)p = (int)value; size = sizeof(int); break;
+  case RL_LEN_T:
+    *(long *)p = (long)value;
+    size = sizeof(long);
+    break;
+  default:
+    *(int *)p = (int)value;
+    size = sizeof(int);
+    break;
   }
   RL_KEEP_ERRNO(rl_ev_mem_write(p, size));
 }
@@ -135,18 +155,22 @@ static void rl_text_init(struct rl_text *t, char *stack, size_t cap) {
 }
 
 static int rl_text_reserve(struct rl_text *t, size_t need) {
-  if (need <= t->cap) return 0;
+  if (need <= t->cap)
+    return 0;
   size_t cap = t->cap * 2 > need ? t->cap * 2 : need;
   char *p = t->p == t->stack ? malloc(cap) : realloc(t->p, cap);
-  if (!p) return -1;
-  if (t->p == t->stack) memcpy(p, t->stack, t->len + 1);
+  if (!p)
+    return -1;
+  if (t->p == t->stack)
+    memcpy(p, t->stack, t->len + 1);
   t->p = p;
   t->cap = cap;
   return 0;
 }
 
 static int rl_text_add(struct rl_text *t, const char *s, size_t n) {
-  if (rl_text_reserve(t, t->len + n + 1) != 0) return -1;
+  if (rl_text_reserve(t, t->len + n + 1) != 0)
+    return -1;
   memcpy(t->p + t->len, s, n);
   t->len += n;
   t->p[t->len] = '\0';
@@ -154,7 +178,8 @@ static int rl_text_add(struct rl_text *t, const char *s, size_t n) {
 }
 
 static void rl_text_free(struct rl_text *t) {
-  if (t->p != t->stack) free(t->p);
+  if (t->p != t->stack)
+    free(t->p);
   t->p = t->stack;
 }
 
@@ -188,14 +213,16 @@ int __rl_wrap_fgetc(FILE *stream) {
 
 int __rl_wrap_ungetc(int c, FILE *stream) {
   int r = ungetc(c, stream);
-  if (r != EOF && stream == stdin && rl_stdin_pos > 0) --rl_stdin_pos;
+  if (r != EOF && stream == stdin && rl_stdin_pos > 0)
+    --rl_stdin_pos;
   return r;
 }
 
 /* glibc's fgets (libio/iofgets.c) with _IO_getline spelled as a getc_unlocked loop, so
  * the number of bytes stored is known even when the input contains NUL bytes. */
 char *__rl_wrap_fgets(char *s, int n, FILE *stream) {
-  if (n <= 0) return NULL;
+  if (n <= 0)
+    return NULL;
   if (n == 1) {
     s[0] = '\0';
     RL_KEEP_ERRNO(rl_ev_mem_write(s, 1));
@@ -207,9 +234,11 @@ char *__rl_wrap_fgets(char *s, int n, FILE *stream) {
   size_t count = 0, max = (size_t)n - 1;
   while (count < max) {
     int c = getc_unlocked(stream);
-    if (c == EOF) break;
+    if (c == EOF)
+      break;
     s[count++] = (char)c;
-    if (c == '\n') break;
+    if (c == '\n')
+      break;
   }
   char *result;
   if (count == 0 || ((stream->_flags & _IO_ERR_SEEN) && errno != EAGAIN)) {
@@ -221,7 +250,8 @@ char *__rl_wrap_fgets(char *s, int n, FILE *stream) {
   stream->_flags |= old_error;
   funlockfile(stream);
   rl_log_stored(stream, s, count);
-  if (result) RL_KEEP_ERRNO(rl_ev_mem_write(s + count, 1));
+  if (result)
+    RL_KEEP_ERRNO(rl_ev_mem_write(s + count, 1));
   return result;
 }
 
@@ -229,7 +259,8 @@ char *__rl_wrap_fgets(char *s, int n, FILE *stream) {
  * _IO_sgetn of size*nmemb bytes); the item count is then derived as glibc does. */
 size_t __rl_wrap_fread(void *ptr, size_t size, size_t nmemb, FILE *stream) {
   size_t request = size * nmemb;
-  if (request == 0) return 0;
+  if (request == 0)
+    return 0;
   size_t got = fread(ptr, 1, request, stream);
   rl_log_stored(stream, ptr, got);
   return got == request ? nmemb : got / size;
@@ -254,14 +285,17 @@ ssize_t __rl_wrap_getline(char **lineptr, size_t *n, FILE *stream) {
   char *old = lineptr ? *lineptr : NULL;
   size_t old_n = n ? *n : 0;
   ssize_t r = getline(lineptr, n, stream);
-  if (!lineptr || !n) return r;
+  if (!lineptr || !n)
+    return r;
   int e = errno;
   char *buf = *lineptr;
   /* Same convention as the realloc wrapper: a HEAP_ALLOC at a live address is a
    * resize; a moved block is a new allocation followed by the old one's free. */
   if (buf != old) {
-    if (buf) rl_ev_heap_alloc(buf, *n);
-    if (old) rl_ev_heap_free(old);
+    if (buf)
+      rl_ev_heap_alloc(buf, *n);
+    if (old)
+      rl_ev_heap_free(old);
   } else if (buf && *n != old_n) {
     rl_ev_heap_alloc(buf, *n);
   }
@@ -296,7 +330,8 @@ static void rl_scan_parse(const char *f, struct rl_sspec *s) {
     const char *q = p;
     long v = 0;
     while (isdigit((unsigned char)*q)) {
-      if (v < INT_MAX / 10) v = v * 10 + (*q - '0');
+      if (v < INT_MAX / 10)
+        v = v * 10 + (*q - '0');
       ++q;
     }
     if (*q == '$') {
@@ -309,11 +344,13 @@ static void rl_scan_parse(const char *f, struct rl_sspec *s) {
     }
   }
   while (*p == '*' || *p == '\'' || *p == 'I') {
-    if (*p == '*') s->suppress = 1;
+    if (*p == '*')
+      s->suppress = 1;
     ++p;
   }
   while (isdigit((unsigned char)*p)) {
-    if (width < INT_MAX / 10) width = width * 10 + (*p - '0');
+    if (width < INT_MAX / 10)
+      width = width * 10 + (*p - '0');
     ++p;
   }
 got_width:
@@ -338,7 +375,10 @@ got_width:
     }
     break;
   case 'q':
-  case 'L': ++p; s->len = RL_LEN_LL; break;
+  case 'L':
+    ++p;
+    s->len = RL_LEN_LL;
+    break;
   case 'm':
     ++p;
     s->mflag = 1;
@@ -347,10 +387,20 @@ got_width:
       s->len = RL_LEN_L;
     }
     break;
-  case 'z': ++p; s->len = RL_LEN_Z; break;
-  case 'j': ++p; s->len = RL_LEN_J; break;
-  case 't': ++p; s->len = RL_LEN_T; break;
-  default: break;
+  case 'z':
+    ++p;
+    s->len = RL_LEN_Z;
+    break;
+  case 'j':
+    ++p;
+    s->len = RL_LEN_J;
+    break;
+  case 't':
+    ++p;
+    s->len = RL_LEN_T;
+    break;
+  default:
+    break;
   }
   if (*p == '\0') {
     s->end = p;
@@ -358,19 +408,26 @@ got_width:
   }
   s->conv = *p++;
   if (s->conv == '[') {
-    if (*p == '^') ++p;
-    if (*p == ']' || *p == '-') ++p;
-    while (*p != '\0' && *p != ']') ++p;
-    if (*p == '\0') s->bad_set = 1;
-    else ++p;
+    if (*p == '^')
+      ++p;
+    if (*p == ']' || *p == '-')
+      ++p;
+    while (*p != '\0' && *p != ']')
+      ++p;
+    if (*p == '\0')
+      s->bad_set = 1;
+    else
+      ++p;
   }
   s->end = p;
 }
 
 static int rl_scan_known_conv(char c) {
-  if (c == 0) return 0;
+  if (c == 0)
+    return 0;
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 38)
-  if (c == 'b') return 1;
+  if (c == 'b')
+    return 1;
 #endif
   return strchr("diouxXpeEfFgGaAcCsS[%n", c) != NULL;
 }
@@ -383,8 +440,10 @@ static int rl_scan_has_positional(const char *f) {
     }
     struct rl_sspec s;
     rl_scan_parse(f, &s);
-    if (s.positional) return 1;
-    if (s.conv == 0 || s.bad_set) return 0; /* the scan stops there anyway */
+    if (s.positional)
+      return 1;
+    if (s.conv == 0 || s.bad_set)
+      return 0; /* the scan stops there anyway */
     f = s.end;
   }
   return 0;
@@ -413,29 +472,35 @@ static void rl_snap_take(FILE *fp, struct rl_snap *s) {
 /* Bytes consumed between two snapshots, assuming at most one buffer refill; 0 when
  * that cannot be told (pushback buffers in use). */
 static size_t rl_snap_consumed(const struct rl_snap *a, const struct rl_snap *b) {
-  if (a->backup || b->backup || !b->base) return 0;
-  if (a->ptr == b->ptr && a->end == b->end) return 0;
+  if (a->backup || b->backup || !b->base)
+    return 0;
+  if (a->ptr == b->ptr && a->end == b->end)
+    return 0;
   /* Empty (or not yet allocated) buffer before: the call refilled it. */
-  if (a->ptr == a->end) return b->ptr >= b->base ? (size_t)(b->ptr - b->base) : 0;
-  if (a->base != b->base || !a->ptr) return 0;
-  if (a->end == b->end && b->ptr >= a->ptr) return (size_t)(b->ptr - a->ptr);
+  if (a->ptr == a->end)
+    return b->ptr >= b->base ? (size_t)(b->ptr - b->base) : 0;
+  if (a->base != b->base || !a->ptr)
+    return 0;
+  if (a->end == b->end && b->ptr >= a->ptr)
+    return (size_t)(b->ptr - a->ptr);
   return (size_t)(a->end - a->ptr) + (size_t)(b->ptr - b->base); /* one refill */
 }
 
 struct rl_scan {
-  FILE *fp;         /* the stream, or NULL for sscanf */
-  const char *str;  /* sscanf's input */
-  int is_stdin;     /* log tokens and advance rl_stdin_pos */
-  size_t pos;       /* bytes consumed so far by this call */
-  uint64_t base;    /* rl_stdin_pos at entry */
-  off_t tell0;      /* ftello(stdin) at entry, -1 when stdin cannot seek */
-  int ran;          /* a real scanf call was made */
+  FILE *fp;        /* the stream, or NULL for sscanf */
+  const char *str; /* sscanf's input */
+  int is_stdin;    /* log tokens and advance rl_stdin_pos */
+  size_t pos;      /* bytes consumed so far by this call */
+  uint64_t base;   /* rl_stdin_pos at entry */
+  off_t tell0;     /* ftello(stdin) at entry, -1 when stdin cannot seek */
+  int ran;         /* a real scanf call was made */
   struct rl_text piece;
 };
 
 static int rl_scan_call(struct rl_scan *sc, const char *piece, void *a, void *b, void *c) {
   sc->ran = 1;
-  if (sc->fp) return RL_REAL_FSCANF(sc->fp, piece, a, b, c);
+  if (sc->fp)
+    return RL_REAL_FSCANF(sc->fp, piece, a, b, c);
   return RL_REAL_SSCANF(sc->str + sc->pos, piece, a, b, c);
 }
 
@@ -443,9 +508,12 @@ static int rl_scan_call(struct rl_scan *sc, const char *piece, void *a, void *b,
 static int rl_scan_build(struct rl_scan *sc, int space, const char *body, size_t n) {
   sc->piece.len = 0;
   sc->piece.p[0] = '\0';
-  if (space && rl_text_add(&sc->piece, " ", 1) != 0) return -1;
-  if (rl_text_add(&sc->piece, "%n", 2) != 0) return -1;
-  if (rl_text_add(&sc->piece, body, n) != 0) return -1;
+  if (space && rl_text_add(&sc->piece, " ", 1) != 0)
+    return -1;
+  if (rl_text_add(&sc->piece, "%n", 2) != 0)
+    return -1;
+  if (rl_text_add(&sc->piece, body, n) != 0)
+    return -1;
   return rl_text_add(&sc->piece, "%n", 2);
 }
 
@@ -453,26 +521,30 @@ static int rl_scan_build(struct rl_scan *sc, int space, const char *body, size_t
 static void rl_scan_skip_space(struct rl_scan *sc) {
   int n = -1;
   rl_scan_call(sc, " %n", &n, NULL, NULL);
-  if (n > 0) sc->pos += (size_t)n;
+  if (n > 0)
+    sc->pos += (size_t)n;
 }
 
 /* Bytes a failed piece consumed: at least the white space its leading %n counted; on
  * stdin what ftell or the FILE's read pointers say. */
 static size_t rl_scan_failed_used(struct rl_scan *sc, int n1, const struct rl_snap *before) {
   size_t used = n1 > 0 ? (size_t)n1 : 0;
-  if (!sc->is_stdin) return used;
+  if (!sc->is_stdin)
+    return used;
   int e = errno;
   if (sc->tell0 >= 0) {
     off_t t = ftello(sc->fp);
     if (t >= 0 && (uint64_t)t >= (uint64_t)sc->tell0 + sc->pos) {
       size_t m = (size_t)((uint64_t)t - (uint64_t)sc->tell0 - sc->pos);
-      if (m > used) used = m;
+      if (m > used)
+        used = m;
     }
   } else {
     struct rl_snap after;
     rl_snap_take(sc->fp, &after);
     size_t m = rl_snap_consumed(before, &after);
-    if (m > used) used = m;
+    if (m > used)
+      used = m;
   }
   errno = e;
   return used;
@@ -493,23 +565,42 @@ static uint32_t rl_scan_size(const struct rl_sspec *s, const void *addr, size_t 
   case 's':
   case 'S':
   case '[':
-    if (wide) return (uint32_t)((wcslen((const wchar_t *)addr) + 1) * sizeof(wchar_t));
+    if (wide)
+      return (uint32_t)((wcslen((const wchar_t *)addr) + 1) * sizeof(wchar_t));
     return (uint32_t)(strlen((const char *)addr) + 1);
-  case 'p': return sizeof(void *);
-  case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-    if (s->len == RL_LEN_LL) return sizeof(long double);
-    if (rl_len_is_long(s->len)) return sizeof(double);
+  case 'p':
+    return sizeof(void *);
+  case 'e':
+  case 'E':
+  case 'f':
+  case 'F':
+  case 'g':
+  case 'G':
+  case 'a':
+  case 'A':
+    if (s->len == RL_LEN_LL)
+      return sizeof(long double);
+    if (rl_len_is_long(s->len))
+      return sizeof(double);
     return sizeof(float);
   default:
     switch (s->len) {
-    case RL_LEN_HH: return 1;
-    case RL_LEN_H: return sizeof(short);
-    case RL_LEN_L: return sizeof(long);
-    case RL_LEN_LL: return sizeof(long long);
-    case RL_LEN_J: return sizeof(intmax_t);
-    case RL_LEN_Z: return sizeof(size_t);
-    case RL_LEN_T: return sizeof(ptrdiff_t);
-    default: return sizeof(int);
+    case RL_LEN_HH:
+      return 1;
+    case RL_LEN_H:
+      return sizeof(short);
+    case RL_LEN_L:
+      return sizeof(long);
+    case RL_LEN_LL:
+      return sizeof(long long);
+    case RL_LEN_J:
+      return sizeof(intmax_t);
+    case RL_LEN_Z:
+      return sizeof(size_t);
+    case RL_LEN_T:
+      return sizeof(ptrdiff_t);
+    default:
+      return sizeof(int);
     }
   }
 }
@@ -529,8 +620,10 @@ static void rl_scan_log(struct rl_scan *sc, const struct rl_sspec *s, void *dst,
   }
   uint32_t size = rl_scan_size(s, addr, toklen);
   char conv = (char)(s->conv | (skipped_space ? 0x80 : 0));
-  if (sc->is_stdin) rl_ev_token(sc->base + start, toklen, addr, size, conv);
-  else rl_ev_mem_write(addr, size);
+  if (sc->is_stdin)
+    rl_ev_token(sc->base + start, toklen, addr, size, conv);
+  else
+    rl_ev_mem_write(addr, size);
   errno = e;
 }
 
@@ -549,12 +642,14 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
       if (mlen > 0) {
         for (int i = 0; i < mlen; ++i) {
           int n1 = -1, n2 = -1;
-          if (rl_scan_build(sc, 0, f + i, 1) != 0) goto oom;
+          if (rl_scan_build(sc, 0, f + i, 1) != 0)
+            goto oom;
           /* A lone byte of the character makes the piece's own mbrlen fail with
            * EILSEQ, which the whole-format call would not have set. */
           int e = errno;
           int r = rl_scan_call(sc, sc->piece.p, &n1, &n2, NULL);
-          if (!(r == EOF && sc->fp && ferror(sc->fp))) errno = e;
+          if (!(r == EOF && sc->fp && ferror(sc->fp)))
+            errno = e;
           if (n2 < 0) {
             sc->pos += n1 > 0 ? (size_t)n1 : 0;
             result = r == EOF ? (done ? done : EOF) : done;
@@ -573,7 +668,8 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
         continue;
       }
       int n1 = -1, n2 = -1;
-      if (rl_scan_build(sc, pending_space, f, 1) != 0) goto oom;
+      if (rl_scan_build(sc, pending_space, f, 1) != 0)
+        goto oom;
       pending_space = 0;
       int r = rl_scan_call(sc, sc->piece.p, &n1, &n2, NULL);
       if (n2 < 0) {
@@ -593,7 +689,8 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
       goto out;
     }
     if (s.bad_set) {
-      if (pending_space) rl_scan_skip_space(sc);
+      if (pending_space)
+        rl_scan_skip_space(sc);
       result = done;
       goto out;
     }
@@ -603,21 +700,25 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
       goto out;
     }
     if (s.conv == 'n') {
-      if (pending_space) rl_scan_skip_space(sc);
+      if (pending_space)
+        rl_scan_skip_space(sc);
       pending_space = 0;
-      if (!s.suppress) rl_store_count(va_arg(*ap, void *), s.len, (long long)sc->pos);
+      if (!s.suppress)
+        rl_store_count(va_arg(*ap, void *), s.len, (long long)sc->pos);
       f = s.end;
       continue;
     }
     int assign = !s.suppress && s.conv != '%';
     int skips = !(s.conv == '[' || s.conv == 'c' || s.conv == 'C');
     int skipped_space = !skips && pending_space;
-    if (rl_scan_build(sc, skips || pending_space, f, (size_t)(s.end - f)) != 0) goto oom;
+    if (rl_scan_build(sc, skips || pending_space, f, (size_t)(s.end - f)) != 0)
+      goto oom;
     pending_space = 0;
     void *dst = assign ? va_arg(*ap, void *) : NULL;
     struct rl_snap before;
     memset(&before, 0, sizeof before);
-    if (sc->is_stdin && sc->tell0 < 0) rl_snap_take(sc->fp, &before);
+    if (sc->is_stdin && sc->tell0 < 0)
+      rl_snap_take(sc->fp, &before);
     int n1 = -1, n2 = -1;
     int r = assign ? rl_scan_call(sc, sc->piece.p, &n1, dst, &n2)
                    : rl_scan_call(sc, sc->piece.p, &n1, &n2, NULL);
@@ -634,12 +735,14 @@ static int rl_scan_engine(struct rl_scan *sc, const char *fmt, va_list *ap) {
     }
     f = s.end;
   }
-  if (pending_space) rl_scan_skip_space(sc);
+  if (pending_space)
+    rl_scan_skip_space(sc);
   result = done;
 out:
   /* A format that ran no piece still gets the real call's stream checks (orientation,
    * read permission), which make it return EOF. */
-  if (!sc->ran && rl_scan_call(sc, "", NULL, NULL, NULL) == EOF) result = EOF;
+  if (!sc->ran && rl_scan_call(sc, "", NULL, NULL, NULL) == EOF)
+    result = EOF;
   return result;
 oom:
   errno = ENOMEM;
@@ -648,7 +751,8 @@ oom:
 }
 
 static int rl_vfscanf_impl(FILE *stream, const char *fmt, va_list *ap) {
-  if (!stream || !fmt) return RL_REAL_VFSCANF(stream, fmt, *ap);
+  if (!stream || !fmt)
+    return RL_REAL_VFSCANF(stream, fmt, *ap);
   rl_log_format_read(fmt);
   char stackbuf[96];
   struct rl_scan sc;
@@ -668,13 +772,15 @@ static int rl_vfscanf_impl(FILE *stream, const char *fmt, va_list *ap) {
   if (rl_scan_has_positional(fmt)) {
     /* %N$ conversions: one real call; only the consumed byte count is tracked. */
     struct rl_snap before, after;
-    if (sc.is_stdin) rl_snap_take(stream, &before);
+    if (sc.is_stdin)
+      rl_snap_take(stream, &before);
     r = RL_REAL_VFSCANF(stream, fmt, *ap);
     if (sc.is_stdin) {
       int e = errno;
       if (sc.tell0 >= 0) {
         off_t t = ftello(stream);
-        if (t >= sc.tell0) sc.pos = (size_t)(t - sc.tell0);
+        if (t >= sc.tell0)
+          sc.pos = (size_t)(t - sc.tell0);
       } else {
         rl_snap_take(stream, &after);
         sc.pos = rl_snap_consumed(&before, &after);
@@ -684,15 +790,18 @@ static int rl_vfscanf_impl(FILE *stream, const char *fmt, va_list *ap) {
   } else {
     r = rl_scan_engine(&sc, fmt, ap);
   }
-  if (sc.is_stdin) rl_stdin_pos = sc.base + sc.pos;
+  if (sc.is_stdin)
+    rl_stdin_pos = sc.base + sc.pos;
   funlockfile(stream);
   rl_text_free(&sc.piece);
-  if (!sc.is_stdin) RL_KEEP_ERRNO(rl_ev_concretized());
+  if (!sc.is_stdin)
+    RL_KEEP_ERRNO(rl_ev_concretized());
   return r;
 }
 
 static int rl_vsscanf_impl(const char *str, const char *fmt, va_list *ap) {
-  if (!str || !fmt) return RL_REAL_VSSCANF(str, fmt, *ap);
+  if (!str || !fmt)
+    return RL_REAL_VSSCANF(str, fmt, *ap);
   RL_KEEP_ERRNO(rl_ev_mem_read(str, strlen(str) + 1));
   rl_log_format_read(fmt);
   int r;
@@ -778,7 +887,8 @@ static int rl_print_known_conv(char c) {
 
 static const char *rl_print_star(const char *p, struct rl_pspec *s) {
   const char *q = p;
-  while (isdigit((unsigned char)*q)) ++q;
+  while (isdigit((unsigned char)*q))
+    ++q;
   if (q != p && *q == '$') {
     s->positional = 1;
     return q + 1;
@@ -791,14 +901,16 @@ static void rl_print_parse(const char *f, struct rl_pspec *s) {
   const char *p = f + 1;
   p = rl_print_star(p, s);
   while (*p && strchr("-+ #0'I", *p)) {
-    if (*p == '-') s->minus = 1;
+    if (*p == '-')
+      s->minus = 1;
     ++p;
   }
   if (*p == '*') {
     s->wstar = 1;
     p = rl_print_star(p + 1, s);
   } else {
-    while (isdigit((unsigned char)*p)) ++p;
+    while (isdigit((unsigned char)*p))
+      ++p;
   }
   if (*p == '.') {
     ++p;
@@ -807,7 +919,8 @@ static void rl_print_parse(const char *f, struct rl_pspec *s) {
       s->pstar = 1;
       p = rl_print_star(p + 1, s);
     } else {
-      while (isdigit((unsigned char)*p)) ++p;
+      while (isdigit((unsigned char)*p))
+        ++p;
     }
   }
   switch (*p) {
@@ -830,17 +943,32 @@ static void rl_print_parse(const char *f, struct rl_pspec *s) {
     }
     break;
   case 'L':
-  case 'q': ++p; s->len = RL_LEN_LL; break;
-  case 'j': ++p; s->len = RL_LEN_J; break;
+  case 'q':
+    ++p;
+    s->len = RL_LEN_LL;
+    break;
+  case 'j':
+    ++p;
+    s->len = RL_LEN_J;
+    break;
   case 'z':
-  case 'Z': ++p; s->len = RL_LEN_Z; break;
-  case 't': ++p; s->len = RL_LEN_T; break;
-  default: break;
+  case 'Z':
+    ++p;
+    s->len = RL_LEN_Z;
+    break;
+  case 't':
+    ++p;
+    s->len = RL_LEN_T;
+    break;
+  default:
+    break;
   }
   s->conv = *p;
-  if (*p) ++p;
+  if (*p)
+    ++p;
   s->end = p;
-  if (!rl_print_known_conv(s->conv)) s->bad = 1;
+  if (!rl_print_known_conv(s->conv))
+    s->bad = 1;
 }
 
 /* 1 when the format needs the whole-format fallback (positional arguments, unknown
@@ -853,15 +981,25 @@ static int rl_print_needs_fallback(const char *f) {
     }
     struct rl_pspec s;
     rl_print_parse(f, &s);
-    if (s.positional || (s.bad && s.conv != 0)) return 1;
+    if (s.positional || (s.bad && s.conv != 0))
+      return 1;
     f = s.end;
   }
   return 0;
 }
 
 enum {
-  RL_PK_NONE, RL_PK_INT, RL_PK_UINT, RL_PK_LONG, RL_PK_ULONG, RL_PK_LLONG, RL_PK_ULLONG,
-  RL_PK_DBL, RL_PK_LDBL, RL_PK_PTR, RL_PK_WINT
+  RL_PK_NONE,
+  RL_PK_INT,
+  RL_PK_UINT,
+  RL_PK_LONG,
+  RL_PK_ULONG,
+  RL_PK_LLONG,
+  RL_PK_ULLONG,
+  RL_PK_DBL,
+  RL_PK_LDBL,
+  RL_PK_PTR,
+  RL_PK_WINT
 };
 
 union rl_pval {
@@ -881,73 +1019,127 @@ static int rl_print_kind(const struct rl_pspec *s) {
   switch (s->conv) {
   case 'd':
   case 'i':
-    if (s->len == RL_LEN_LL) return RL_PK_LLONG;
+    if (s->len == RL_LEN_LL)
+      return RL_PK_LLONG;
     return rl_len_is_long(s->len) ? RL_PK_LONG : RL_PK_INT;
-  case 'o': case 'u': case 'x': case 'X':
-    if (s->len == RL_LEN_LL) return RL_PK_ULLONG;
+  case 'o':
+  case 'u':
+  case 'x':
+  case 'X':
+    if (s->len == RL_LEN_LL)
+      return RL_PK_ULLONG;
     return rl_len_is_long(s->len) ? RL_PK_ULONG : RL_PK_UINT;
-  case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+  case 'e':
+  case 'E':
+  case 'f':
+  case 'F':
+  case 'g':
+  case 'G':
+  case 'a':
+  case 'A':
     return s->len == RL_LEN_LL ? RL_PK_LDBL : RL_PK_DBL;
-  case 'c': return rl_len_is_long(s->len) ? RL_PK_WINT : RL_PK_INT;
-  case 'C': return RL_PK_WINT;
-  case 's': case 'S': case 'p': case 'n': return RL_PK_PTR;
-  default: return RL_PK_NONE;
+  case 'c':
+    return rl_len_is_long(s->len) ? RL_PK_WINT : RL_PK_INT;
+  case 'C':
+    return RL_PK_WINT;
+  case 's':
+  case 'S':
+  case 'p':
+  case 'n':
+    return RL_PK_PTR;
+  default:
+    return RL_PK_NONE;
   }
 }
 
 static void rl_print_fetch(va_list *ap, int kind, union rl_pval *v) {
   switch (kind) {
-  case RL_PK_INT: v->i = va_arg(*ap, int); break;
-  case RL_PK_UINT: v->u = va_arg(*ap, unsigned); break;
-  case RL_PK_LONG: v->l = va_arg(*ap, long); break;
-  case RL_PK_ULONG: v->ul = va_arg(*ap, unsigned long); break;
-  case RL_PK_LLONG: v->ll = va_arg(*ap, long long); break;
-  case RL_PK_ULLONG: v->ull = va_arg(*ap, unsigned long long); break;
-  case RL_PK_DBL: v->d = va_arg(*ap, double); break;
-  case RL_PK_LDBL: v->ld = va_arg(*ap, long double); break;
-  case RL_PK_PTR: v->p = va_arg(*ap, void *); break;
-  case RL_PK_WINT: v->wi = va_arg(*ap, wint_t); break;
-  default: break;
+  case RL_PK_INT:
+    v->i = va_arg(*ap, int);
+    break;
+  case RL_PK_UINT:
+    v->u = va_arg(*ap, unsigned);
+    break;
+  case RL_PK_LONG:
+    v->l = va_arg(*ap, long);
+    break;
+  case RL_PK_ULONG:
+    v->ul = va_arg(*ap, unsigned long);
+    break;
+  case RL_PK_LLONG:
+    v->ll = va_arg(*ap, long long);
+    break;
+  case RL_PK_ULLONG:
+    v->ull = va_arg(*ap, unsigned long long);
+    break;
+  case RL_PK_DBL:
+    v->d = va_arg(*ap, double);
+    break;
+  case RL_PK_LDBL:
+    v->ld = va_arg(*ap, long double);
+    break;
+  case RL_PK_PTR:
+    v->p = va_arg(*ap, void *);
+    break;
+  case RL_PK_WINT:
+    v->wi = va_arg(*ap, wint_t);
+    break;
+  default:
+    break;
   }
 }
 
-#define RL_FMT_CALL(...)                                                                 \
-  (nstar == 0   ? snprintf(buf, cap, spec, __VA_ARGS__)                                  \
-   : nstar == 1 ? snprintf(buf, cap, spec, s1, __VA_ARGS__)                              \
+#define RL_FMT_CALL(...)                                                                           \
+  (nstar == 0   ? snprintf(buf, cap, spec, __VA_ARGS__)                                            \
+   : nstar == 1 ? snprintf(buf, cap, spec, s1, __VA_ARGS__)                                        \
                 : snprintf(buf, cap, spec, s1, s2, __VA_ARGS__))
 
 /* Format one conversion with the real snprintf. */
-static int rl_fmt_once(char *buf, size_t cap, const char *spec, int nstar, int s1, int s2,
-                       int kind, const union rl_pval *v) {
+static int rl_fmt_once(char *buf, size_t cap, const char *spec, int nstar, int s1, int s2, int kind,
+                       const union rl_pval *v) {
   switch (kind) {
-  case RL_PK_INT: return RL_FMT_CALL(v->i);
-  case RL_PK_UINT: return RL_FMT_CALL(v->u);
-  case RL_PK_LONG: return RL_FMT_CALL(v->l);
-  case RL_PK_ULONG: return RL_FMT_CALL(v->ul);
-  case RL_PK_LLONG: return RL_FMT_CALL(v->ll);
-  case RL_PK_ULLONG: return RL_FMT_CALL(v->ull);
-  case RL_PK_DBL: return RL_FMT_CALL(v->d);
-  case RL_PK_LDBL: return RL_FMT_CALL(v->ld);
-  case RL_PK_PTR: return RL_FMT_CALL(v->p);
-  case RL_PK_WINT: return RL_FMT_CALL(v->wi);
-  default: return RL_FMT_CALL(0);
+  case RL_PK_INT:
+    return RL_FMT_CALL(v->i);
+  case RL_PK_UINT:
+    return RL_FMT_CALL(v->u);
+  case RL_PK_LONG:
+    return RL_FMT_CALL(v->l);
+  case RL_PK_ULONG:
+    return RL_FMT_CALL(v->ul);
+  case RL_PK_LLONG:
+    return RL_FMT_CALL(v->ll);
+  case RL_PK_ULLONG:
+    return RL_FMT_CALL(v->ull);
+  case RL_PK_DBL:
+    return RL_FMT_CALL(v->d);
+  case RL_PK_LDBL:
+    return RL_FMT_CALL(v->ld);
+  case RL_PK_PTR:
+    return RL_FMT_CALL(v->p);
+  case RL_PK_WINT:
+    return RL_FMT_CALL(v->wi);
+  default:
+    return RL_FMT_CALL(0);
   }
 }
 
 /* Memory a %s / %ls argument reads. */
 static void rl_print_string_read(const struct rl_pspec *s, const void *p, int prec) {
-  if (!p) return;
+  if (!p)
+    return;
   int e = errno;
   int wide = s->conv == 'S' || rl_len_is_long(s->len);
   if (wide) {
     const wchar_t *w = p;
     size_t n = prec >= 0 ? wcsnlen(w, (size_t)prec) : wcslen(w);
-    if (prec < 0 || n < (size_t)prec) ++n;
+    if (prec < 0 || n < (size_t)prec)
+      ++n;
     rl_ev_mem_read(w, n * sizeof(wchar_t));
   } else {
     const char *c = p;
     size_t n = prec >= 0 ? strnlen(c, (size_t)prec) : strlen(c);
-    if (prec < 0 || n < (size_t)prec) ++n;
+    if (prec < 0 || n < (size_t)prec)
+      ++n;
     rl_ev_mem_read(c, n);
   }
   errno = e;
@@ -975,15 +1167,18 @@ struct rl_sink {
 };
 
 static void rl_sink_flush(struct rl_sink *k) {
-  if (!k->gather) return;
+  if (!k->gather)
+    return;
   size_t w = k->acc_len ? fwrite(k->acc, 1, k->acc_len, k->fp) : 0;
   for (size_t i = 0; i < k->npend; ++i) {
     const struct rl_pend *p = &k->pend[i];
-    if (p->off >= w) break;
+    if (p->off >= w)
+      break;
     size_t n = p->off + p->len <= w ? p->len : w - p->off;
     rl_log_output(k->fd, p->arg, p->src, k->acc + p->off, n);
   }
-  if (w < k->acc_len) k->failed = 1;
+  if (w < k->acc_len)
+    k->failed = 1;
   free(k->acc);
   free(k->pend);
   k->acc = NULL;
@@ -994,12 +1189,14 @@ static void rl_sink_flush(struct rl_sink *k) {
 
 static int rl_sink_put(struct rl_sink *k, const void *bytes, size_t len, int32_t arg,
                        const void *src) {
-  if (len == 0 || k->failed) return k->failed ? -1 : 0;
+  if (len == 0 || k->failed)
+    return k->failed ? -1 : 0;
   if (k->gather) {
     int ok = 1;
     if (k->acc_len + len > k->acc_cap) {
       size_t cap = k->acc_cap ? k->acc_cap * 2 : 256;
-      while (cap < k->acc_len + len) cap *= 2;
+      while (cap < k->acc_len + len)
+        cap *= 2;
       char *p = realloc(k->acc, cap);
       if (p) {
         k->acc = p;
@@ -1030,7 +1227,8 @@ static int rl_sink_put(struct rl_sink *k, const void *bytes, size_t len, int32_t
       return 0;
     }
     rl_sink_flush(k); /* out of memory: write what we have and go on unbuffered */
-    if (k->failed) return -1;
+    if (k->failed)
+      return -1;
   }
   size_t w = fwrite(bytes, 1, len, k->fp);
   rl_log_output(k->fd, arg, src, bytes, w);
@@ -1071,7 +1269,8 @@ static void rl_print_fallback(struct rl_sink *k, const char *fmt, va_list *ap, i
   }
   errno = saved_errno;
   rl_sink_put(k, buf, (size_t)n, 0, NULL);
-  if (buf != small) free(buf);
+  if (buf != small)
+    free(buf);
 }
 
 /* Precision written as digits in a spec (has_prec, no '*'). */
@@ -1079,7 +1278,8 @@ static int rl_print_digits_prec(const char *spec_start) {
   const char *d = strchr(spec_start, '.') + 1;
   long v = 0;
   while (isdigit((unsigned char)*d)) {
-    if (v < INT_MAX / 10) v = v * 10 + (*d - '0');
+    if (v < INT_MAX / 10)
+      v = v * 10 + (*d - '0');
     ++d;
   }
   return (int)v;
@@ -1093,7 +1293,8 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
   while (*f && !k->failed) {
     if (*f != '%') {
       const char *lit = f;
-      while (*f && *f != '%') ++f;
+      while (*f && *f != '%')
+        ++f;
       rl_sink_put(k, lit, (size_t)(f - lit), 0, lit);
       continue;
     }
@@ -1118,8 +1319,10 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
     if (s.pstar) {
       int pv = va_arg(*ap, int);
       ++argi;
-      if (nstar == 1) s2 = pv;
-      else s1 = pv;
+      if (nstar == 1)
+        s2 = pv;
+      else
+        s1 = pv;
       ++nstar;
       prec = pv < 0 ? -1 : pv;
     }
@@ -1144,7 +1347,8 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
     }
     memcpy(spec, spec_start, speclen);
     spec[speclen] = '\0';
-    if (s.conv == 's' || s.conv == 'S') rl_print_string_read(&s, v.p, prec);
+    if (s.conv == 's' || s.conv == 'S')
+      rl_print_string_read(&s, v.p, prec);
     errno = saved_errno; /* %m prints strerror(errno) of the caller */
     int n = rl_fmt_once(out_stack, sizeof out_stack, spec, nstar, s1, s2, kind, &v);
     char *out = out_stack;
@@ -1158,10 +1362,12 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
         n = -1;
       }
     }
-    if (spec != spec_stack) free(spec);
+    if (spec != spec_stack)
+      free(spec);
     if (n < 0) { /* e.g. an invalid wide character: the real printf fails too */
       k->failed = 1;
-      if (out != out_stack) free(out);
+      if (out != out_stack)
+        free(out);
       return;
     }
     errno = saved_errno;
@@ -1171,7 +1377,8 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
       const char *str = v.p;
       size_t total = (size_t)n;
       size_t sl = prec >= 0 ? strnlen(str, (size_t)prec) : strlen(str);
-      if (sl > total) sl = total;
+      if (sl > total)
+        sl = total;
       int left = s.minus || (s.wstar && s1 < 0);
       if (left) {
         rl_sink_put(k, out, sl, arg, str);
@@ -1183,12 +1390,14 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
     } else {
       rl_sink_put(k, out, (size_t)n, arg, NULL);
     }
-    if (out != out_stack) free(out);
+    if (out != out_stack)
+      free(out);
   }
 }
 
 static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
-  if (!stream || !fmt) return vfprintf(stream, fmt, *ap);
+  if (!stream || !fmt)
+    return vfprintf(stream, fmt, *ap);
   int saved_errno = errno;
   struct rl_sink k;
   memset(&k, 0, sizeof k);
@@ -1199,11 +1408,14 @@ static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
   k.gather = (stream->_flags & _IO_UNBUFFERED) != 0;
 #endif
   int ran_real = 0, real = 0;
-  if (rl_print_needs_fallback(fmt)) rl_print_fallback(&k, fmt, ap, saved_errno, &ran_real, &real);
-  else rl_print_run(&k, fmt, ap, saved_errno);
+  if (rl_print_needs_fallback(fmt))
+    rl_print_fallback(&k, fmt, ap, saved_errno, &ran_real, &real);
+  else
+    rl_print_run(&k, fmt, ap, saved_errno);
   int e = errno, failed_before = k.failed;
   rl_sink_flush(&k);
-  if (!k.failed || failed_before) errno = e;
+  if (!k.failed || failed_before)
+    errno = e;
   int result;
   if (ran_real) {
     result = real;
@@ -1218,7 +1430,8 @@ static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
       /* Nothing was written: the real call applies its stream checks (orientation,
        * write permission) exactly as the real printf would. */
       int r = fprintf(stream, "%s", "");
-      if (r < 0) result = r;
+      if (r < 0)
+        result = r;
     }
   }
   funlockfile(stream);
@@ -1246,8 +1459,9 @@ int __rl_wrap_fprintf(FILE *stream, const char *fmt, ...) {
  * copy of the arguments: the %s strings it read and, when it succeeded, the %n counts
  * it stored. Stops at anything the walk cannot follow (positional arguments). */
 static __attribute__((noinline)) void rl_print_effects(const char *fmt, va_list *ap,
-                                                        int succeeded) {
-  if (!fmt || rl_print_needs_fallback(fmt)) return;
+                                                       int succeeded) {
+  if (!fmt || rl_print_needs_fallback(fmt))
+    return;
   const char *f = fmt;
   while (*f) {
     if (*f != '%') {
@@ -1259,7 +1473,8 @@ static __attribute__((noinline)) void rl_print_effects(const char *fmt, va_list 
     const char *spec_start = f;
     f = s.end;
     int prec = s.has_prec ? rl_print_digits_prec(spec_start) : -1;
-    if (s.wstar) (void)va_arg(*ap, int);
+    if (s.wstar)
+      (void)va_arg(*ap, int);
     if (s.pstar) {
       int pv = va_arg(*ap, int);
       prec = pv < 0 ? -1 : pv;
@@ -1267,17 +1482,28 @@ static __attribute__((noinline)) void rl_print_effects(const char *fmt, va_list 
     int kind = rl_print_kind(&s);
     union rl_pval v;
     memset(&v, 0, sizeof v);
-    if (kind != RL_PK_NONE) rl_print_fetch(ap, kind, &v);
+    if (kind != RL_PK_NONE)
+      rl_print_fetch(ap, kind, &v);
     if (s.conv == 's' || s.conv == 'S') {
       rl_print_string_read(&s, v.p, prec);
     } else if (s.conv == 'n' && succeeded && v.p) {
       size_t size;
       switch (s.len) {
-      case RL_LEN_HH: size = 1; break;
-      case RL_LEN_H: size = sizeof(short); break;
-      case RL_LEN_LL: size = sizeof(long long); break;
-      case RL_LEN_NONE: size = sizeof(int); break;
-      default: size = sizeof(long); break;
+      case RL_LEN_HH:
+        size = 1;
+        break;
+      case RL_LEN_H:
+        size = sizeof(short);
+        break;
+      case RL_LEN_LL:
+        size = sizeof(long long);
+        break;
+      case RL_LEN_NONE:
+        size = sizeof(int);
+        break;
+      default:
+        size = sizeof(long);
+        break;
       }
       RL_KEEP_ERRNO(rl_ev_mem_write(v.p, size));
     }
@@ -1292,7 +1518,8 @@ int __rl_wrap_sprintf(char *str, const char *fmt, ...) {
   int e = errno;
   rl_print_effects(fmt, &walk, r >= 0);
   rl_log_format_read(fmt);
-  if (r >= 0) rl_ev_mem_write(str, (uint64_t)r + 1);
+  if (r >= 0)
+    rl_ev_mem_write(str, (uint64_t)r + 1);
   va_end(walk);
   va_end(ap);
   errno = e;
@@ -1363,7 +1590,8 @@ int __rl_wrap_fputs(const char *s, FILE *stream) {
   int e = errno;
   size_t len = strlen(s);
   rl_ev_mem_read(s, len + 1);
-  if (r != EOF) rl_log_output(rl_stream_fd(stream), 1, s, s, len);
+  if (r != EOF)
+    rl_log_output(rl_stream_fd(stream), 1, s, s, len);
   errno = e;
   return r;
 }
@@ -1371,7 +1599,8 @@ int __rl_wrap_fputs(const char *s, FILE *stream) {
 /* As fread: writing size*nmemb single bytes gives the exact byte count. */
 size_t __rl_wrap_fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream) {
   size_t request = size * nmemb;
-  if (request == 0) return 0;
+  if (request == 0)
+    return 0;
   size_t put = fwrite(ptr, 1, request, stream);
   if (put > 0) {
     int e = errno;

@@ -14,11 +14,14 @@
 
 /* Bytes of a and b examined by a comparison that stops at the first difference (and,
  * for strings, at a NUL), at most n. */
-static size_t rl_compared_len(const unsigned char *a, const unsigned char *b, size_t n, int strings) {
+static size_t rl_compared_len(const unsigned char *a, const unsigned char *b, size_t n,
+                              int strings) {
   size_t i = 0;
   for (; i < n; ++i) {
-    if (a[i] != b[i]) return i + 1;
-    if (strings && a[i] == 0) return i + 1;
+    if (a[i] != b[i])
+      return i + 1;
+    if (strings && a[i] == 0)
+      return i + 1;
   }
   return n;
 }
@@ -66,7 +69,8 @@ char *__rl_wrap_strncpy(char *dst, const char *src, size_t n) {
   size_t copied = len < n ? len + 1 : n;
   char *r = strncpy(dst, src, n);
   rl_ev_mem_copy(dst, src, copied);
-  if (copied < n) rl_ev_mem_set(dst + copied, 0, n - copied);
+  if (copied < n)
+    rl_ev_mem_set(dst + copied, 0, n - copied);
   return r;
 }
 
@@ -151,28 +155,35 @@ static void rl_heap_grow(void) {
   rl_heap = calloc(rl_heap_cap, sizeof *rl_heap);
   rl_heap_count = 0;
   for (size_t i = 0; i < oldCap; ++i)
-    if (old[i].addr && old[i].addr != (const void *)1) rl_heap_put(old[i].addr, old[i].size);
+    if (old[i].addr && old[i].addr != (const void *)1)
+      rl_heap_put(old[i].addr, old[i].size);
   free(old);
 }
 
 /* Open addressing; (void*)1 marks a deleted slot. */
 static void rl_heap_put(const void *addr, size_t size) {
-  if (!addr) return;
-  if ((rl_heap_count + 1) * 2 > rl_heap_cap) rl_heap_grow();
-  if (!rl_heap) return;
+  if (!addr)
+    return;
+  if ((rl_heap_count + 1) * 2 > rl_heap_cap)
+    rl_heap_grow();
+  if (!rl_heap)
+    return;
   size_t i = rl_hash(addr, rl_heap_cap);
   while (rl_heap[i].addr && rl_heap[i].addr != (const void *)1 && rl_heap[i].addr != addr)
     i = (i + 1) & (rl_heap_cap - 1);
-  if (rl_heap[i].addr != addr) ++rl_heap_count;
+  if (rl_heap[i].addr != addr)
+    ++rl_heap_count;
   rl_heap[i].addr = addr;
   rl_heap[i].size = size;
 }
 
 static struct rl_heap_slot *rl_heap_find(const void *addr) {
-  if (!addr || !rl_heap) return 0;
+  if (!addr || !rl_heap)
+    return 0;
   size_t i = rl_hash(addr, rl_heap_cap);
   while (rl_heap[i].addr) {
-    if (rl_heap[i].addr == addr) return &rl_heap[i];
+    if (rl_heap[i].addr == addr)
+      return &rl_heap[i];
     i = (i + 1) & (rl_heap_cap - 1);
   }
   return 0;
@@ -180,7 +191,8 @@ static struct rl_heap_slot *rl_heap_find(const void *addr) {
 
 static void rl_heap_remove(const void *addr) {
   struct rl_heap_slot *s = rl_heap_find(addr);
-  if (s) s->addr = (const void *)1;
+  if (s)
+    s->addr = (const void *)1;
 }
 
 void *__rl_wrap_malloc(size_t size) {
@@ -208,7 +220,8 @@ void *__rl_wrap_realloc(void *old, size_t size) {
   /* Only the address value of `old` is used after realloc, never its memory. */
   const void *oldAddr = (const void *)(uintptr_t)old;
   void *p = realloc(old, size);
-  if (!p) return p;
+  if (!p)
+    return p;
   if ((uintptr_t)p != (uintptr_t)oldAddr) {
     rl_heap_put(p, size);
     rl_ev_heap_alloc(p, size);
@@ -236,7 +249,8 @@ void __rl_wrap_free(void *p) {
 char *__rl_wrap_strdup(const char *s) {
   size_t n = strlen(s) + 1;
   char *p = malloc(n);
-  if (!p) return p;
+  if (!p)
+    return p;
   memcpy(p, s, n);
   rl_heap_put(p, n);
   rl_ev_heap_alloc(p, n);

@@ -15,12 +15,12 @@ enum rl_event_tag {
 
 /* --- low-level writer (rl_trace_writer.c) ------------------------------------- */
 void rl_ensure_init(void);
-void rl_put_tag(uint8_t tag);                 /* starts an event */
-void rl_end(void);                             /* ends it (events are then whole) */
-void rl_put_uv(uint64_t v);                    /* unsigned LEB128 */
+void rl_put_tag(uint8_t tag); /* starts an event */
+void rl_end(void);            /* ends it (events are then whole) */
+void rl_put_uv(uint64_t v);   /* unsigned LEB128 */
 void rl_put_bytes(const void *data, size_t n);
-void rl_flush(void);                           /* async-signal-safe */
-int rl_tracing(void);                          /* 0 once the trace is closed/disabled */
+void rl_flush(void);  /* async-signal-safe */
+int rl_tracing(void); /* 0 once the trace is closed/disabled */
 
 /* --- events used by the libc wrappers --------------------------------------- */
 /* Bytes consumed from stdin so far, and bytes written to fds 1 and 2 so far. */

@@ -36,14 +36,16 @@ void __rl_set_module_key(const char *key) { rl_module_key = key; }
 static void rl_write_all(const unsigned char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(rl_fd, p, n);
-    if (w <= 0) return;
+    if (w <= 0)
+      return;
     p += w;
     n -= (size_t)w;
   }
 }
 
 void rl_flush(void) {
-  if (rl_fd < 0 || rl_len == 0) return;
+  if (rl_fd < 0 || rl_len == 0)
+    return;
   rl_in_flush = 1;
   rl_write_all(rl_buf, rl_len);
   rl_written += rl_len;
@@ -69,12 +71,14 @@ static void rl_limit_reached(void) {
 static void rl_reserve(size_t n) {
   if (rl_len + n > RL_BUF_SIZE) {
     rl_flush();
-    if (rl_limit && rl_written > rl_limit) rl_limit_reached();
+    if (rl_limit && rl_written > rl_limit)
+      rl_limit_reached();
   }
 }
 
 static void rl_at_exit(void) {
-  if (rl_state != 1) return;
+  if (rl_state != 1)
+    return;
   rl_reserve(1);
   rl_buf[rl_len++] = RL_EV_END;
   rl_flush();
@@ -99,7 +103,8 @@ static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
     }
   }
   if (rl_state == 1) {
-    if (rl_len + 32 > RL_BUF_SIZE) rl_flush();
+    if (rl_len + 32 > RL_BUF_SIZE)
+      rl_flush();
     rl_put_tag(RL_EV_SIGNAL);
     rl_put_uv((uint64_t)signo);
     rl_put_uv((uint64_t)(uintptr_t)(info ? info->si_addr : 0));
@@ -132,12 +137,15 @@ static void rl_install_signal_handlers(void) {
 }
 
 void rl_ensure_init(void) {
-  if (rl_state != 0) return;
+  if (rl_state != 0)
+    return;
   rl_state = 2;
   const char *path = getenv("ROOTLINE_TRACE");
-  if (!path || !*path) return;
+  if (!path || !*path)
+    return;
   rl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (rl_fd < 0) return;
+  if (rl_fd < 0)
+    return;
   const char *limit = getenv("ROOTLINE_MAX_TRACE_BYTES");
   rl_limit = limit ? strtoull(limit, 0, 10) : 0;
   rl_state = 1;

@@ -22,24 +22,35 @@ ProgramFixture parseFixture(const fs::path &dir, const json &j) {
   f.name = dir.filename().string();
   f.dir = dir;
   f.sources = j.at("sources").get<std::vector<std::string>>();
-  if (j.contains("cflags")) f.cflags = j["cflags"].get<std::vector<std::string>>();
-  if (j.contains("libs")) f.libs = j["libs"].get<std::vector<std::string>>();
-  if (j.contains("stdin") && j["stdin"].is_string()) f.stdinFile = dir / j["stdin"].get<std::string>();
-  if (j.contains("args")) f.args = j["args"].get<std::vector<std::string>>();
-  if (j.contains("exit_code") && j["exit_code"].is_number()) f.exitCode = j["exit_code"].get<int>();
-  if (j.contains("signal") && j["signal"].is_string()) f.signal = j["signal"].get<std::string>();
+  if (j.contains("cflags"))
+    f.cflags = j["cflags"].get<std::vector<std::string>>();
+  if (j.contains("libs"))
+    f.libs = j["libs"].get<std::vector<std::string>>();
+  if (j.contains("stdin") && j["stdin"].is_string())
+    f.stdinFile = dir / j["stdin"].get<std::string>();
+  if (j.contains("args"))
+    f.args = j["args"].get<std::vector<std::string>>();
+  if (j.contains("exit_code") && j["exit_code"].is_number())
+    f.exitCode = j["exit_code"].get<int>();
+  if (j.contains("signal") && j["signal"].is_string())
+    f.signal = j["signal"].get<std::string>();
   if (j.contains("crash_line") && j["crash_line"].is_object())
-    f.crashLine = {j["crash_line"].at("file").get<std::string>(), j["crash_line"].at("line").get<int>()};
-  if (j.contains("tags")) f.tags = j["tags"].get<std::vector<std::string>>();
-  if (fs::exists(dir / "expected.stdout")) f.expectedStdout = readFile(dir / "expected.stdout");
+    f.crashLine = {j["crash_line"].at("file").get<std::string>(),
+                   j["crash_line"].at("line").get<int>()};
+  if (j.contains("tags"))
+    f.tags = j["tags"].get<std::vector<std::string>>();
+  if (fs::exists(dir / "expected.stdout"))
+    f.expectedStdout = readFile(dir / "expected.stdout");
   return f;
 }
 
 std::vector<fs::path> sortedSubdirs(const fs::path &root) {
   std::vector<fs::path> dirs;
-  if (!fs::exists(root)) return dirs;
+  if (!fs::exists(root))
+    return dirs;
   for (const auto &e : fs::directory_iterator(root))
-    if (e.is_directory() && fs::exists(e.path() / "fixture.json")) dirs.push_back(e.path());
+    if (e.is_directory() && fs::exists(e.path() / "fixture.json"))
+      dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
   return dirs;
 }
@@ -49,7 +60,8 @@ std::vector<fs::path> sortedSubdirs(const fs::path &root) {
 BuildRecipe ProgramFixture::recipeIn(const fs::path &root) const {
   BuildRecipe r;
   r.origin = "fixture " + name;
-  for (const auto &s : sources) r.units.push_back({root / s, cflags, root});
+  for (const auto &s : sources)
+    r.units.push_back({root / s, cflags, root});
   r.libs = libs;
   return r;
 }
@@ -101,8 +113,8 @@ void writeText(const fs::path &path, const std::string &text) {
   writeFileAtomic(path, text);
 }
 
-ProcessResult runRootline(const std::vector<std::string> &args, std::optional<std::string> stdinFile,
-                          double timeout) {
+ProcessResult runRootline(const std::vector<std::string> &args,
+                          std::optional<std::string> stdinFile, double timeout) {
   ProcessSpec spec;
   spec.argv = {rootlineBinary()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
@@ -115,7 +127,8 @@ ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double ti
   ProcessSpec spec;
   spec.argv = {exe.string()};
   spec.argv.insert(spec.argv.end(), f.args.begin(), f.args.end());
-  if (f.stdinFile) spec.stdinFile = f.stdinFile->string();
+  if (f.stdinFile)
+    spec.stdinFile = f.stdinFile->string();
   spec.timeoutSeconds = timeout;
   return runProcess(spec);
 }

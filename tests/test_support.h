@@ -18,13 +18,13 @@ std::string rootlineBinary();
 struct ProgramFixture {
   std::string name;
   fs::path dir;
-  std::vector<std::string> sources;  // relative to dir
+  std::vector<std::string> sources; // relative to dir
   std::vector<std::string> cflags;
   std::vector<std::string> libs;
   std::optional<fs::path> stdinFile;
   std::vector<std::string> args;
   int exitCode = 0;
-  std::string signal;  // "" or "SIGSEGV", ...
+  std::string signal; // "" or "SIGSEGV", ...
   std::optional<std::pair<std::string, int>> crashLine;
   std::vector<std::string> tags;
   std::string expectedStdout;
@@ -41,7 +41,7 @@ ProgramFixture programFixture(const std::string &name);
 struct RegressionFixture {
   std::string name;
   fs::path dir;
-  ProgramFixture program;  // sources/stdin/args; recipe via program.recipeIn(dir/"old")
+  ProgramFixture program; // sources/stdin/args; recipe via program.recipeIn(dir/"old")
   std::string rootVersion, rootFile, rootKind;
   int rootLine = 0;
   std::string oldStdout, newStdout;
@@ -60,8 +60,8 @@ struct TempDir {
 void writeText(const fs::path &path, const std::string &text);
 
 // Runs the rootline binary with the given arguments.
-ProcessResult runRootline(const std::vector<std::string> &args, std::optional<std::string> stdinFile = {},
-                          double timeout = 300);
+ProcessResult runRootline(const std::vector<std::string> &args,
+                          std::optional<std::string> stdinFile = {}, double timeout = 300);
 
 // Runs an executable with a fixture's stdin and args.
 ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout = 60);

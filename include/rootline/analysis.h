@@ -22,7 +22,8 @@ class ModuleIndex;
 using AbsLoc = uint32_t;
 // Tags in the top two bits: 00 locals, 01 heap sites, 10 globals, 11 special. Never
 // ~0u or ~0u - 1 inside a set: those are DenseSet's empty and tombstone keys.
-inline constexpr AbsLoc kUnknownLoc = 0xffffffffu;  // only as a return value, never stored in a LocSet
+inline constexpr AbsLoc kUnknownLoc =
+    0xffffffffu; // only as a return value, never stored in a LocSet
 // The program's output streams (stdout/stderr): every output call defines them. Had a
 // branch whose other side prints gone the other way, later output would differ.
 inline constexpr AbsLoc kOutputLoc = 0xc0000000u;
@@ -38,7 +39,8 @@ struct LocSet {
   bool mayContain(AbsLoc l) const { return any || locs.contains(l); }
   void add(const LocSet &o) {
     any |= o.any;
-    if (!any) locs.insert(o.locs.begin(), o.locs.end());
+    if (!any)
+      locs.insert(o.locs.begin(), o.locs.end());
   }
 };
 

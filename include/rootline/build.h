@@ -16,22 +16,22 @@ class Module;
 namespace rootline {
 
 struct TranslationUnit {
-  fs::path source;                 // absolute path
-  std::vector<std::string> flags;  // extra clang flags (-I, -D, -std, ...)
-  fs::path workDir;                // clang runs here (relative -I paths resolve from it)
+  fs::path source;                // absolute path
+  std::vector<std::string> flags; // extra clang flags (-I, -D, -std, ...)
+  fs::path workDir;               // clang runs here (relative -I paths resolve from it)
 };
 
 struct BuildRecipe {
   std::vector<TranslationUnit> units;
-  std::vector<std::string> libs;   // link libraries without "-l" ("m")
-  std::string origin;              // "command line", "rootline.json", "compile_commands.json"
+  std::vector<std::string> libs; // link libraries without "-l" ("m")
+  std::string origin;            // "command line", "rootline.json", "compile_commands.json"
 };
 
 // Where a recipe may come from, in priority order: explicit sources, else
 // <projectDir>/rootline.json, else <projectDir>/compile_commands.json (or build/).
 struct RecipeRequest {
-  std::vector<std::string> sources;  // as typed; relative to the current directory
-  std::string cflags;                // one string, split like a shell would
+  std::vector<std::string> sources; // as typed; relative to the current directory
+  std::string cflags;               // one string, split like a shell would
   std::vector<std::string> libs;
   fs::path projectDir = ".";
 };
@@ -46,8 +46,8 @@ BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath);
 BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const fs::path &to);
 
 struct BuiltModule {
-  fs::path bitcode;   // linked module, inside the cache
-  std::string key;    // content hash of everything that went into it
+  fs::path bitcode; // linked module, inside the cache
+  std::string key;  // content hash of everything that went into it
   bool cacheHit = false;
 };
 

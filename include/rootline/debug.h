@@ -20,10 +20,10 @@ enum class ConditionKind { Rsc, Pc };
 
 struct DebugRequest {
   BuildRecipe oldRecipe, newRecipe;
-  fs::path oldRoot, newRoot;            // for file names in reports and the diff
-  std::string oldLabel = "old", newLabel = "new";  // e.g. commit ids later
+  fs::path oldRoot, newRoot;                      // for file names in reports and the diff
+  std::string oldLabel = "old", newLabel = "new"; // e.g. commit ids later
   ProgramInput input;
-  std::optional<std::string> expectedStdout;  // --expect; else the old version's output
+  std::optional<std::string> expectedStdout; // --expect; else the old version's output
   ConditionKind condition = ConditionKind::Rsc;
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
@@ -31,27 +31,27 @@ struct DebugRequest {
 };
 
 struct RunSummary {
-  std::string outcome;   // "exit 0", "signal SIGSEGV"
+  std::string outcome; // "exit 0", "signal SIGSEGV"
   std::string stdoutBytes;
 };
 
 struct DebugCandidate {
   unsigned rank = 0;
-  std::string version;   // "old" or "new": where the line is
-  std::string kind;      // "branch deviation", "missing code", "changed computation"
-  std::string file;      // relative to the version's root when possible
+  std::string version; // "old" or "new": where the line is
+  std::string kind;    // "branch deviation", "missing code", "changed computation"
+  std::string file;    // relative to the version's root when possible
   unsigned line = 0;
   std::string function;
-  std::string source;    // the line's text
-  std::optional<unsigned> otherLine;  // the same line in the other version, if unchanged
-  std::string condition;  // the branch condition that the alternative input flips (readable)
+  std::string source;                // the line's text
+  std::optional<unsigned> otherLine; // the same line in the other version, if unchanged
+  std::string condition; // the branch condition that the alternative input flips (readable)
   bool hasAlternative = false;
   ProgramInput alternative;
-  RunSummary oldRun, newRun;  // the alternative input, run natively on both versions
-  bool removesFailure = false;  // both versions behave alike on the alternative input
-  bool changesFailure = false;  // the new version's output differs from its failing one
+  RunSummary oldRun, newRun;   // the alternative input, run natively on both versions
+  bool removesFailure = false; // both versions behave alike on the alternative input
+  bool changesFailure = false; // the new version's output differs from its failing one
   bool inChangedRegion = false;
-  unsigned distance = 0;  // how far from the failure, in branches of the new slice
+  unsigned distance = 0; // how far from the failure, in branches of the new slice
   std::vector<std::string> reasons;
 };
 
@@ -59,16 +59,16 @@ struct DebugReport {
   std::string oldLabel, newLabel;
   ProgramInput input;
   RunSummary expected, oldRun, newRun;
-  std::string failure;          // one sentence: what differs
-  std::string oldCriterion, newCriterion;  // described
-  std::string condition;        // "rsc" or "pc"
-  size_t oldConstraints = 0, newConstraints = 0;  // |f|, |f'|
-  std::string direction;        // "new deviates", "old lacks", "same partition"
+  std::string failure;                           // one sentence: what differs
+  std::string oldCriterion, newCriterion;        // described
+  std::string condition;                         // "rsc" or "pc"
+  size_t oldConstraints = 0, newConstraints = 0; // |f|, |f'|
+  std::string direction;                         // "new deviates", "old lacks", "same partition"
   std::vector<DebugCandidate> candidates;
   unsigned solverCalls = 0;
   uint64_t formulaBytes = 0;
   double solverSeconds = 0, totalSeconds = 0;
-  std::vector<std::string> notes;  // concretisations and other caveats
+  std::vector<std::string> notes; // concretisations and other caveats
   fs::path oldRoot, newRoot;
   // Source lines in each version's relevant slice of its criterion, by file (relative).
   std::map<std::string, std::set<unsigned>> oldSliceLines, newSliceLines;
@@ -79,10 +79,10 @@ DebugReport debugRegression(const DebugRequest &request);
 // Report formats (docs/report-schema.md).
 nlohmann::json reportJson(const DebugReport &report);
 std::string reportMarkdown(const DebugReport &report);
-nlohmann::json reportSarif(const DebugReport &report);  // SARIF 2.1.0
+nlohmann::json reportSarif(const DebugReport &report); // SARIF 2.1.0
 // One self-contained page: old and new sources side by side, slices and candidates
 // highlighted, evidence inputs.
 std::string reportHtml(const DebugReport &report);
-std::string reportSummary(const DebugReport &report);  // short, for the terminal
+std::string reportSummary(const DebugReport &report); // short, for the terminal
 
 } // namespace rootline

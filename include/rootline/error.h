@@ -10,9 +10,9 @@ namespace rootline {
 // Documented in docs/cli.md. Follows `git bisect run` where it fits.
 enum ExitCode : int {
   ExitOk = 0,
-  ExitFailure = 1,    // the analysed condition holds (e.g. "bad" for bisect --check)
-  ExitBadInput = 2,   // bad usage, missing file, program does not compile, ...
-  ExitInternal = 3,   // a bug in rootline (mismatch in replay, unexpected state)
+  ExitFailure = 1,  // the analysed condition holds (e.g. "bad" for bisect --check)
+  ExitBadInput = 2, // bad usage, missing file, program does not compile, ...
+  ExitInternal = 3, // a bug in rootline (mismatch in replay, unexpected state)
   ExitCannotTest = 125,
 };
 

@@ -11,8 +11,8 @@
 #include <chrono>
 #include <functional>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace rootline {
@@ -26,7 +26,8 @@ struct ProgramInput {
 
 // The input a model describes: the base input with every input variable the model
 // fixes rewritten in place (stdin bytes replaced, scanf tokens re-printed, argv bytes).
-ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars, const z3::model &model);
+ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars,
+                        const z3::model &model);
 
 // One run of a program on an input, replayed symbolically.
 struct SymbolicTrace {
@@ -34,21 +35,23 @@ struct SymbolicTrace {
   ProcessResult process;
   ReplayResult replay;
   SymbolicRun symbolic;
-  std::vector<std::pair<uint32_t, uint32_t>> branches;  // (instruction id, successor) of every branch/switch
+  std::vector<std::pair<uint32_t, uint32_t>>
+      branches; // (instruction id, successor) of every branch/switch
   std::set<std::pair<uint32_t, uint32_t>> branchesCovered;
   std::set<std::pair<std::string, unsigned>> linesCovered;
   std::string crashFile;
   unsigned crashLine = 0;
   std::string crashFunction;
-  DynamicTrace dynamic;  // dependences, when an analysis was given
+  DynamicTrace dynamic; // dependences, when an analysis was given
 };
 
 // Runs `input` traced and replays it symbolically. `workDir` receives the stdin file
 // and the trace. The module must be program.module loaded (its instructions are what
 // the result points to).
-SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module, const ModuleIndex &index,
-                            const ProgramInput &input, z3::context &ctx, const fs::path &workDir,
-                            double timeoutSeconds, const StaticAnalysis *analysis = nullptr);
+SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module,
+                            const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
+                            const fs::path &workDir, double timeoutSeconds,
+                            const StaticAnalysis *analysis = nullptr);
 
 enum class Strategy { Dart, Rsc, NaiveRsc };
 
@@ -56,19 +59,19 @@ struct ExploreOptions {
   Strategy strategy = Strategy::Dart;
   unsigned maxRuns = 100;
   double timeBudgetSeconds = 60;
-  unsigned loopBound = 0;           // 0: no bound; else do not negate a branch beyond its k-th instance
+  unsigned loopBound = 0; // 0: no bound; else do not negate a branch beyond its k-th instance
   unsigned solverTimeoutMs = 5000;
   double runTimeoutSeconds = 10;
   bool findBugs = true;
-  std::string criterion = "output";  // what the relevant slice conditions are computed for
-  std::function<void(const std::string &)> progress;  // called after every run
+  std::string criterion = "output"; // what the relevant slice conditions are computed for
+  std::function<void(const std::string &)> progress; // called after every run
 };
 
 struct GeneratedTest {
   unsigned id = 0;
-  unsigned parent = 0;          // 0 for the seed
+  unsigned parent = 0; // 0 for the seed
   ProgramInput input;
-  std::string outcome;          // "exit 0", "signal SIGSEGV", "timeout"
+  std::string outcome; // "exit 0", "signal SIGSEGV", "timeout"
   int exitCode = 0;
   std::string stdoutBytes;
   std::vector<std::pair<uint32_t, uint32_t>> branches;
@@ -84,12 +87,12 @@ struct GeneratedTest {
   std::string pathConditionSmt2;
   struct Output {
     uint64_t fd = 1, offset = 0, length = 0, arg = 0;
-    std::string value;  // the symbolic expression, as text
+    std::string value; // the symbolic expression, as text
   };
   std::vector<Output> symbolicOutputs;
-  bool diverged = false;        // did not follow the predicted path prefix
-  std::string rsc;              // relevant slice condition for the criterion (SMT-LIB term)
-  std::string symbolicOutput;   // what the criterion computes, over the inputs
+  bool diverged = false;      // did not follow the predicted path prefix
+  std::string rsc;            // relevant slice condition for the criterion (SMT-LIB term)
+  std::string symbolicOutput; // what the criterion computes, over the inputs
 };
 
 // One entry of the semantic signature: a partition of the inputs (its RSC) and how the
@@ -97,8 +100,10 @@ struct GeneratedTest {
 struct SignatureEntry {
   std::string rsc;
   std::string output;
-  unsigned test = 0;  // a test in that partition
-  bool operator<(const SignatureEntry &o) const { return std::tie(rsc, output) < std::tie(o.rsc, o.output); }
+  unsigned test = 0; // a test in that partition
+  bool operator<(const SignatureEntry &o) const {
+    return std::tie(rsc, output) < std::tie(o.rsc, o.output);
+  }
 };
 
 struct FoundBug {
@@ -107,8 +112,8 @@ struct FoundBug {
   unsigned line = 0;
   std::string function;
   ProgramInput input;
-  bool confirmed = false;  // a native run of the input failed at this line
-  std::string evidence;    // what confirmed it (or why it is not confirmed)
+  bool confirmed = false; // a native run of the input failed at this line
+  std::string evidence;   // what confirmed it (or why it is not confirmed)
 };
 
 struct ExploreStats {
@@ -122,17 +127,19 @@ struct ExploreStats {
 };
 
 struct ExploreResult {
-  std::vector<GeneratedTest> tests;  // one per distinct path (dart) or partition (rsc)
-  std::set<std::string> partitionKeys;  // distinct RSCs reached (by their branch sequence)
+  std::vector<GeneratedTest> tests;    // one per distinct path (dart) or partition (rsc)
+  std::set<std::string> partitionKeys; // distinct RSCs reached (by their branch sequence)
   std::set<SignatureEntry> signature;
   std::vector<FoundBug> bugs;
   ExploreStats stats;
 };
 
-ExploreResult explore(const TracedProgram &program, const ProgramInput &seed, const ExploreOptions &options);
+ExploreResult explore(const TracedProgram &program, const ProgramInput &seed,
+                      const ExploreOptions &options);
 
 // Writes tests, sidecars and summary.{json,md} into `dir` (docs/explore.md).
-void writeTestSuite(const ExploreResult &result, const fs::path &dir, const std::string &programName);
+void writeTestSuite(const ExploreResult &result, const fs::path &dir,
+                    const std::string &programName);
 
 std::string strategyName(Strategy s);
 

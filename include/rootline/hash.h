@@ -1,8 +1,8 @@
 // Content hashing for cache keys.
 #pragma once
 
-#include <string>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace rootline {

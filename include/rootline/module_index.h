@@ -16,8 +16,8 @@
 namespace rootline {
 
 struct SourceLocation {
-  std::string file;       // as recorded in debug info
-  std::string directory;  // the compilation directory, for a relative `file`
+  std::string file;      // as recorded in debug info
+  std::string directory; // the compilation directory, for a relative `file`
   unsigned line = 0;
   unsigned column = 0;
   bool valid() const { return line != 0; }
@@ -31,17 +31,23 @@ public:
 
   // Every instruction of every function with a body, in module order.
   uint32_t idOf(const llvm::Instruction *inst) const { return instId_.lookup(inst); }
-  const llvm::Instruction *instruction(uint32_t id) const { return id < insts_.size() ? insts_[id] : nullptr; }
+  const llvm::Instruction *instruction(uint32_t id) const {
+    return id < insts_.size() ? insts_[id] : nullptr;
+  }
   size_t instructionCount() const { return insts_.size(); }
 
   // Every function of the module (bodies and declarations), in module order.
   uint32_t indexOf(const llvm::Function *fn) const { return fnIndex_.lookup(fn); }
-  const llvm::Function *function(uint32_t index) const { return index < fns_.size() ? fns_[index] : nullptr; }
+  const llvm::Function *function(uint32_t index) const {
+    return index < fns_.size() ? fns_[index] : nullptr;
+  }
   size_t functionCount() const { return fns_.size(); }
 
   // Every global variable of the module, in module order.
   uint32_t indexOf(const llvm::GlobalVariable *gv) const { return gvIndex_.lookup(gv); }
-  const llvm::GlobalVariable *global(uint32_t index) const { return index < gvs_.size() ? gvs_[index] : nullptr; }
+  const llvm::GlobalVariable *global(uint32_t index) const {
+    return index < gvs_.size() ? gvs_[index] : nullptr;
+  }
   size_t globalCount() const { return gvs_.size(); }
 
   static SourceLocation locationOf(const llvm::Instruction *inst);

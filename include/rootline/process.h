@@ -9,24 +9,24 @@
 namespace rootline {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;                // argv[0] is the program path
-  std::optional<std::string> stdinFile;         // else stdin is /dev/null
-  std::map<std::string, std::string> extraEnv;  // added to the inherited environment
-  std::string workDir;                          // empty: inherit
-  double timeoutSeconds = 0;                    // 0: no timeout
+  std::vector<std::string> argv;               // argv[0] is the program path
+  std::optional<std::string> stdinFile;        // else stdin is /dev/null
+  std::map<std::string, std::string> extraEnv; // added to the inherited environment
+  std::string workDir;                         // empty: inherit
+  double timeoutSeconds = 0;                   // 0: no timeout
   // On timeout, SIGTERM first and SIGKILL after this many seconds (0: SIGKILL at once),
   // so a traced program can flush its trace.
   double termGraceSeconds = 0;
-  bool noAddressRandomization = true;  // like `setarch -R`
+  bool noAddressRandomization = true; // like `setarch -R`
 };
 
 struct ProcessResult {
-  int exitCode = -1;    // valid when signal == 0 and !timedOut
-  int signal = 0;       // terminating signal, 0 if it exited
+  int exitCode = -1; // valid when signal == 0 and !timedOut
+  int signal = 0;    // terminating signal, 0 if it exited
   bool timedOut = false;
-  std::string out;      // captured stdout
-  std::string err;      // captured stderr
-  double seconds = 0;   // wall-clock time
+  std::string out;    // captured stdout
+  std::string err;    // captured stderr
+  double seconds = 0; // wall-clock time
 
   bool exitedWith(int code) const { return !timedOut && signal == 0 && exitCode == code; }
   // "exit 0", "signal SIGSEGV", "timeout"

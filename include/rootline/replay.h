@@ -26,7 +26,7 @@ inline constexpr uint64_t kNoDef = ~0ull;
 
 struct Operand {
   Val value;
-  uint64_t def = kNoDef;  // index of the instance that defined it; kNoDef for constants
+  uint64_t def = kNoDef; // index of the instance that defined it; kNoDef for constants
 };
 
 // One execution of one instruction.
@@ -34,18 +34,18 @@ struct Instance {
   uint64_t index = 0;
   uint32_t id = 0;
   const llvm::Instruction *inst = nullptr;
-  uint32_t depth = 0;                      // call depth, 0 for the outermost frame
-  uint64_t frame = 0;                      // distinct per function activation
+  uint32_t depth = 0; // call depth, 0 for the outermost frame
+  uint64_t frame = 0; // distinct per function activation
   // LLVM operand order; calls: the arguments. A parameter's def is the instance that
   // defined the argument in the caller; a call result's def is the callee's return.
   llvm::SmallVector<Operand, 4> operands;
   Val result;
-  uint32_t successor = 0;                  // br: 0 = true target, 1 = false; switch: successor index
-  uint64_t addr = 0;                       // load/store/alloca address
-  uint64_t size = 0;                       // bytes loaded/stored/allocated
-  llvm::SmallVector<uint64_t, 2> memDefs;  // load: distinct last writers of the loaded bytes
-  bool memUnwritten = false;               // some loaded byte has no writer in the trace
-  bool crashed = false;                    // the instruction raised the fatal signal (last instance)
+  uint32_t successor = 0;                 // br: 0 = true target, 1 = false; switch: successor index
+  uint64_t addr = 0;                      // load/store/alloca address
+  uint64_t size = 0;                      // bytes loaded/stored/allocated
+  llvm::SmallVector<uint64_t, 2> memDefs; // load: distinct last writers of the loaded bytes
+  bool memUnwritten = false;              // some loaded byte has no writer in the trace
+  bool crashed = false;                   // the instruction raised the fatal signal (last instance)
   // Calls into uninstrumented code: what the call did, as logged (inputs, outputs,
   // memory effects); `external` marks that its result is concrete (concretised).
   bool external = false;
@@ -73,15 +73,19 @@ struct ArgvString {
 // Passes every callback to several observers, in order (one replay, many consumers).
 class ReplayFanout : public ReplayObserver {
 public:
-  explicit ReplayFanout(std::vector<ReplayObserver *> observers) : observers_(std::move(observers)) {}
+  explicit ReplayFanout(std::vector<ReplayObserver *> observers)
+      : observers_(std::move(observers)) {}
   void onInstance(const Instance &i) override {
-    for (auto *o : observers_) o->onInstance(i);
+    for (auto *o : observers_)
+      o->onInstance(i);
   }
   void onGlobal(const llvm::GlobalVariable *g, uint64_t a, uint64_t s) override {
-    for (auto *o : observers_) o->onGlobal(g, a, s);
+    for (auto *o : observers_)
+      o->onGlobal(g, a, s);
   }
   void onArgv(const struct ArgvString &a) override {
-    for (auto *o : observers_) o->onArgv(a);
+    for (auto *o : observers_)
+      o->onArgv(a);
   }
 
 private:
@@ -94,17 +98,17 @@ struct ReplayResult {
   RunOutcome outcome = RunOutcome::Incomplete;
   int exitStatus = 0;
   int signal = 0;
-  const llvm::Instruction *crashInst = nullptr;  // the instruction that raised the signal
-  uint64_t faultAddress = 0;                      // si_addr of the signal
+  const llvm::Instruction *crashInst = nullptr; // the instruction that raised the signal
+  uint64_t faultAddress = 0;                    // si_addr of the signal
   uint64_t instances = 0;
   uint64_t events = 0;
   uint64_t externalCalls = 0;
-  uint64_t stdinBytes = 0;   // highest stdin offset consumed + 1
-  uint64_t tokens = 0;       // scanf conversions tied to stdin
+  uint64_t stdinBytes = 0; // highest stdin offset consumed + 1
+  uint64_t tokens = 0;     // scanf conversions tied to stdin
   uint64_t outputEvents = 0;
-  std::string stdoutBytes;   // bytes the program handed to stdout, in order
+  std::string stdoutBytes; // bytes the program handed to stdout, in order
   std::string stderrBytes;
-  std::vector<ArgvString> argv;  // where main's argument strings live
+  std::vector<ArgvString> argv; // where main's argument strings live
 };
 
 // Throws Error (exit code 3) naming function, instruction and source line when the

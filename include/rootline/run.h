@@ -16,14 +16,14 @@ struct TestCase {
   std::optional<fs::path> stdinFile;
   std::vector<std::string> args;
   double timeoutSeconds = 30;
-  uint64_t maxTraceBytes = 4ull << 30;  // 4 GiB
+  uint64_t maxTraceBytes = 4ull << 30; // 4 GiB
 };
 
 struct TracedProgram {
   BuildRecipe recipe;
-  BuiltModule module;        // the original module: replay walks this one
-  fs::path instrumentedExe;  // module + instrumentation + runtime
-  bool cacheHit = false;     // every step came from the cache
+  BuiltModule module;       // the original module: replay walks this one
+  fs::path instrumentedExe; // module + instrumentation + runtime
+  bool cacheHit = false;    // every step came from the cache
 };
 
 // Builds (or fetches from the cache) the instrumented executable of a recipe.
@@ -34,7 +34,7 @@ fs::path buildNative(const BuildRecipe &recipe, const BuiltModule &module);
 struct TracedRun {
   ProcessResult process;
   fs::path trace;
-  bool limitReached = false;  // the runtime stopped the program at maxTraceBytes
+  bool limitReached = false; // the runtime stopped the program at maxTraceBytes
 };
 
 // Runs the test on the instrumented executable, writing the trace to `traceFile`.

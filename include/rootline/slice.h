@@ -16,15 +16,15 @@ namespace rootline {
 struct InstanceRecord {
   uint32_t id = 0;
   uint32_t successor = 0;
-  uint64_t parent = kNoDef;  // dynamic control parent: innermost open branch, else the call
-  uint32_t defBegin = 0;     // operand defs (LLVM operand order, kNoDef kept), then memory writers
+  uint64_t parent = kNoDef; // dynamic control parent: innermost open branch, else the call
+  uint32_t defBegin = 0;    // operand defs (LLVM operand order, kNoDef kept), then memory writers
   uint16_t operandCount = 0, writerCount = 0;
-  uint32_t locBegin = 0;     // abstract locations the instance reads from memory
+  uint32_t locBegin = 0; // abstract locations the instance reads from memory
   uint16_t locCount = 0;
-  bool readsUnwritten = false;  // some byte it read has no writer in the trace
-  bool isBranch = false;        // conditional branch or multi-way switch
-  bool isOutput = false;        // wrote to stdout/stderr
-  uint64_t previousOutput = kNoDef;  // the output before it (defines the stream it extends)
+  bool readsUnwritten = false;      // some byte it read has no writer in the trace
+  bool isBranch = false;            // conditional branch or multi-way switch
+  bool isOutput = false;            // wrote to stdout/stderr
+  uint64_t previousOutput = kNoDef; // the output before it (defines the stream it extends)
 };
 
 // The output pieces of a run, as logged (one per OUTPUT event).
@@ -36,7 +36,7 @@ struct OutputPiece {
 };
 
 struct DynamicTrace {
-  std::vector<InstanceRecord> records;  // index = instance index
+  std::vector<InstanceRecord> records; // index = instance index
   std::vector<uint64_t> defs;
   std::vector<AbsLoc> locs;
   std::vector<OutputPiece> outputs;
@@ -62,9 +62,9 @@ private:
 // Where slicing starts: an instance and which of its dependences count.
 struct CriterionSeed {
   uint64_t instance = 0;
-  bool whole = true;              // all operands and memory it read
-  std::vector<uint64_t> defs;     // when not whole: these definitions only
-  bool memory = false;            // when not whole: also the memory it read
+  bool whole = true;          // all operands and memory it read
+  std::vector<uint64_t> defs; // when not whole: these definitions only
+  bool memory = false;        // when not whole: also the memory it read
 };
 
 // Criteria (several may be given): "FILE:LINE" (the last instance of that line),
@@ -75,15 +75,16 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
                                             const ModuleIndex &index);
 
 struct Slice {
-  std::vector<bool> member;  // by instance index
+  std::vector<bool> member; // by instance index
   size_t size() const;
   bool contains(uint64_t instance) const { return instance < member.size() && member[instance]; }
 };
 
 // One backward pass. `potential` adds potential dependences (the relevant slice);
 // without it the result is the dynamic slice.
-Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index, const StaticAnalysis &analysis,
-                   const std::vector<CriterionSeed> &seeds, bool potential = true);
+Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index,
+                   const StaticAnalysis &analysis, const std::vector<CriterionSeed> &seeds,
+                   bool potential = true);
 
 // The relevant slice condition: the path constraints of the slice's branch instances,
 // in trace order.
@@ -92,7 +93,8 @@ std::vector<PathConstraint> relevantSliceCondition(const SymbolicRun &run, const
 // DESIGN.md 2.5: keeps the prefix property of path conditions. The pivot is the last
 // branch; those earlier branches in its relevant slice come first (reordered), then
 // the pivot, then the rest (reordered).
-std::vector<PathConstraint> reorderRsc(const std::vector<PathConstraint> &rsc, const DynamicTrace &trace,
-                                       const ModuleIndex &index, const StaticAnalysis &analysis);
+std::vector<PathConstraint> reorderRsc(const std::vector<PathConstraint> &rsc,
+                                       const DynamicTrace &trace, const ModuleIndex &index,
+                                       const StaticAnalysis &analysis);
 
 } // namespace rootline

@@ -24,37 +24,38 @@ struct InputVar {
   enum class Kind { StdinByte, Token, ArgvByte };
   Kind kind = Kind::StdinByte;
   std::string name;
-  uint64_t offset = 0;     // stdin offset (bytes, tokens) or byte index in argv[argIndex]
-  uint64_t length = 1;     // token text length in the input
+  uint64_t offset = 0; // stdin offset (bytes, tokens) or byte index in argv[argIndex]
+  uint64_t length = 1; // token text length in the input
   unsigned bits = 8;
-  char conv = 0;           // scanf conversion of a token
+  char conv = 0; // scanf conversion of a token
   unsigned argIndex = 0;
-  uint64_t seedValue = 0;  // value in the run that created it
+  uint64_t seedValue = 0; // value in the run that created it
 };
 
 // One branch instance whose condition depends on the inputs.
 struct PathConstraint {
   uint64_t instance = 0;
   const llvm::Instruction *inst = nullptr;
-  uint32_t occurrence = 0;  // how many instances of this instruction came before it on the path
-  uint32_t successor = 0;   // the direction taken
-  z3::expr taken;           // the condition that holds on this run
+  uint32_t occurrence = 0; // how many instances of this instruction came before it on the path
+  uint32_t successor = 0;  // the direction taken
+  z3::expr taken;          // the condition that holds on this run
 };
 
 // A place where some input could make the program fail.
 struct BugCheck {
-  std::string kind;  // "div-by-zero", "int-overflow-div", "out-of-bounds", "null-deref", "bad-alloc-size"
+  std::string
+      kind; // "div-by-zero", "int-overflow-div", "out-of-bounds", "null-deref", "bad-alloc-size"
   uint64_t instance = 0;
   const llvm::Instruction *inst = nullptr;
-  z3::expr condition;        // holds exactly for inputs that fail here
-  size_t pathPrefix = 0;     // number of path constraints before this instance
+  z3::expr condition;    // holds exactly for inputs that fail here
+  size_t pathPrefix = 0; // number of path constraints before this instance
 };
 
 // A failure that the concrete values of this very run show (checked by replay, so it
 // holds even when the native run did not crash): an access outside the object its
 // pointer was derived from, a negative allocation size.
 struct Violation {
-  std::string kind;  // "out-of-bounds", "bad-alloc-size"
+  std::string kind; // "out-of-bounds", "bad-alloc-size"
   uint64_t instance = 0;
   const llvm::Instruction *inst = nullptr;
   std::string detail;
@@ -62,7 +63,7 @@ struct Violation {
 
 // An output byte range whose value is symbolic.
 struct SymbolicOutput {
-  uint64_t instance = 0;  // the output call
+  uint64_t instance = 0; // the output call
   uint64_t fd = 1, offset = 0, length = 0;
   uint64_t arg = 0;
   z3::expr value;
@@ -70,13 +71,13 @@ struct SymbolicOutput {
 
 struct SymbolicRun {
   std::vector<InputVar> inputs;
-  std::vector<z3::expr> domain;  // what every input satisfies (argv bytes are not NUL, ...)
+  std::vector<z3::expr> domain; // what every input satisfies (argv bytes are not NUL, ...)
   std::vector<PathConstraint> path;
   std::vector<BugCheck> checks;
   std::vector<Violation> violations;
   std::vector<SymbolicOutput> outputs;
-  uint64_t concretizations = 0;  // symbolic values that flowed into uninstrumented code or FP
-  std::set<std::string> concretizedCalls;  // libc functions whose symbolic inputs were dropped
+  uint64_t concretizations = 0; // symbolic values that flowed into uninstrumented code or FP
+  std::set<std::string> concretizedCalls; // libc functions whose symbolic inputs were dropped
   // The path condition as one formula, and as SMT-LIB2 text.
   z3::expr pathCondition(z3::context &ctx) const;
   std::string smtlib(z3::context &ctx) const;

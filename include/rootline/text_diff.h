@@ -10,7 +10,7 @@
 namespace rootline {
 
 struct DiffHunk {
-  unsigned oldStart = 0, oldLines = 0;  // 1-based; oldLines == 0 for a pure insertion
+  unsigned oldStart = 0, oldLines = 0; // 1-based; oldLines == 0 for a pure insertion
   unsigned newStart = 0, newLines = 0;
 };
 

@@ -16,7 +16,7 @@ class MemoryBuffer;
 namespace rootline {
 
 inline constexpr uint32_t kTraceVersion = 1;
-inline constexpr int kTraceLimitExitCode = 86;  // runtime exit status at the byte limit
+inline constexpr int kTraceLimitExitCode = 86; // runtime exit status at the byte limit
 
 enum class Ev : uint8_t {
 #define RL_EVENT(name, value, fields) name = value,
@@ -33,7 +33,7 @@ struct Event {
   Ev tag{};
   uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
   std::string_view bytes;
-  uint64_t offset = 0;  // byte offset of the event in the file
+  uint64_t offset = 0; // byte offset of the event in the file
 };
 
 struct TraceHeader {
@@ -70,7 +70,7 @@ private:
   const unsigned char *data_ = nullptr;
   uint64_t size_ = 0, pos_ = 0;
   bool truncated_ = false;
-  uint64_t lastAddr_ = 0;  // addresses of LOAD/STORE are deltas from the previous one
+  uint64_t lastAddr_ = 0; // addresses of LOAD/STORE are deltas from the previous one
   TraceHeader header_;
   std::string name_;
 };

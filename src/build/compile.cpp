@@ -19,7 +19,8 @@
 namespace rootline {
 
 std::string clangPath() {
-  if (const char *c = getenv("ROOTLINE_CLANG"); c && *c) return c;
+  if (const char *c = getenv("ROOTLINE_CLANG"); c && *c)
+    return c;
   return ROOTLINE_CLANG;
 }
 
@@ -45,7 +46,8 @@ ProcessResult runClang(const TranslationUnit &unit, std::vector<std::string> arg
 
 [[noreturn]] void failCompile(const TranslationUnit &unit, const ProcessResult &r) {
   std::string summary = firstLine(r.err);
-  throw Error("cannot compile '" + unit.source.string() + "'" + (summary.empty() ? "" : ": " + summary),
+  throw Error("cannot compile '" + unit.source.string() + "'" +
+                  (summary.empty() ? "" : ": " + summary),
               ExitBadInput, r.err);
 }
 
@@ -54,10 +56,12 @@ std::string unitKey(const TranslationUnit &unit) {
   std::vector<std::string> args = unit.flags;
   args.insert(args.end(), {"-E", "-g", unit.source.string(), "-o", "-"});
   ProcessResult pre = runClang(unit, args);
-  if (!pre.exitedWith(0)) failCompile(unit, pre);
+  if (!pre.exitedWith(0))
+    failCompile(unit, pre);
   Hasher h;
   h.add("rootline-tu-v1").add(clangPath()).add(unit.source.string());
-  for (const auto &f : unit.flags) h.add(f);
+  for (const auto &f : unit.flags)
+    h.add(f);
   h.add(pre.out);
   return h.hex();
 }
@@ -70,13 +74,15 @@ void compileUnit(const TranslationUnit &unit, const fs::path &out) {
   tmp += ".tmp." + std::to_string(getpid());
   args.insert(args.end(), {unit.source.string(), "-o", tmp.string()});
   ProcessResult r = runClang(unit, args);
-  if (!r.exitedWith(0)) failCompile(unit, r);
+  if (!r.exitedWith(0))
+    failCompile(unit, r);
   fs::rename(tmp, out);
 }
 
 std::unique_ptr<llvm::Module> loadBitcode(const fs::path &path, llvm::LLVMContext &ctx) {
   auto buf = llvm::MemoryBuffer::getFile(path.string());
-  if (!buf) throw Error("cannot read bitcode '" + path.string() + "'", ExitInternal);
+  if (!buf)
+    throw Error("cannot read bitcode '" + path.string() + "'", ExitInternal);
   auto mod = llvm::parseBitcodeFile((*buf)->getMemBufferRef(), ctx);
   if (!mod) {
     std::string msg = llvm::toString(mod.takeError());
@@ -101,8 +107,8 @@ void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, co
   for (size_t i = 0; i < parts.size(); ++i) {
     auto mod = loadBitcode(parts[i], ctx);
     if (linker.linkInModule(std::move(mod)))
-      throw Error("cannot link '" + recipe.units[i].source.string() + "' into the program: " +
-                      firstLine(diagnostics),
+      throw Error("cannot link '" + recipe.units[i].source.string() +
+                      "' into the program: " + firstLine(diagnostics),
                   ExitBadInput, diagnostics);
   }
   std::string verifyErr;
@@ -121,14 +127,14 @@ void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, co
 LoadedModule::LoadedModule() = default;
 LoadedModule::LoadedModule(LoadedModule &&) noexcept = default;
 LoadedModule &LoadedModule::operator=(LoadedModule &&o) noexcept {
-  module.reset();  // the old module must die before its context
+  module.reset(); // the old module must die before its context
   context = std::move(o.context);
   module = std::move(o.module);
   return *this;
 }
 
 LoadedModule::~LoadedModule() {
-  module.reset();  // the module must die before its context
+  module.reset(); // the module must die before its context
   context.reset();
 }
 
@@ -140,7 +146,8 @@ LoadedModule loadModule(const fs::path &bitcode) {
 }
 
 BuiltModule buildModule(const BuildRecipe &recipe) {
-  if (recipe.units.empty()) throw Error("no source files to build");
+  if (recipe.units.empty())
+    throw Error("no source files to build");
   std::vector<fs::path> parts;
   Hasher moduleHash;
   moduleHash.add("rootline-module-v1");

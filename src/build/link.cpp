@@ -12,9 +12,15 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
                                const std::vector<std::string> &libs) {
   Hasher h;
   // The bitcode path is content-addressed (module key, instrumentation version).
-  h.add("rootline-exe-v1").add(moduleKey).add(bitcode.filename().string()).add(flavor).add(clangPath());
-  for (const auto &p : extraInputs) h.add(p.string()).add(sha256Hex(readFile(p)));
-  for (const auto &l : libs) h.add(l);
+  h.add("rootline-exe-v1")
+      .add(moduleKey)
+      .add(bitcode.filename().string())
+      .add(flavor)
+      .add(clangPath());
+  for (const auto &p : extraInputs)
+    h.add(p.string()).add(sha256Hex(readFile(p)));
+  for (const auto &l : libs)
+    h.add(l);
   BuiltExecutable result;
   result.path = buildcache::executable(h.hex());
   if (fs::exists(result.path)) {
@@ -27,13 +33,16 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
   ProcessSpec spec;
   // -O0 keeps the native code's memory accesses exactly those of the IR replay walks.
   spec.argv = {clangPath(), "-O0", "-g", "-w", bitcode.string()};
-  for (const auto &p : extraInputs) spec.argv.push_back(p.string());
-  for (const auto &l : libs) spec.argv.push_back("-l" + l);
+  for (const auto &p : extraInputs)
+    spec.argv.push_back(p.string());
+  for (const auto &l : libs)
+    spec.argv.push_back("-l" + l);
   spec.argv.insert(spec.argv.end(), {"-o", tmp.string()});
   ProcessResult r = runProcess(spec);
   if (!r.exitedWith(0)) {
     auto nl = r.err.find('\n');
-    throw Error("cannot link the " + flavor + " executable: " + r.err.substr(0, nl), ExitBadInput, r.err);
+    throw Error("cannot link the " + flavor + " executable: " + r.err.substr(0, nl), ExitBadInput,
+                r.err);
   }
   fs::rename(tmp, result.path);
   return result;

@@ -27,7 +27,8 @@ fs::path absoluteFrom(const fs::path &base, const std::string &p) {
 }
 
 void requireSourcesExist(const BuildRecipe &recipe) {
-  if (recipe.units.empty()) throw Error("no source files to build (" + recipe.origin + ")");
+  if (recipe.units.empty())
+    throw Error("no source files to build (" + recipe.origin + ")");
   for (const auto &u : recipe.units)
     if (!fs::is_regular_file(u.source))
       throw Error("source file '" + u.source.string() + "' does not exist (" + recipe.origin + ")");
@@ -72,9 +73,12 @@ BuildRecipe recipeFromProjectFile(const fs::path &jsonPath) {
     throw Error("'" + jsonPath.string() + "' needs a \"sources\" array");
   std::vector<std::string> cflags;
   try {
-    if (j.contains("cflags")) cflags = j["cflags"].get<std::vector<std::string>>();
-    if (j.contains("libs")) recipe.libs = j["libs"].get<std::vector<std::string>>();
-    for (const auto &s : j["sources"]) recipe.units.push_back({absoluteFrom(base, s.get<std::string>()), cflags, base});
+    if (j.contains("cflags"))
+      cflags = j["cflags"].get<std::vector<std::string>>();
+    if (j.contains("libs"))
+      recipe.libs = j["libs"].get<std::vector<std::string>>();
+    for (const auto &s : j["sources"])
+      recipe.units.push_back({absoluteFrom(base, s.get<std::string>()), cflags, base});
   } catch (const json::exception &e) {
     throw Error("'" + jsonPath.string() + "': " + e.what());
   }
@@ -86,15 +90,20 @@ BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath) {
   json j = parseJsonFile(jsonPath);
   BuildRecipe recipe;
   recipe.origin = jsonPath.string();
-  if (!j.is_array()) throw Error("'" + jsonPath.string() + "' is not a compilation database array");
+  if (!j.is_array())
+    throw Error("'" + jsonPath.string() + "' is not a compilation database array");
   for (const auto &entry : j) {
-    if (!entry.contains("file") || !entry.contains("directory")) continue;
+    if (!entry.contains("file") || !entry.contains("directory"))
+      continue;
     fs::path dir = entry["directory"].get<std::string>();
     fs::path file = absoluteFrom(dir, entry["file"].get<std::string>());
-    if (file.extension() != ".c") continue;
+    if (file.extension() != ".c")
+      continue;
     std::vector<std::string> args;
-    if (entry.contains("arguments")) args = entry["arguments"].get<std::vector<std::string>>();
-    else if (entry.contains("command")) args = splitFlags(entry["command"].get<std::string>());
+    if (entry.contains("arguments"))
+      args = entry["arguments"].get<std::vector<std::string>>();
+    else if (entry.contains("command"))
+      args = splitFlags(entry["command"].get<std::string>());
     recipe.units.push_back({file, relevantFlags(args), dir});
   }
   requireSourcesExist(recipe);
@@ -108,7 +117,8 @@ BuildRecipe resolveRecipe(const RecipeRequest &request) {
     recipe.origin = "command line";
     fs::path cwd = fs::current_path();
     auto flags = splitFlags(request.cflags);
-    for (const auto &s : request.sources) recipe.units.push_back({absoluteFrom(cwd, s), flags, cwd});
+    for (const auto &s : request.sources)
+      recipe.units.push_back({absoluteFrom(cwd, s), flags, cwd});
     requireSourcesExist(recipe);
   } else if (fs::exists(project / "rootline.json")) {
     recipe = recipeFromProjectFile(project / "rootline.json");
@@ -117,21 +127,24 @@ BuildRecipe resolveRecipe(const RecipeRequest &request) {
   } else if (fs::exists(project / "build" / "compile_commands.json")) {
     recipe = recipeFromCompileCommands(project / "build" / "compile_commands.json");
   } else {
-    throw Error("no sources given: pass --src FILE..., or add rootline.json or compile_commands.json to '" +
-                project.string() + "'");
+    throw Error(
+        "no sources given: pass --src FILE..., or add rootline.json or compile_commands.json to '" +
+        project.string() + "'");
   }
   if (!request.sources.empty() || recipe.libs.empty())
     recipe.libs.insert(recipe.libs.end(), request.libs.begin(), request.libs.end());
   if (!request.cflags.empty() && request.sources.empty())
     for (auto &u : recipe.units)
-      for (const auto &f : splitFlags(request.cflags)) u.flags.push_back(f);
+      for (const auto &f : splitFlags(request.cflags))
+        u.flags.push_back(f);
   return recipe;
 }
 
 BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const fs::path &to) {
   auto rebase = [&](const fs::path &p) {
     auto rel = p.lexically_relative(from);
-    if (rel.empty() || *rel.begin() == "..") return p;
+    if (rel.empty() || *rel.begin() == "..")
+      return p;
     return (to / rel).lexically_normal();
   };
   BuildRecipe out = recipe;
@@ -139,7 +152,8 @@ BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const 
     u.source = rebase(u.source);
     u.workDir = rebase(u.workDir);
     for (auto &f : u.flags)
-      if (f.rfind("-I", 0) == 0 && f.size() > 2) f = "-I" + rebase(fs::path(f.substr(2))).string();
+      if (f.rfind("-I", 0) == 0 && f.size() > 2)
+        f = "-I" + rebase(fs::path(f.substr(2))).string();
   }
   return out;
 }

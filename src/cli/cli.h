@@ -13,8 +13,8 @@
 namespace rootline::cli {
 
 struct GlobalOptions {
-  bool json = false;   // machine output on stdout
-  bool quiet = false;  // no progress on stderr
+  bool json = false;  // machine output on stdout
+  bool quiet = false; // no progress on stderr
 };
 
 // The action a subcommand runs after parsing; returns the process exit code.

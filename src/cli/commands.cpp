@@ -7,18 +7,22 @@
 namespace rootline::cli {
 
 void addRecipeOptions(CLI::App &cmd, RecipeRequest &request) {
-  cmd.add_option("--src", request.sources, "C source files of the program (default: rootline.json or "
-                                           "compile_commands.json in --project)")
+  cmd.add_option("--src", request.sources,
+                 "C source files of the program (default: rootline.json or "
+                 "compile_commands.json in --project)")
       ->expected(1, -1);
   cmd.add_option("--cflags", request.cflags, "Extra compiler flags, one string (\"-Iinc -DN=3\")");
   cmd.add_option("--lib", request.libs, "Library to link, without -l (e.g. --lib m)");
-  cmd.add_option("--project", request.projectDir, "Project directory holding rootline.json or "
-                                                  "compile_commands.json (default: .)");
+  cmd.add_option("--project", request.projectDir,
+                 "Project directory holding rootline.json or "
+                 "compile_commands.json (default: .)");
 }
 
 std::optional<fs::path> stdinOption(const std::string &file) {
-  if (file.empty()) return std::nullopt;
-  if (!fs::is_regular_file(file)) throw Error("stdin file '" + file + "' does not exist");
+  if (file.empty())
+    return std::nullopt;
+  if (!fs::is_regular_file(file))
+    throw Error("stdin file '" + file + "' does not exist");
   return fs::absolute(file);
 }
 

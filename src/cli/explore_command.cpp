@@ -1,8 +1,8 @@
 // rootline explore: generate a test suite by path exploration and find crashes.
 #include "cli/cli.h"
 #include "rootline/error.h"
-#include "rootline/json_text.h"
 #include "rootline/explore.h"
+#include "rootline/json_text.h"
 
 #include <iostream>
 #include <unistd.h>
@@ -22,52 +22,66 @@ struct ExploreCommandOptions {
 };
 
 Strategy parseStrategy(const std::string &s) {
-  if (s == "dart") return Strategy::Dart;
-  if (s == "rsc") return Strategy::Rsc;
-  if (s == "naive-rsc") return Strategy::NaiveRsc;
+  if (s == "dart")
+    return Strategy::Dart;
+  if (s == "rsc")
+    return Strategy::Rsc;
+  if (s == "naive-rsc")
+    return Strategy::NaiveRsc;
   throw Error("unknown --strategy '" + s + "' (expected dart, rsc or naive-rsc)");
 }
 
 int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   opt.explore.strategy = parseStrategy(opt.strategy);
-  if (opt.out.empty()) throw Error("--out DIR is required: where the generated tests go");
+  if (opt.out.empty())
+    throw Error("--out DIR is required: where the generated tests go");
   BuildRecipe recipe = resolveRecipe(opt.recipe);
   ProgramInput seed;
-  if (auto in = stdinOption(opt.seed)) seed.stdinBytes = readFile(*in);
+  if (auto in = stdinOption(opt.seed))
+    seed.stdinBytes = readFile(*in);
   seed.args = opt.args;
   fs::path out = fs::absolute(opt.out);
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / ".rootline-explore"))
-    throw Error("--out '" + out.string() + "' is not empty and was not written by rootline explore; "
+    throw Error("--out '" + out.string() +
+                "' is not empty and was not written by rootline explore; "
                 "choose a new directory");
   TracedProgram program = buildTraced(recipe);
   bool tty = isatty(2) && !global.json && !global.quiet;
-  if (tty) opt.explore.progress = [](const std::string &line) { std::cerr << "\rrootline: explore: " << line << "\x1b[K" << std::flush; };
+  if (tty)
+    opt.explore.progress = [](const std::string &line) {
+      std::cerr << "\rrootline: explore: " << line << "\x1b[K" << std::flush;
+    };
   ExploreResult result = explore(program, seed, opt.explore);
-  if (tty) std::cerr << "\n";
+  if (tty)
+    std::cerr << "\n";
   std::string name = recipe.units.front().source.filename().string();
   writeTestSuite(result, out, name);
   if (global.json) {
     nlohmann::json j = summaryJson(result);
     if (opt.signature) {
       j["signature"] = nlohmann::json::array();
-      for (const auto &e : result.signature) j["signature"].push_back({{"rsc", e.rsc}, {"output", e.output}, {"test", e.test}});
+      for (const auto &e : result.signature)
+        j["signature"].push_back({{"rsc", e.rsc}, {"output", e.output}, {"test", e.test}});
     }
     j["out"] = out.string();
     std::cout << jsonText(j);
   } else if (!global.quiet) {
     const ExploreStats &s = result.stats;
-    std::cerr << "rootline: explore (" << strategyName(opt.explore.strategy) << "): " << s.runs << " runs, "
-              << s.distinctPaths << " distinct paths, " << s.partitions << " partitions, "
-              << s.divergences << " divergences; lines " << s.linesCovered << "/" << s.linesTotal << ", branches "
-              << s.branchesCovered << "/" << s.branchesTotal << "; solver " << s.solverCalls << " calls, "
-              << s.solverSeconds << " s of " << s.totalSeconds << " s\n";
+    std::cerr << "rootline: explore (" << strategyName(opt.explore.strategy) << "): " << s.runs
+              << " runs, " << s.distinctPaths << " distinct paths, " << s.partitions
+              << " partitions, " << s.divergences << " divergences; lines " << s.linesCovered << "/"
+              << s.linesTotal << ", branches " << s.branchesCovered << "/" << s.branchesTotal
+              << "; solver " << s.solverCalls << " calls, " << s.solverSeconds << " s of "
+              << s.totalSeconds << " s\n";
     if (opt.signature)
       for (const auto &e : result.signature)
-        std::cout << "partition: " << e.rsc << "\n  output: " << (e.output.empty() ? "(none)" : e.output) << "\n";
+        std::cout << "partition: " << e.rsc
+                  << "\n  output: " << (e.output.empty() ? "(none)" : e.output) << "\n";
     for (const auto &b : result.bugs)
-      std::cerr << "rootline: bug: " << b.kind << " at " << b.file << ":" << b.line << " in " << b.function
-                << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
-    std::cerr << "rootline: explore: " << result.tests.size() << " tests written to " << out.string() << "\n";
+      std::cerr << "rootline: bug: " << b.kind << " at " << b.file << ":" << b.line << " in "
+                << b.function << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
+    std::cerr << "rootline: explore: " << result.tests.size() << " tests written to "
+              << out.string() << "\n";
   }
   return result.bugs.empty() ? ExitOk : ExitFailure;
 }
@@ -76,30 +90,42 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
 
 void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &action) {
   auto opt = std::make_shared<ExploreCommandOptions>();
-  CLI::App *cmd = app.add_subcommand("explore", "Generate a test suite by path exploration (one test per path; "
-                                                "with --strategy rsc one per symbolic output) and find crashes");
+  CLI::App *cmd = app.add_subcommand(
+      "explore", "Generate a test suite by path exploration (one test per path; "
+                 "with --strategy rsc one per symbolic output) and find crashes");
   addRecipeOptions(*cmd, opt->recipe);
   cmd->add_option("--stdin", opt->seed, "Seed input for stdin (default: empty)");
-  cmd->add_option("--out", opt->out, "Directory for the generated tests (new, empty, or an earlier explore output)")
+  cmd->add_option("--out", opt->out,
+                  "Directory for the generated tests (new, empty, or an earlier explore output)")
       ->required();
-  cmd->add_option("--strategy", opt->strategy, "dart (path conditions), rsc (relevant slice conditions) or "
-                                               "naive-rsc (default dart)");
+  cmd->add_option("--strategy", opt->strategy,
+                  "dart (path conditions), rsc (relevant slice conditions) or "
+                  "naive-rsc (default dart)");
   cmd->add_option("--max-runs", opt->explore.maxRuns, "Stop after this many runs (default 100)");
-  cmd->add_option("--time-budget", opt->explore.timeBudgetSeconds, "Stop after this many seconds (default 60)");
-  cmd->add_option("--loop-bound", opt->explore.loopBound, "Do not negate a branch beyond its K-th instance on a "
-                                                          "path (default: no bound)");
-  cmd->add_option("--solver-timeout", opt->explore.solverTimeoutMs, "Milliseconds per solver query (default 5000)");
-  cmd->add_option("--timeout", opt->explore.runTimeoutSeconds, "Seconds per program run (default 10)");
+  cmd->add_option("--time-budget", opt->explore.timeBudgetSeconds,
+                  "Stop after this many seconds (default 60)");
+  cmd->add_option("--loop-bound", opt->explore.loopBound,
+                  "Do not negate a branch beyond its K-th instance on a "
+                  "path (default: no bound)");
+  cmd->add_option("--solver-timeout", opt->explore.solverTimeoutMs,
+                  "Milliseconds per solver query (default 5000)");
+  cmd->add_option("--timeout", opt->explore.runTimeoutSeconds,
+                  "Seconds per program run (default 10)");
   cmd->add_flag("!--no-bugs", opt->explore.findBugs, "Do not ask the solver for crashing inputs");
-  cmd->add_option("--criterion", opt->explore.criterion, "What relevant slice conditions are computed for: "
-                                                         "output (default), output:N, FILE:LINE or crash");
-  cmd->add_flag("--signature", opt->signature, "Print the semantic signature: every (RSC, symbolic output) pair "
-                                               "found");
+  cmd->add_option("--criterion", opt->explore.criterion,
+                  "What relevant slice conditions are computed for: "
+                  "output (default), output:N, FILE:LINE or crash");
+  cmd->add_flag("--signature", opt->signature,
+                "Print the semantic signature: every (RSC, symbolic output) pair "
+                "found");
   cmd->add_option("args", opt->args, "Seed program arguments (after --)");
-  cmd->footer("Writes DIR/test-NNNN/{stdin,expected.stdout,expected.outcome,test.json} and DIR/summary.{md,json}.\n"
+  cmd->footer("Writes DIR/test-NNNN/{stdin,expected.stdout,expected.outcome,test.json} and "
+              "DIR/summary.{md,json}.\n"
               "Exit status: 0 no bug found, 1 bugs found (listed on stderr), 2 bad input.\n"
-              "Example: rootline explore --src prog.c --stdin seed.txt --out tests/generated --max-runs 200");
-  cmd->callback([&global, &action, opt] { action = [&global, opt] { return runExplore(global, *opt); }; });
+              "Example: rootline explore --src prog.c --stdin seed.txt --out tests/generated "
+              "--max-runs 200");
+  cmd->callback(
+      [&global, &action, opt] { action = [&global, opt] { return runExplore(global, *opt); }; });
 }
 
 } // namespace rootline::cli

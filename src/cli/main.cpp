@@ -6,17 +6,19 @@
 
 int main(int argc, char **argv) {
   using namespace rootline;
-  CLI::App app{"rootline: explains why a C program regressed, from two versions and a failing test.\n"
-               "Traces the test natively on both versions, slices, composes relevant slice\n"
-               "conditions with Z3 and reports ranked root-cause lines with evidence inputs."};
+  CLI::App app{
+      "rootline: explains why a C program regressed, from two versions and a failing test.\n"
+      "Traces the test natively on both versions, slices, composes relevant slice\n"
+      "conditions with Z3 and reports ranked root-cause lines with evidence inputs."};
   app.name("rootline");
   app.set_version_flag("--version", std::string("rootline ") + ROOTLINE_VERSION);
   app.require_subcommand(1);
   cli::GlobalOptions global;
   app.add_flag("--json", global.json, "Machine-readable JSON on stdout; no progress output");
   app.add_flag("-q,--quiet", global.quiet, "No progress output on stderr");
-  app.footer("Exit codes: 0 success, 1 the checked condition failed (e.g. a bad commit), 2 bad input or\n"
-             "usage, 3 internal error, 125 cannot test. See docs/cli.md.");
+  app.footer(
+      "Exit codes: 0 success, 1 the checked condition failed (e.g. a bad commit), 2 bad input or\n"
+      "usage, 3 internal error, 125 cannot test. See docs/cli.md.");
 
   cli::Action action;
   cli::addTraceCommand(app, global, action);
@@ -35,7 +37,8 @@ int main(int argc, char **argv) {
     return action ? action() : ExitBadInput;
   } catch (const Error &e) {
     std::cerr << "rootline: error: " << e.what() << "\n";
-    if (!e.detail().empty()) std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
+    if (!e.detail().empty())
+      std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");
     return e.exitCode();
   } catch (const std::exception &e) {
     std::cerr << "rootline: internal error: " << e.what() << "\n";

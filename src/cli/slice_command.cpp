@@ -2,8 +2,8 @@
 // its relevant slice condition next to the path condition.
 #include "cli/cli.h"
 #include "rootline/error.h"
-#include "rootline/json_text.h"
 #include "rootline/expr_text.h"
+#include "rootline/json_text.h"
 #include "rootline/run.h"
 #include "rootline/slice.h"
 
@@ -29,7 +29,6 @@ struct SliceOptions {
   std::vector<std::string> args;
 };
 
-
 struct LineEntry {
   std::string path;
   unsigned relevant = 0, dynamic = 0;
@@ -40,22 +39,27 @@ std::string sourceLine(const std::string &path, unsigned line) {
   auto &lines = cache[path];
   if (lines.empty()) {
     std::ifstream in(path);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    for (std::string l; std::getline(in, l);)
+      lines.push_back(l);
   }
-  if (line == 0 || line > lines.size()) return "";
+  if (line == 0 || line > lines.size())
+    return "";
   std::string s = lines[line - 1];
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(s.begin());
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.erase(s.begin());
   return s;
 }
 
 z3::expr conjunction(z3::context &ctx, const std::vector<PathConstraint> &cs) {
   z3::expr e = ctx.bool_val(true);
-  for (const auto &c : cs) e = e && c.taken;
+  for (const auto &c : cs)
+    e = e && c.taken;
   return e.simplify();
 }
 
 int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
-  if (opt.criteria.empty()) throw Error("--criterion is required (FILE:LINE, output, output:N or crash)");
+  if (opt.criteria.empty())
+    throw Error("--criterion is required (FILE:LINE, output, output:N or crash)");
   BuildRecipe recipe = resolveRecipe(opt.recipe);
   TracedProgram program = buildTraced(recipe);
   TestCase test;
@@ -64,7 +68,8 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   test.timeoutSeconds = opt.timeout;
   fs::path work = makeWorkDir("slice");
   TracedRun run = runTraced(program, test, work / "run.trace");
-  if (run.process.timedOut) throw Error("the program did not finish within --timeout");
+  if (run.process.timedOut)
+    throw Error("the program did not finish within --timeout");
 
   LoadedModule loaded = loadModule(program.module.bitcode);
   ModuleIndex index(*loaded.module);
@@ -81,17 +86,21 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
 
   std::vector<CriterionSeed> seeds;
   for (const auto &c : opt.criteria)
-    for (auto &s : resolveCriterion(c, dyn, index)) seeds.push_back(s);
+    for (auto &s : resolveCriterion(c, dyn, index))
+      seeds.push_back(s);
   Slice relevant = computeSlice(dyn, index, analysis, seeds, true);
   Slice dynamic = computeSlice(dyn, index, analysis, seeds, false);
-  std::vector<PathConstraint> rsc = relevantSliceCondition(symbolic, opt.dynamicOnly ? dynamic : relevant);
+  std::vector<PathConstraint> rsc =
+      relevantSliceCondition(symbolic, opt.dynamicOnly ? dynamic : relevant);
 
   std::map<std::pair<std::string, unsigned>, LineEntry> lines;
   for (uint64_t i = 0; i < dyn.records.size(); ++i) {
     bool inRel = relevant.contains(i), inDyn = dynamic.contains(i);
-    if (!inRel && !inDyn) continue;
+    if (!inRel && !inDyn)
+      continue;
     SourceLocation loc = ModuleIndex::locationOf(index.instruction(dyn.records[i].id));
-    if (!loc.valid()) continue;
+    if (!loc.valid())
+      continue;
     LineEntry &e = lines[{loc.file, loc.line}];
     e.path = loc.path();
     e.relevant += inRel;
@@ -101,15 +110,20 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   std::string pcText = readableExpr(conjunction(ctx, symbolic.path));
   if (!opt.smt2.empty()) {
     z3::solver s(ctx);
-    for (const auto &d : symbolic.domain) s.add(d);
-    for (const auto &c : rsc) s.add(c.taken);
+    for (const auto &d : symbolic.domain)
+      s.add(d);
+    for (const auto &c : rsc)
+      s.add(c.taken);
     writeFileAtomic(fs::absolute(opt.smt2), s.to_smt2());
   }
   if (global.json) {
     nlohmann::json jl = nlohmann::json::array();
     for (const auto &[key, e] : lines)
-      jl.push_back({{"file", key.first}, {"line", key.second}, {"relevant_instances", e.relevant},
-                    {"dynamic_instances", e.dynamic}, {"source", sourceLine(e.path, key.second)}});
+      jl.push_back({{"file", key.first},
+                    {"line", key.second},
+                    {"relevant_instances", e.relevant},
+                    {"dynamic_instances", e.dynamic},
+                    {"source", sourceLine(e.path, key.second)}});
     nlohmann::json j = {{"criteria", opt.criteria},
                         {"lines", jl},
                         {"relevant_slice_instances", relevant.size()},
@@ -124,13 +138,14 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     return ExitOk;
   }
   std::cout << "relevant slice of";
-  for (const auto &c : opt.criteria) std::cout << " " << c;
-  std::cout << ": " << relevant.size() << " of " << dyn.records.size() << " instances (dynamic slice: "
-            << dynamic.size() << ")\n";
+  for (const auto &c : opt.criteria)
+    std::cout << " " << c;
+  std::cout << ": " << relevant.size() << " of " << dyn.records.size()
+            << " instances (dynamic slice: " << dynamic.size() << ")\n";
   for (const auto &[key, e] : lines) {
     char head[160];
-    std::snprintf(head, sizeof head, "  %s:%-4u %6ux %s ", key.first.c_str(), key.second, e.relevant,
-                  e.dynamic ? " " : "+");
+    std::snprintf(head, sizeof head, "  %s:%-4u %6ux %s ", key.first.c_str(), key.second,
+                  e.relevant, e.dynamic ? " " : "+");
     std::cout << head << sourceLine(e.path, key.second) << "\n";
   }
   std::cout << "  (+ = only through potential dependences)\n";
@@ -143,19 +158,23 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
 
 void addSliceCommand(CLI::App &app, const GlobalOptions &global, Action &action) {
   auto opt = std::make_shared<SliceOptions>();
-  CLI::App *cmd = app.add_subcommand("slice", "Print the relevant slice of one run for a criterion, with its "
-                                              "relevant slice condition (RSC) and path condition (PC)");
+  CLI::App *cmd =
+      app.add_subcommand("slice", "Print the relevant slice of one run for a criterion, with its "
+                                  "relevant slice condition (RSC) and path condition (PC)");
   addRecipeOptions(*cmd, opt->recipe);
   cmd->add_option("--stdin", opt->stdinFile, "File fed to the program's stdin");
-  cmd->add_option("--criterion", opt->criteria, "FILE:LINE (values used at the line's last instance), output, "
-                                                "output:N (the N-th stdout line) or crash; repeatable")
+  cmd->add_option("--criterion", opt->criteria,
+                  "FILE:LINE (values used at the line's last instance), output, "
+                  "output:N (the N-th stdout line) or crash; repeatable")
       ->required();
   cmd->add_option("--smt2", opt->smt2, "Write the RSC as SMT-LIB2 to FILE");
-  cmd->add_flag("--dynamic", opt->dynamicOnly, "Use the dynamic slice (no potential dependences) for the condition");
+  cmd->add_flag("--dynamic", opt->dynamicOnly,
+                "Use the dynamic slice (no potential dependences) for the condition");
   cmd->add_option("--timeout", opt->timeout, "Seconds before the program is stopped (default 30)");
   cmd->add_option("args", opt->args, "Program arguments (after --)");
   cmd->footer("Example: rootline slice --src prog.c --stdin in.txt --criterion prog.c:42");
-  cmd->callback([&global, &action, opt] { action = [&global, opt] { return runSlice(global, *opt); }; });
+  cmd->callback(
+      [&global, &action, opt] { action = [&global, opt] { return runSlice(global, *opt); }; });
 }
 
 } // namespace rootline::cli

@@ -28,8 +28,10 @@ struct TraceOptions {
 };
 
 std::string outcomeText(const TracedRun &run, const ReplayResult &replay) {
-  if (run.process.timedOut) return "timeout";
-  if (run.limitReached || replay.outcome == RunOutcome::Limit) return "trace limit reached";
+  if (run.process.timedOut)
+    return "timeout";
+  if (run.limitReached || replay.outcome == RunOutcome::Limit)
+    return "trace limit reached";
   if (replay.outcome == RunOutcome::Signal) {
     std::string s = "signal " + signalName(replay.signal);
     if (replay.crashInst) {
@@ -39,7 +41,8 @@ std::string outcomeText(const TracedRun &run, const ReplayResult &replay) {
     }
     return s;
   }
-  if (replay.outcome == RunOutcome::Exit) return "exit " + std::to_string(replay.exitStatus);
+  if (replay.outcome == RunOutcome::Exit)
+    return "exit " + std::to_string(replay.exitStatus);
   return "incomplete trace";
 }
 
@@ -51,7 +54,8 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
   test.args = opt.args;
   test.timeoutSeconds = opt.timeout;
   test.maxTraceBytes = opt.maxTraceBytes;
-  fs::path traceFile = opt.traceOut.empty() ? makeWorkDir("trace") / "run.trace" : fs::absolute(opt.traceOut);
+  fs::path traceFile =
+      opt.traceOut.empty() ? makeWorkDir("trace") / "run.trace" : fs::absolute(opt.traceOut);
 
   TracedRun run = runTraced(program, test, traceFile);
   if (!global.json) {
@@ -68,21 +72,27 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
   TraceReader reader(traceFile, program.module.key);
   z3::context ctx;
   SymbolicReplayer symbolic(ctx, *loaded.module);
-  ReplayResult replay = replayTrace(*loaded.module, index, reader, opt.smt2.empty() ? nullptr : &symbolic);
+  ReplayResult replay =
+      replayTrace(*loaded.module, index, reader, opt.smt2.empty() ? nullptr : &symbolic);
   if (!opt.smt2.empty()) {
     SymbolicRun run = symbolic.take();
     writeFileAtomic(fs::absolute(opt.smt2), run.smtlib(ctx));
     if (!global.json && !global.quiet)
-      std::cerr << "rootline: trace: path condition: " << run.path.size() << " branch constraints over "
-                << run.inputs.size() << " input variables written to " << opt.smt2 << "\n";
+      std::cerr << "rootline: trace: path condition: " << run.path.size()
+                << " branch constraints over " << run.inputs.size()
+                << " input variables written to " << opt.smt2 << "\n";
   }
-  double replaySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double replaySeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (run.process.timedOut)
-    throw Error("the program did not finish within " + std::to_string(static_cast<int>(opt.timeout)) +
-                " s (--timeout); it was stopped after " + std::to_string(replay.instances) + " instructions");
+    throw Error("the program did not finish within " +
+                std::to_string(static_cast<int>(opt.timeout)) +
+                " s (--timeout); it was stopped after " + std::to_string(replay.instances) +
+                " instructions");
 
   if (reader.truncated() && replay.outcome == RunOutcome::Incomplete)
-    throw Error("the trace ends in the middle of an event: the program was killed (" + run.process.outcome() + ")");
+    throw Error("the trace ends in the middle of an event: the program was killed (" +
+                run.process.outcome() + ")");
   std::string outcome = outcomeText(run, replay);
   uint64_t traceBytes = fs::file_size(traceFile);
   if (global.json) {
@@ -106,18 +116,21 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
     };
     if (replay.crashInst) {
       SourceLocation loc = ModuleIndex::locationOf(replay.crashInst);
-      j["crash"] = {{"file", loc.file}, {"line", loc.line}, {"function", replay.crashInst->getFunction()->getName().str()}};
+      j["crash"] = {{"file", loc.file},
+                    {"line", loc.line},
+                    {"function", replay.crashInst->getFunction()->getName().str()}};
     }
     std::cout << jsonText(j);
   } else if (!global.quiet) {
-    std::cerr << "rootline: trace: " << replay.instances << " instructions, " << replay.events << " events, "
-              << traceBytes << " trace bytes (" << traceFile.string() << ")\n"
+    std::cerr << "rootline: trace: " << replay.instances << " instructions, " << replay.events
+              << " events, " << traceBytes << " trace bytes (" << traceFile.string() << ")\n"
               << "rootline: trace: input " << replay.stdinBytes << " stdin bytes, " << replay.tokens
-              << " scanf tokens; " << replay.outputEvents << " output events; " << replay.externalCalls
-              << " calls into uninstrumented code\n"
+              << " scanf tokens; " << replay.outputEvents << " output events; "
+              << replay.externalCalls << " calls into uninstrumented code\n"
               << "rootline: trace: outcome " << outcome << "; replay verified (0 mismatches)\n";
   }
-  if (run.process.signal) return 128 + run.process.signal;
+  if (run.process.signal)
+    return 128 + run.process.signal;
   return run.process.exitCode;
 }
 
@@ -125,20 +138,26 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
 
 void addTraceCommand(CLI::App &app, const GlobalOptions &global, Action &action) {
   auto opt = std::make_shared<TraceOptions>();
-  CLI::App *cmd = app.add_subcommand("trace", "Run the program natively under the tracer, record a trace and "
-                                              "replay it with a fidelity check");
+  CLI::App *cmd =
+      app.add_subcommand("trace", "Run the program natively under the tracer, record a trace and "
+                                  "replay it with a fidelity check");
   addRecipeOptions(*cmd, opt->recipe);
   cmd->add_option("--stdin", opt->stdinFile, "File fed to the program's stdin (default: empty)");
   cmd->add_option("--timeout", opt->timeout, "Seconds before the program is stopped (default 30)");
-  cmd->add_option("--trace-out", opt->traceOut, "Where to write the trace (default: a fresh file in the cache)");
-  cmd->add_option("--max-trace-bytes", opt->maxTraceBytes, "Stop the program when its trace grows past this "
-                                                           "many bytes (default 4 GiB)");
-  cmd->add_option("--smt2", opt->smt2, "Write the run's path condition over its inputs as SMT-LIB2 to FILE");
+  cmd->add_option("--trace-out", opt->traceOut,
+                  "Where to write the trace (default: a fresh file in the cache)");
+  cmd->add_option("--max-trace-bytes", opt->maxTraceBytes,
+                  "Stop the program when its trace grows past this "
+                  "many bytes (default 4 GiB)");
+  cmd->add_option("--smt2", opt->smt2,
+                  "Write the run's path condition over its inputs as SMT-LIB2 to FILE");
   cmd->add_option("args", opt->args, "Program arguments (after --)");
-  cmd->footer("The program's stdout, stderr and exit status pass through unchanged (a signal becomes\n"
-              "128+signo); the summary goes to stderr, or with --json to stdout as JSON.\n"
-              "Example: rootline trace --src prog.c --stdin in.txt -- -v 3");
-  cmd->callback([&global, &action, opt] { action = [&global, opt] { return runTrace(global, *opt); }; });
+  cmd->footer(
+      "The program's stdout, stderr and exit status pass through unchanged (a signal becomes\n"
+      "128+signo); the summary goes to stderr, or with --json to stdout as JSON.\n"
+      "Example: rootline trace --src prog.c --stdin in.txt -- -v 3");
+  cmd->callback(
+      [&global, &action, opt] { action = [&global, opt] { return runTrace(global, *opt); }; });
 }
 
 } // namespace rootline::cli

@@ -22,7 +22,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // One version of the program, built, with its traced run on the failing input.
 struct Version {
@@ -51,7 +53,8 @@ void build(Version &v, const BuildRecipe &recipe) {
   v.analysis = std::make_unique<StaticAnalysis>(*v.module.module, *v.index);
 }
 
-RunSummary runInput(const Version &v, const ProgramInput &input, const fs::path &dir, double timeout) {
+RunSummary runInput(const Version &v, const ProgramInput &input, const fs::path &dir,
+                    double timeout) {
   fs::create_directories(dir);
   writeFileAtomic(dir / "stdin", input.stdinBytes);
   TestCase t;
@@ -67,15 +70,18 @@ std::string sourceLine(const std::string &path, unsigned line) {
   std::string l;
   for (unsigned i = 1; std::getline(in, l); ++i)
     if (i == line) {
-      while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.erase(l.begin());
+      while (!l.empty() && (l.front() == ' ' || l.front() == '\t'))
+        l.erase(l.begin());
       return l;
     }
   return "";
 }
 
 std::string relativeTo(const std::string &path, const fs::path &root) {
-  fs::path rel = fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
-  if (rel.empty() || *rel.begin() == "..") return path;
+  fs::path rel =
+      fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
+  if (rel.empty() || *rel.begin() == "..")
+    return path;
   return rel.string();
 }
 
@@ -83,7 +89,8 @@ std::string relativeTo(const std::string &path, const fs::path &root) {
 std::string loggedStdout(const DynamicTrace &t) {
   std::string out;
   for (const auto &p : t.outputs)
-    if (p.fd == 1) out += p.bytes;
+    if (p.fd == 1)
+      out += p.bytes;
   return out;
 }
 
@@ -91,17 +98,24 @@ std::string loggedStdout(const DynamicTrace &t) {
 // argument that produced the bytes (the format's literal text: the call alone).
 std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &described) {
   for (const auto &p : v.trace.dynamic.outputs) {
-    if (p.fd != 1 || at < p.offset || at >= p.offset + p.bytes.size()) continue;
+    if (p.fd != 1 || at < p.offset || at >= p.offset + p.bytes.size())
+      continue;
     CriterionSeed s{p.instance, false, {}, p.fromMemory};
-    auto *call = llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records[p.instance].id));
+    auto *call =
+        llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records[p.instance].id));
     const llvm::Function *f = call->getCalledFunction();
     std::string name = f ? f->getName().str() : "";
     std::optional<unsigned> op;
-    if (name == "printf") op = p.arg ? std::optional<unsigned>(p.arg) : std::nullopt;
-    else if (name == "fprintf") op = p.arg ? std::optional<unsigned>(p.arg + 1) : std::nullopt;
-    else if (name == "write") op = p.arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
-    else op = p.arg == 1 ? std::optional<unsigned>(0) : std::nullopt;
-    if (op) s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
+    if (name == "printf")
+      op = p.arg ? std::optional<unsigned>(p.arg) : std::nullopt;
+    else if (name == "fprintf")
+      op = p.arg ? std::optional<unsigned>(p.arg + 1) : std::nullopt;
+    else if (name == "write")
+      op = p.arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
+    else
+      op = p.arg == 1 ? std::optional<unsigned>(0) : std::nullopt;
+    if (op)
+      s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
     SourceLocation loc = ModuleIndex::locationOf(call);
     described = "the output at stdout byte " + std::to_string(at) + ", printed at " +
                 relativeTo(loc.path(), v.root) + ":" + std::to_string(loc.line) +
@@ -113,14 +127,16 @@ std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &
 
 uint64_t firstDifference(const std::string &a, const std::string &b) {
   uint64_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  while (i < a.size() && i < b.size() && a[i] == b[i])
+    ++i;
   return i;
 }
 
 void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
   std::string newOut = loggedStdout(newV.trace.dynamic);
   uint64_t at = firstDifference(expected, newOut);
-  bool newCrashed = newV.trace.replay.outcome == RunOutcome::Signal && newV.trace.dynamic.crashInstance != kNoDef;
+  bool newCrashed =
+      newV.trace.replay.outcome == RunOutcome::Signal && newV.trace.dynamic.crashInstance != kNoDef;
   if (newCrashed && at >= newOut.size()) {
     newV.seeds = {{newV.trace.dynamic.crashInstance, true, {}, false}};
     SourceLocation loc = ModuleIndex::locationOf(newV.trace.replay.crashInst);
@@ -130,7 +146,8 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
     newV.seeds = {*s};
   } else {
     newV.seeds = resolveCriterion("output", newV.trace.dynamic, *newV.index);
-    newV.criterion = "every output (the new version stops printing at byte " + std::to_string(at) + ")";
+    newV.criterion =
+        "every output (the new version stops printing at byte " + std::to_string(at) + ")";
   }
   if (auto s = seedAt(oldV, at, oldV.criterion)) {
     oldV.seeds = {*s};
@@ -145,28 +162,32 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
 }
 
 std::vector<PathConstraint> conditionOf(const Version &v, ConditionKind kind) {
-  if (kind == ConditionKind::Pc) return v.trace.symbolic.path;
+  if (kind == ConditionKind::Pc)
+    return v.trace.symbolic.path;
   Slice s = computeSlice(v.trace.dynamic, *v.index, *v.analysis, v.seeds);
   return relevantSliceCondition(v.trace.symbolic, s);
 }
 
 class Composer {
 public:
-  Composer(z3::context &ctx, const DebugRequest &req, DebugReport &report) : ctx_(ctx), req_(req), report_(report) {
+  Composer(z3::context &ctx, const DebugRequest &req, DebugReport &report)
+      : ctx_(ctx), req_(req), report_(report) {
     params_ = std::make_unique<z3::params>(ctx);
     params_->set("timeout", req.solverTimeoutMs);
   }
 
   // Θi = domain ∧ base ∧ seq[0..i) ∧ ¬seq[i]: each satisfiable one names seq[i]'s branch.
   std::vector<std::pair<size_t, z3::model>> deviations(const std::vector<z3::expr> &domain,
-                                                      const std::vector<PathConstraint> &base,
-                                                      const std::vector<PathConstraint> &seq) {
+                                                       const std::vector<PathConstraint> &base,
+                                                       const std::vector<PathConstraint> &seq) {
     std::vector<std::pair<size_t, z3::model>> out;
     z3::solver s(ctx_);
     s.set(*params_);
     uint64_t bytes = 0;
-    for (const auto &d : domain) s.add(d), bytes += d.to_string().size();
-    for (const auto &c : base) s.add(c.taken), bytes += c.taken.to_string().size();
+    for (const auto &d : domain)
+      s.add(d), bytes += d.to_string().size();
+    for (const auto &c : base)
+      s.add(c.taken), bytes += c.taken.to_string().size();
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
       s.push();
       s.add(!seq[i].taken);
@@ -175,7 +196,8 @@ public:
       auto t0 = Clock::now();
       z3::check_result r = s.check();
       report_.solverSeconds += since(t0);
-      if (r == z3::sat) out.push_back({i, s.get_model()});
+      if (r == z3::sat)
+        out.push_back({i, s.get_model()});
       s.pop();
       s.add(seq[i].taken);
       bytes += seq[i].taken.to_string().size();
@@ -195,14 +217,16 @@ struct Diffs {
   std::map<std::string, TextDiff> cache;
   const TextDiff &of(const std::string &rel) {
     auto it = cache.find(rel);
-    if (it != cache.end()) return it->second;
+    if (it != cache.end())
+      return it->second;
     std::string a = fs::exists(oldRoot / rel) ? readFile(oldRoot / rel) : "";
     std::string b = fs::exists(newRoot / rel) ? readFile(newRoot / rel) : "";
     return cache[rel] = diffTexts(a, b);
   }
 };
 
-DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, const std::string &kind, Diffs &diffs) {
+DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, const std::string &kind,
+                           Diffs &diffs) {
   DebugCandidate c;
   SourceLocation loc = ModuleIndex::locationOf(inst);
   c.version = v.name;
@@ -249,9 +273,11 @@ DebugReport debugRegression(const DebugRequest &req) {
     throw Error(std::string("the ") + (old1.outcome == "timeout" ? "old" : "new") +
                 " version does not finish the test within --timeout");
   if (old1.stdoutBytes != old2.stdoutBytes || old1.outcome != old2.outcome)
-    throw Error("the program is nondeterministic: two runs of the old version on the same input differ");
+    throw Error(
+        "the program is nondeterministic: two runs of the old version on the same input differ");
   if (new1.stdoutBytes != new2.stdoutBytes || new1.outcome != new2.outcome)
-    throw Error("the program is nondeterministic: two runs of the new version on the same input differ");
+    throw Error(
+        "the program is nondeterministic: two runs of the new version on the same input differ");
   report.oldRun = old1;
   report.newRun = new1;
   report.expected = req.expectedStdout ? RunSummary{"", *req.expectedStdout} : old1;
@@ -261,17 +287,20 @@ DebugReport debugRegression(const DebugRequest &req) {
   bool outcomeDiffers = !req.expectedStdout && new1.outcome != old1.outcome;
   if (!outputDiffers && !outcomeDiffers)
     throw Error("the test does not fail on the new version: it prints the expected output" +
-                std::string(req.expectedStdout ? "" : " and ends like the old version (" + old1.outcome + ")"));
+                std::string(req.expectedStdout
+                                ? ""
+                                : " and ends like the old version (" + old1.outcome + ")"));
   uint64_t at = firstDifference(report.expected.stdoutBytes, new1.stdoutBytes);
-  report.failure = outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at)
-                                 : "the new version ends with " + new1.outcome + " instead of " + old1.outcome;
+  report.failure =
+      outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at)
+                    : "the new version ends with " + new1.outcome + " instead of " + old1.outcome;
 
   // Traces of both versions, symbolic, with dependences.
   z3::context ctx;
-  oldV.trace = traceSymbolic(oldV.program, *oldV.module.module, *oldV.index, req.input, ctx, work / "ot",
-                             req.timeoutSeconds, oldV.analysis.get());
-  newV.trace = traceSymbolic(newV.program, *newV.module.module, *newV.index, req.input, ctx, work / "nt",
-                             req.timeoutSeconds, newV.analysis.get());
+  oldV.trace = traceSymbolic(oldV.program, *oldV.module.module, *oldV.index, req.input, ctx,
+                             work / "ot", req.timeoutSeconds, oldV.analysis.get());
+  newV.trace = traceSymbolic(newV.program, *newV.module.module, *newV.index, req.input, ctx,
+                             work / "nt", req.timeoutSeconds, newV.analysis.get());
   chooseCriteria(oldV, newV, report.expected.stdoutBytes);
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;
@@ -282,16 +311,22 @@ DebugReport debugRegression(const DebugRequest &req) {
     auto &lines = v == &oldV ? report.oldSliceLines : report.newSliceLines;
     for (uint64_t i = 0; i < v->trace.dynamic.records.size(); ++i)
       if (s.contains(i)) {
-        SourceLocation loc = ModuleIndex::locationOf(v->index->instruction(v->trace.dynamic.records[i].id));
-        if (loc.valid()) lines[relativeTo(loc.path(), v->root)].insert(loc.line);
+        SourceLocation loc =
+            ModuleIndex::locationOf(v->index->instruction(v->trace.dynamic.records[i].id));
+        if (loc.valid())
+          lines[relativeTo(loc.path(), v->root)].insert(loc.line);
       }
   }
   oldV.condition = conditionOf(oldV, req.condition);
   newV.condition = conditionOf(newV, req.condition);
   report.oldConstraints = oldV.condition.size();
   report.newConstraints = newV.condition.size();
-  for (const auto &c : oldV.trace.symbolic.concretizedCalls) report.notes.push_back("old version: symbolic input flowed into " + c + " and was made concrete");
-  for (const auto &c : newV.trace.symbolic.concretizedCalls) report.notes.push_back("new version: symbolic input flowed into " + c + " and was made concrete");
+  for (const auto &c : oldV.trace.symbolic.concretizedCalls)
+    report.notes.push_back("old version: symbolic input flowed into " + c +
+                           " and was made concrete");
+  for (const auto &c : newV.trace.symbolic.concretizedCalls)
+    report.notes.push_back("new version: symbolic input flowed into " + c +
+                           " and was made concrete");
 
   std::vector<z3::expr> domain = oldV.trace.symbolic.domain;
   domain.insert(domain.end(), newV.trace.symbolic.domain.begin(), newV.trace.symbolic.domain.end());
@@ -299,7 +334,8 @@ DebugReport debugRegression(const DebugRequest &req) {
   Diffs diffs{oldV.root, newV.root, {}};
   std::vector<DebugCandidate> candidates;
   auto fromDeviations = [&](const Version &where, const std::vector<PathConstraint> &seq,
-                            const std::vector<std::pair<size_t, z3::model>> &found, const std::string &kind) {
+                            const std::vector<std::pair<size_t, z3::model>> &found,
+                            const std::string &kind) {
     for (const auto &[i, model] : found) {
       DebugCandidate c = candidateAt(where, seq[i].inst, kind, diffs);
       c.condition = readableExpr(seq[i].taken.simplify());
@@ -313,7 +349,8 @@ DebugReport debugRegression(const DebugRequest &req) {
   if (!found.empty()) {
     report.direction = "inputs like the failing one leave its path in the new version";
     fromDeviations(newV, newV.condition, found, "branch deviation");
-  } else if (auto mirror = composer.deviations(domain, newV.condition, oldV.condition); !mirror.empty()) {
+  } else if (auto mirror = composer.deviations(domain, newV.condition, oldV.condition);
+             !mirror.empty()) {
     report.direction = "the old version takes branches the new version lacks";
     fromDeviations(oldV, oldV.condition, mirror, "missing code");
   } else {
@@ -325,7 +362,8 @@ DebugReport debugRegression(const DebugRequest &req) {
   // formulas are unsatisfiable there; a swapped argument changes a value, not a branch).
   // The same for the old version's slice: code the change deleted (a removed check,
   // a deleted else) is only there.
-  bool anyChanged = std::any_of(candidates.begin(), candidates.end(), [](auto &c) { return c.inChangedRegion; });
+  bool anyChanged =
+      std::any_of(candidates.begin(), candidates.end(), [](auto &c) { return c.inChangedRegion; });
   if (candidates.empty() || !anyChanged) {
     bool none = candidates.empty();
     auto changedLines = [&](const Version &v, const char *kind) {
@@ -333,54 +371,74 @@ DebugReport debugRegression(const DebugRequest &req) {
       std::map<std::pair<std::string, unsigned>, DebugCandidate> byLine;
       unsigned distance = 0;
       for (uint64_t i = v.trace.dynamic.records.size(); i-- > 0;) {
-        if (!s.contains(i)) continue;
+        if (!s.contains(i))
+          continue;
         const llvm::Instruction *inst = v.index->instruction(v.trace.dynamic.records[i].id);
-        if (!ModuleIndex::locationOf(inst).valid()) continue;
+        if (!ModuleIndex::locationOf(inst).valid())
+          continue;
         DebugCandidate c = candidateAt(v, inst, kind, diffs);
         ++distance;
-        if (!c.inChangedRegion || byLine.count({c.file, c.line})) continue;
+        if (!c.inChangedRegion || byLine.count({c.file, c.line}))
+          continue;
         c.distance = distance;
         byLine[{c.file, c.line}] = c;
       }
-      for (auto &[k, c] : byLine) candidates.push_back(c);
+      for (auto &[k, c] : byLine)
+        candidates.push_back(c);
     };
     changedLines(newV, none ? "changed computation" : "changed code");
     changedLines(oldV, "missing code");
     if (none && candidates.empty())
-      report.notes.push_back("no line of either version's slice is in a changed region of the source diff");
+      report.notes.push_back(
+          "no line of either version's slice is in a changed region of the source diff");
   }
 
   // Evidence: every alternative input, run natively on both versions.
   unsigned n = 0;
   for (auto &c : candidates) {
-    if (!c.hasAlternative) continue;
+    if (!c.hasAlternative)
+      continue;
     fs::path dir = work / ("alt" + std::to_string(n++));
     c.oldRun = runInput(oldV, c.alternative, dir / "old", req.timeoutSeconds);
     c.newRun = runInput(newV, c.alternative, dir / "new", req.timeoutSeconds);
-    c.removesFailure = c.oldRun.stdoutBytes == c.newRun.stdoutBytes && c.oldRun.outcome == c.newRun.outcome;
+    c.removesFailure =
+        c.oldRun.stdoutBytes == c.newRun.stdoutBytes && c.oldRun.outcome == c.newRun.outcome;
     c.changesFailure = c.newRun.stdoutBytes != new1.stdoutBytes || c.newRun.outcome != new1.outcome;
   }
   // Rank: evidence, then the diff, then closeness to the failure.
   for (auto &c : candidates) {
-    if (c.removesFailure) c.reasons.push_back("on the alternative input both versions behave alike");
-    else if (c.hasAlternative && c.changesFailure) c.reasons.push_back("the alternative input changes the new version's behaviour");
-    else if (c.hasAlternative) c.reasons.push_back("the alternative input does not change the failure");
+    if (c.removesFailure)
+      c.reasons.push_back("on the alternative input both versions behave alike");
+    else if (c.hasAlternative && c.changesFailure)
+      c.reasons.push_back("the alternative input changes the new version's behaviour");
+    else if (c.hasAlternative)
+      c.reasons.push_back("the alternative input does not change the failure");
     c.reasons.push_back(c.inChangedRegion ? "the line is in a region the change touched"
                                           : "the line is outside the changed regions");
     c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"
-                                        : std::to_string(c.distance) + " step(s) from the failure in the slice");
+                                        : std::to_string(c.distance) +
+                                              " step(s) from the failure in the slice");
   }
-  auto evidence = [](const DebugCandidate &c) { return c.removesFailure ? 2 : (c.hasAlternative && c.changesFailure) ? 1 : 0; };
-  std::stable_sort(candidates.begin(), candidates.end(), [&](const DebugCandidate &a, const DebugCandidate &b) {
-    if (evidence(a) != evidence(b)) return evidence(a) > evidence(b);
-    if (a.inChangedRegion != b.inChangedRegion) return a.inChangedRegion;
-    return a.distance < b.distance;
-  });
+  auto evidence = [](const DebugCandidate &c) {
+    return c.removesFailure ? 2 : (c.hasAlternative && c.changesFailure) ? 1 : 0;
+  };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const DebugCandidate &a, const DebugCandidate &b) {
+                     if (evidence(a) != evidence(b))
+                       return evidence(a) > evidence(b);
+                     if (a.inChangedRegion != b.inChangedRegion)
+                       return a.inChangedRegion;
+                     return a.distance < b.distance;
+                   });
   // One candidate per line: the best-ranked deviation stands for the others.
   std::set<std::tuple<std::string, std::string, unsigned>> seen;
-  std::erase_if(candidates, [&](const DebugCandidate &c) { return !seen.insert({c.version, c.file, c.line}).second; });
-  if (candidates.size() > req.maxCandidates) candidates.resize(req.maxCandidates);
-  for (size_t i = 0; i < candidates.size(); ++i) candidates[i].rank = static_cast<unsigned>(i + 1);
+  std::erase_if(candidates, [&](const DebugCandidate &c) {
+    return !seen.insert({c.version, c.file, c.line}).second;
+  });
+  if (candidates.size() > req.maxCandidates)
+    candidates.resize(req.maxCandidates);
+  for (size_t i = 0; i < candidates.size(); ++i)
+    candidates[i].rank = static_cast<unsigned>(i + 1);
   report.candidates = std::move(candidates);
   std::error_code ec;
   fs::remove_all(work, ec);

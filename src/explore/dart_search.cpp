@@ -22,9 +22,9 @@ using Clock = std::chrono::steady_clock;
 
 struct Candidate {
   ProgramInput input;
-  size_t bound = 0;                                         // negate only positions >= bound
-  std::vector<std::pair<uint32_t, uint32_t>> expectedPrefix;  // symbolic branches it should take
-  bool lastFlipped = false;                                 // the last expected entry is "not this successor"
+  size_t bound = 0;                                          // negate only positions >= bound
+  std::vector<std::pair<uint32_t, uint32_t>> expectedPrefix; // symbolic branches it should take
+  bool lastFlipped = false; // the last expected entry is "not this successor"
   unsigned parent = 0;
 };
 
@@ -41,14 +41,18 @@ struct RunView {
 std::string quoted(const std::string &bytes) {
   std::string out = "\"";
   for (unsigned char ch : bytes) {
-    if (ch == '\n') out += "\\n";
-    else if (ch == '\t') out += "\\t";
-    else if (ch == '"' || ch == '\\') out += std::string("\\") + static_cast<char>(ch);
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\t')
+      out += "\\t";
+    else if (ch == '"' || ch == '\\')
+      out += std::string("\\") + static_cast<char>(ch);
     else if (ch < 32 || ch >= 127) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", ch);
       out += buf;
-    } else out += static_cast<char>(ch);
+    } else
+      out += static_cast<char>(ch);
   }
   return out + "\"";
 }
@@ -56,17 +60,22 @@ std::string quoted(const std::string &bytes) {
 std::string signature(const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
   std::string s;
   s.reserve(seq.size() * 8);
-  for (auto [id, succ] : seq) s += std::to_string(id) + ":" + std::to_string(succ) + ",";
+  for (auto [id, succ] : seq)
+    s += std::to_string(id) + ":" + std::to_string(succ) + ",";
   return s;
 }
 
 std::string bugKindOfSignal(const SymbolicTrace &t) {
   switch (t.replay.signal) {
-  case SIGFPE: return "div-by-zero";
-  case SIGABRT: return "assert";
+  case SIGFPE:
+    return "div-by-zero";
+  case SIGABRT:
+    return "assert";
   case SIGSEGV:
-  case SIGBUS: return "segfault";
-  default: return "signal " + signalName(t.replay.signal);
+  case SIGBUS:
+    return "segfault";
+  default:
+    return "signal " + signalName(t.replay.signal);
   }
 }
 
@@ -74,7 +83,8 @@ class Explorer {
 public:
   Explorer(const TracedProgram &program, const ExploreOptions &options)
       : program_(program), options_(options), loaded_(loadModule(program.module.bitcode)),
-        index_(*loaded_.module), analysis_(*loaded_.module, index_), workDir_(makeWorkDir("explore")) {
+        index_(*loaded_.module), analysis_(*loaded_.module, index_),
+        workDir_(makeWorkDir("explore")) {
     z3::params p(ctx_);
     p.set("timeout", options.solverTimeoutMs);
     solverParams_ = std::make_unique<z3::params>(p);
@@ -88,15 +98,16 @@ public:
     start_ = Clock::now();
     auto start = start_;
     queue_.push_back({seed, 0, {}, false, 0});
-    while (!queue_.empty() && result_.stats.runs < options_.maxRuns && elapsed(start) < options_.timeBudgetSeconds) {
+    while (!queue_.empty() && result_.stats.runs < options_.maxRuns &&
+           elapsed(start) < options_.timeBudgetSeconds) {
       Candidate c = std::move(queue_.front());
       queue_.pop_front();
       step(c);
       if (options_.progress)
         options_.progress("run " + std::to_string(result_.stats.runs) + ", " +
                           std::to_string(result_.stats.distinctPaths) + " paths, " +
-                          std::to_string(result_.bugs.size()) + " bugs, " + std::to_string(queue_.size()) +
-                          " queued");
+                          std::to_string(result_.bugs.size()) + " bugs, " +
+                          std::to_string(queue_.size()) + " queued");
     }
     coverageTotals();
     result_.stats.partitions = static_cast<unsigned>(result_.partitionKeys.size());
@@ -105,18 +116,21 @@ public:
   }
 
 private:
-  static double elapsed(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+  static double elapsed(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
 
   SymbolicTrace runInput(const ProgramInput &input) {
     ++result_.stats.runs;
     return traceSymbolic(program_, *loaded_.module, index_, input, ctx_,
-                         workDir_ / ("run-" + std::to_string(result_.stats.runs)), options_.runTimeoutSeconds,
-                         &analysis_);
+                         workDir_ / ("run-" + std::to_string(result_.stats.runs)),
+                         options_.runTimeoutSeconds, &analysis_);
   }
 
   std::vector<std::pair<uint32_t, uint32_t>> idsOf(const std::vector<PathConstraint> &seq) {
     std::vector<std::pair<uint32_t, uint32_t>> out;
-    for (const auto &c : seq) out.push_back({index_.idOf(c.inst), c.successor});
+    for (const auto &c : seq)
+      out.push_back({index_.idOf(c.inst), c.successor});
     return out;
   }
 
@@ -126,13 +140,18 @@ private:
     std::string text;
     for (const auto &seed : seeds)
       for (const auto &piece : t.dynamic.outputs) {
-        if (piece.instance != seed.instance || (piece.fd != 1 && piece.fd != 2)) continue;
-        if (!seed.whole && piece.arg == 0) continue;
+        if (piece.instance != seed.instance || (piece.fd != 1 && piece.fd != 2))
+          continue;
+        if (!seed.whole && piece.arg == 0)
+          continue;
         std::string part;
         for (const auto &o : t.symbolic.outputs)
-          if (o.instance == piece.instance && o.offset == piece.offset && o.fd == piece.fd) part = readableExpr(o.value);
-        if (part.empty()) part = quoted(piece.bytes);
-        if (!text.empty()) text += " ";
+          if (o.instance == piece.instance && o.offset == piece.offset && o.fd == piece.fd)
+            part = readableExpr(o.value);
+        if (part.empty())
+          part = quoted(piece.bytes);
+        if (!text.empty())
+          text += " ";
         text += part;
       }
     return text;
@@ -150,13 +169,20 @@ private:
     std::vector<PathConstraint> rsc = relevantSliceCondition(t.symbolic, slice);
     v.partitionKey = signature(idsOf(rsc));
     z3::expr conj = ctx_.bool_val(true);
-    for (const auto &c : rsc) conj = conj && c.taken;
+    for (const auto &c : rsc)
+      conj = conj && c.taken;
     v.rscText = readableExpr(conj.simplify());
     v.outputText = outputText(t, seeds);
     switch (options_.strategy) {
-    case Strategy::Dart: v.seq = t.symbolic.path; break;
-    case Strategy::NaiveRsc: v.seq = rsc; break;
-    case Strategy::Rsc: v.seq = reorderRsc(rsc, t.dynamic, index_, analysis_); break;
+    case Strategy::Dart:
+      v.seq = t.symbolic.path;
+      break;
+    case Strategy::NaiveRsc:
+      v.seq = rsc;
+      break;
+    case Strategy::Rsc:
+      v.seq = reorderRsc(rsc, t.dynamic, index_, analysis_);
+      break;
     }
     return v;
   }
@@ -189,9 +215,12 @@ private:
       z3::check_result r = s_.check();
       e_.result_.stats.solverSeconds += elapsed(t0);
       std::optional<z3::model> model;
-      if (r == z3::sat) model = s_.get_model();
-      else if (r == z3::unsat) ++e_.result_.stats.solverUnsat;
-      else ++e_.result_.stats.solverUnknown;
+      if (r == z3::sat)
+        model = s_.get_model();
+      else if (r == z3::unsat)
+        ++e_.result_.stats.solverUnsat;
+      else
+        ++e_.result_.stats.solverUnknown;
       s_.pop();
       return model;
     }
@@ -214,25 +243,34 @@ private:
     const SymbolicRun &sym = t.symbolic;
     result_.stats.concretizations += sym.concretizations;
     result_.stats.concretizedCalls.insert(sym.concretizedCalls.begin(), sym.concretizedCalls.end());
-    for (const auto &b : t.branchesCovered) branchesCovered_.insert(b);
-    for (const auto &l : t.linesCovered) linesCovered_.insert(l);
+    for (const auto &b : t.branchesCovered)
+      branchesCovered_.insert(b);
+    for (const auto &l : t.linesCovered)
+      linesCovered_.insert(l);
 
     RunView v = view(t);
     std::vector<std::pair<uint32_t, uint32_t>> symbolicSeq = idsOf(v.seq);
     bool diverged = !followed(c, symbolicSeq);
-    if (diverged) ++result_.stats.divergences;
+    if (diverged)
+      ++result_.stats.divergences;
 
     bool newPath = paths_.insert(signature(t.branches)).second;
     bool newPartition = result_.partitionKeys.insert(v.partitionKey).second;
-    if (newPath) ++result_.stats.distinctPaths;
-    else ++result_.stats.duplicatePaths;
+    if (newPath)
+      ++result_.stats.distinctPaths;
+    else
+      ++result_.stats.duplicatePaths;
     unsigned testId = 0;
     // DART keeps one test per path; the RSC strategies one per partition.
-    if (options_.strategy == Strategy::Dart ? newPath : newPartition) testId = recordTest(c, t, diverged, v);
-    if (newPartition) result_.signature.insert({v.rscText, v.outputText, testId});
-    if (t.replay.outcome == RunOutcome::Signal) recordCrash(t);
+    if (options_.strategy == Strategy::Dart ? newPath : newPartition)
+      testId = recordTest(c, t, diverged, v);
+    if (newPartition)
+      result_.signature.insert({v.rscText, v.outputText, testId});
+    if (t.replay.outcome == RunOutcome::Signal)
+      recordCrash(t);
     recordViolations(t);
-    if (options_.findBugs) checkBugs(t, c.input);
+    if (options_.findBugs)
+      checkBugs(t, c.input);
     expand(c, t, testId, v.seq, symbolicSeq);
   }
 
@@ -241,21 +279,28 @@ private:
   // RSC must contain each predicted branch outcome as often, and the negated one
   // flipped, in whatever order its own reordering puts them.
   bool followed(const Candidate &c, const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
-    if (c.expectedPrefix.empty()) return true;
+    if (c.expectedPrefix.empty())
+      return true;
     const auto &last = c.expectedPrefix.back();
     if (options_.strategy == Strategy::Dart) {
-      if (seq.size() < c.expectedPrefix.size()) return false;
+      if (seq.size() < c.expectedPrefix.size())
+        return false;
       for (size_t i = 0; i + 1 < c.expectedPrefix.size(); ++i)
-        if (seq[i] != c.expectedPrefix[i]) return false;
+        if (seq[i] != c.expectedPrefix[i])
+          return false;
       const auto &got = seq[c.expectedPrefix.size() - 1];
-      return got.first == last.first && (c.lastFlipped ? got.second != last.second : got.second == last.second);
+      return got.first == last.first &&
+             (c.lastFlipped ? got.second != last.second : got.second == last.second);
     }
     std::map<std::pair<uint32_t, uint32_t>, int> have;
-    for (const auto &b : seq) ++have[b];
+    for (const auto &b : seq)
+      ++have[b];
     for (size_t i = 0; i + 1 < c.expectedPrefix.size(); ++i)
-      if (--have[c.expectedPrefix[i]] < 0) return false;
+      if (--have[c.expectedPrefix[i]] < 0)
+        return false;
     for (const auto &[b, n] : have)
-      if (n > 0 && b.first == last.first && b.second != last.second) return true;
+      if (n > 0 && b.first == last.first && b.second != last.second)
+        return true;
     return false;
   }
 
@@ -270,11 +315,13 @@ private:
     g.branches = t.branches;
     for (const auto &pc : t.symbolic.path) {
       SourceLocation loc = ModuleIndex::locationOf(pc.inst);
-      g.symbolicBranches.push_back(
-          {index_.idOf(pc.inst), loc.file, pc.inst->getFunction()->getName().str(), loc.line, pc.successor});
+      g.symbolicBranches.push_back({index_.idOf(pc.inst), loc.file,
+                                    pc.inst->getFunction()->getName().str(), loc.line,
+                                    pc.successor});
     }
     g.pathConditionSmt2 = t.symbolic.smtlib(ctx_);
-    for (const auto &o : t.symbolic.outputs) g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, o.value.to_string()});
+    for (const auto &o : t.symbolic.outputs)
+      g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, o.value.to_string()});
     g.diverged = diverged;
     g.rsc = v.rscText;
     g.symbolicOutput = v.outputText;
@@ -284,7 +331,8 @@ private:
 
   FoundBug *bugAt(const std::string &kind, const std::string &file, unsigned line) {
     for (auto &b : result_.bugs)
-      if (b.kind == kind && b.file == file && b.line == line) return &b;
+      if (b.kind == kind && b.file == file && b.line == line)
+        return &b;
     return nullptr;
   }
 
@@ -292,8 +340,10 @@ private:
     std::string kind = bugKindOfSignal(t);
     if (kind == "segfault") {
       for (const auto &v : t.symbolic.violations)
-        if (v.inst == t.replay.crashInst) kind = v.kind;
-      if (kind == "segfault" && t.replay.faultAddress < 4096) kind = "null-deref";
+        if (v.inst == t.replay.crashInst)
+          kind = v.kind;
+      if (kind == "segfault" && t.replay.faultAddress < 4096)
+        kind = "null-deref";
     }
     if (FoundBug *b = bugAt(kind, t.crashFile, t.crashLine)) {
       if (!b->confirmed) {
@@ -313,17 +363,23 @@ private:
       SourceLocation loc = ModuleIndex::locationOf(v.inst);
       std::string evidence = "replay of the native run: " + loc.str() + " " + v.detail;
       FoundBug *b = bugAt(v.kind, loc.file, loc.line);
-      if (b && b->confirmed) continue;
-      FoundBug bug{v.kind, loc.file, loc.line, v.inst->getFunction()->getName().str(), t.input, true, evidence};
-      if (b) *b = bug;
-      else result_.bugs.push_back(bug);
+      if (b && b->confirmed)
+        continue;
+      FoundBug bug{v.kind,  loc.file, loc.line, v.inst->getFunction()->getName().str(),
+                   t.input, true,     evidence};
+      if (b)
+        *b = bug;
+      else
+        result_.bugs.push_back(bug);
     }
   }
 
-  static bool violatesAt(const SymbolicTrace &t, const std::string &kind, const SourceLocation &loc) {
+  static bool violatesAt(const SymbolicTrace &t, const std::string &kind,
+                         const SourceLocation &loc) {
     for (const auto &v : t.symbolic.violations) {
       SourceLocation vl = ModuleIndex::locationOf(v.inst);
-      if (v.kind == kind && vl.line == loc.line && vl.file == loc.file) return true;
+      if (v.kind == kind && vl.line == loc.line && vl.file == loc.file)
+        return true;
     }
     return false;
   }
@@ -332,47 +388,57 @@ private:
     // Checks come in trace order, so their prefixes only grow.
     PrefixSolver solver(*this, t.symbolic, t.symbolic.path);
     for (const auto &check : t.symbolic.checks) {
-      if (outOfTime()) return;
+      if (outOfTime())
+        return;
       SourceLocation loc = ModuleIndex::locationOf(check.inst);
       std::string key = check.kind + "@" + loc.str();
-      if (!checked_.insert(key).second) {  // each (kind, line) is asked once
+      if (!checked_.insert(key).second) { // each (kind, line) is asked once
         solver.assume(!check.condition);
         continue;
       }
-      if (check.pathPrefix < solver.asserted()) continue;  // defensive: prefixes never shrink
+      if (check.pathPrefix < solver.asserted())
+        continue; // defensive: prefixes never shrink
       auto model = solver.solve(check.pathPrefix, check.condition);
       // Later checks need inputs that get past this one: a model that fails earlier
       // would crash there, not at the later check.
       solver.assume(!check.condition);
-      if (!model) continue;
+      if (!model)
+        continue;
       ProgramInput crashing = applyModel(input, t.symbolic.inputs, *model);
       SymbolicTrace confirm = runInput(crashing);
-      FoundBug bug{check.kind, loc.file, loc.line, check.inst->getFunction()->getName().str(), crashing, false, ""};
-      if (confirm.replay.outcome == RunOutcome::Signal && confirm.crashLine == loc.line && confirm.crashFile == loc.file) {
+      FoundBug bug{check.kind, loc.file, loc.line, check.inst->getFunction()->getName().str(),
+                   crashing,   false,    ""};
+      if (confirm.replay.outcome == RunOutcome::Signal && confirm.crashLine == loc.line &&
+          confirm.crashFile == loc.file) {
         bug.confirmed = true;
         bug.evidence = "native run ends with " + confirm.process.outcome() + " at " + loc.str();
       } else if (violatesAt(confirm, check.kind, loc)) {
         bug.confirmed = true;
-        bug.evidence = "replay of the native run shows the " + check.kind + " at " + loc.str() + " (the run itself " +
-                       "ends with " + confirm.process.outcome() + ")";
+        bug.evidence = "replay of the native run shows the " + check.kind + " at " + loc.str() +
+                       " (the run itself " + "ends with " + confirm.process.outcome() + ")";
       } else {
-        bug.evidence = "the solver's input reaches " + loc.str() + " with the failing value, but the native run " +
-                       "ends with " + confirm.process.outcome() + (check.kind == "out-of-bounds"
-                                                                        ? " (the access stays inside mapped memory)"
-                                                                        : "");
+        bug.evidence =
+            "the solver's input reaches " + loc.str() +
+            " with the failing value, but the native run " + "ends with " +
+            confirm.process.outcome() +
+            (check.kind == "out-of-bounds" ? " (the access stays inside mapped memory)" : "");
       }
       if (FoundBug *existing = bugAt(bug.kind, bug.file, bug.line)) {
-        if (!existing->confirmed && bug.confirmed) *existing = bug;
+        if (!existing->confirmed && bug.confirmed)
+          *existing = bug;
       } else {
         result_.bugs.push_back(bug);
       }
       // The confirming run is a test too when it takes a new path.
-      for (const auto &b : confirm.branchesCovered) branchesCovered_.insert(b);
-      for (const auto &l : confirm.linesCovered) linesCovered_.insert(l);
+      for (const auto &b : confirm.branchesCovered)
+        branchesCovered_.insert(b);
+      for (const auto &l : confirm.linesCovered)
+        linesCovered_.insert(l);
       if (paths_.insert(signature(confirm.branches)).second) {
         ++result_.stats.distinctPaths;
         RunView cv = view(confirm);
-        if (result_.partitionKeys.insert(cv.partitionKey).second || options_.strategy == Strategy::Dart) {
+        if (result_.partitionKeys.insert(cv.partitionKey).second ||
+            options_.strategy == Strategy::Dart) {
           unsigned id = recordTest(Candidate{crashing, 0, {}, false, 0}, confirm, false, cv);
           result_.signature.insert({cv.rscText, cv.outputText, id});
         }
@@ -380,18 +446,23 @@ private:
     }
   }
 
-  void expand(const Candidate &c, const SymbolicTrace &t, unsigned testId, const std::vector<PathConstraint> &constraints,
+  void expand(const Candidate &c, const SymbolicTrace &t, unsigned testId,
+              const std::vector<PathConstraint> &constraints,
               const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
     const SymbolicRun &sym = t.symbolic;
     PrefixSolver solver(*this, sym, constraints);
     for (size_t j = c.bound; j < constraints.size() && !outOfTime(); ++j) {
       const PathConstraint &pc = constraints[j];
-      if (options_.loopBound && pc.occurrence >= options_.loopBound) continue;
-      std::vector<std::pair<uint32_t, uint32_t>> prefix(seq.begin(), seq.begin() + static_cast<long>(j) + 1);
+      if (options_.loopBound && pc.occurrence >= options_.loopBound)
+        continue;
+      std::vector<std::pair<uint32_t, uint32_t>> prefix(seq.begin(),
+                                                        seq.begin() + static_cast<long>(j) + 1);
       std::string key = signature(prefix) + "!";
-      if (!negated_.insert(key).second) continue;
+      if (!negated_.insert(key).second)
+        continue;
       auto model = solver.solve(j, !pc.taken);
-      if (!model) continue;
+      if (!model)
+        continue;
       Candidate child;
       child.input = applyModel(c.input, sym.inputs, *model);
       child.bound = j + 1;
@@ -408,8 +479,10 @@ private:
     for (size_t id = 0; id < index_.instructionCount(); ++id) {
       const llvm::Instruction *inst = index_.instruction(static_cast<uint32_t>(id));
       SourceLocation loc = ModuleIndex::locationOf(inst);
-      if (loc.valid()) lines.insert({loc.file, loc.line});
-      if ((llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) && inst->getNumSuccessors() > 1)
+      if (loc.valid())
+        lines.insert({loc.file, loc.line});
+      if ((llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) &&
+          inst->getNumSuccessors() > 1)
         branchTotal += inst->getNumSuccessors();
     }
     result_.stats.linesTotal = lines.size();
@@ -436,7 +509,8 @@ private:
 
 } // namespace
 
-ExploreResult explore(const TracedProgram &program, const ProgramInput &seed, const ExploreOptions &options) {
+ExploreResult explore(const TracedProgram &program, const ProgramInput &seed,
+                      const ExploreOptions &options) {
   return Explorer(program, options).run(seed);
 }
 

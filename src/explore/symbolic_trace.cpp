@@ -22,7 +22,8 @@ public:
     if (I.id != lastId_) {
       lastId_ = I.id;
       SourceLocation loc = ModuleIndex::locationOf(I.inst);
-      if (loc.valid()) out_.linesCovered.insert({loc.file, loc.line});
+      if (loc.valid())
+        out_.linesCovered.insert({loc.file, loc.line});
     }
   }
 
@@ -33,9 +34,10 @@ private:
 
 } // namespace
 
-SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module, const ModuleIndex &index,
-                            const ProgramInput &input, z3::context &ctx, const fs::path &workDir,
-                            double timeoutSeconds, const StaticAnalysis *analysis) {
+SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module,
+                            const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
+                            const fs::path &workDir, double timeoutSeconds,
+                            const StaticAnalysis *analysis) {
   fs::create_directories(workDir);
   fs::path stdinFile = workDir / "stdin";
   writeFileAtomic(stdinFile, input.stdinBytes);
@@ -47,18 +49,22 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
   out.input = input;
   TracedRun run = runTraced(program, test, workDir / "run.trace");
   out.process = run.process;
-  if (run.limitReached) throw Error("the trace of a generated test exceeds the trace byte limit");
+  if (run.limitReached)
+    throw Error("the trace of a generated test exceeds the trace byte limit");
   SymbolicReplayer sym(ctx, module);
   std::optional<DependenceRecorder> deps;
-  if (analysis) deps.emplace(index, *analysis);
+  if (analysis)
+    deps.emplace(index, *analysis);
   PathRecorder path(out);
   std::vector<ReplayObserver *> observers = {&sym, &path};
-  if (deps) observers.push_back(&*deps);
+  if (deps)
+    observers.push_back(&*deps);
   ReplayFanout recorder(observers);
   TraceReader reader(run.trace, program.module.key);
   out.replay = replayTrace(module, index, reader, &recorder);
   out.symbolic = sym.take();
-  if (deps) out.dynamic = deps->take();
+  if (deps)
+    out.dynamic = deps->take();
   if (out.replay.crashInst) {
     SourceLocation loc = ModuleIndex::locationOf(out.replay.crashInst);
     out.crashFile = loc.file;
@@ -66,7 +72,7 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
     out.crashFunction = out.replay.crashInst->getFunction()->getName().str();
   }
   std::error_code ec;
-  fs::remove(workDir / "run.trace", ec);  // traces can be large; the input is what we keep
+  fs::remove(workDir / "run.trace", ec); // traces can be large; the input is what we keep
   return out;
 }
 

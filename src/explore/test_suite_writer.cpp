@@ -1,7 +1,7 @@
 // The output directory of `rootline explore`: one directory per test, and a summary.
 #include "rootline/error.h"
-#include "rootline/json_text.h"
 #include "rootline/explore.h"
+#include "rootline/json_text.h"
 
 #include <llvm/IR/Function.h>
 #include <nlohmann/json.hpp>
@@ -24,10 +24,14 @@ std::string testName(unsigned id) {
 json testJson(const GeneratedTest &t) {
   json branches = json::array();
   for (const auto &b : t.symbolicBranches)
-    branches.push_back({{"file", b.file}, {"line", b.line}, {"function", b.function}, {"successor", b.successor}});
+    branches.push_back(
+        {{"file", b.file}, {"line", b.line}, {"function", b.function}, {"successor", b.successor}});
   json outputs = json::array();
   for (const auto &o : t.symbolicOutputs)
-    outputs.push_back({{"fd", o.fd}, {"offset", o.offset}, {"length", o.length}, {"argument", o.arg},
+    outputs.push_back({{"fd", o.fd},
+                       {"offset", o.offset},
+                       {"length", o.length},
+                       {"argument", o.arg},
                        {"value", o.value}});
   return {{"id", t.id},
           {"parent", t.parent},
@@ -45,13 +49,20 @@ json testJson(const GeneratedTest &t) {
 }
 
 json bugJson(const FoundBug &b) {
-  return {{"kind", b.kind},       {"file", b.file},           {"line", b.line},       {"function", b.function},
-          {"confirmed", b.confirmed}, {"evidence", b.evidence}, {"stdin", b.input.stdinBytes}, {"args", b.input.args}};
+  return {{"kind", b.kind},
+          {"file", b.file},
+          {"line", b.line},
+          {"function", b.function},
+          {"confirmed", b.confirmed},
+          {"evidence", b.evidence},
+          {"stdin", b.input.stdinBytes},
+          {"args", b.input.args}};
 }
 
 std::string percent(size_t a, size_t b) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0);
+  std::snprintf(buf, sizeof buf, "%.1f%%",
+                b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0);
   return buf;
 }
 
@@ -60,7 +71,8 @@ std::string percent(size_t a, size_t b) {
 json summaryJson(const ExploreResult &r) {
   const ExploreStats &s = r.stats;
   json bugs = json::array();
-  for (const auto &b : r.bugs) bugs.push_back(bugJson(b));
+  for (const auto &b : r.bugs)
+    bugs.push_back(bugJson(b));
   return {{"runs", s.runs},
           {"distinct_paths", s.distinctPaths},
           {"duplicate_paths", s.duplicatePaths},
@@ -70,8 +82,12 @@ json summaryJson(const ExploreResult &r) {
           {"lines", {{"covered", s.linesCovered}, {"total", s.linesTotal}}},
           {"branches", {{"covered", s.branchesCovered}, {"total", s.branchesTotal}}},
           {"bugs", bugs},
-          {"solver", {{"calls", s.solverCalls}, {"unsat", s.solverUnsat}, {"unknown", s.solverUnknown},
-                      {"seconds", s.solverSeconds}, {"formula_bytes", s.formulaBytes}}},
+          {"solver",
+           {{"calls", s.solverCalls},
+            {"unsat", s.solverUnsat},
+            {"unknown", s.solverUnknown},
+            {"seconds", s.solverSeconds},
+            {"formula_bytes", s.formulaBytes}}},
           {"seconds", s.totalSeconds},
           {"concretizations", s.concretizations},
           {"concretized_calls", s.concretizedCalls}};
@@ -81,18 +97,21 @@ std::string summaryMarkdown(const ExploreResult &r, const std::string &programNa
   const ExploreStats &s = r.stats;
   std::ostringstream md;
   md << "# rootline explore: " << programName << "\n\n";
-  md << "| runs | distinct paths | divergences | line coverage | branch coverage | bugs | solver time |\n";
+  md << "| runs | distinct paths | divergences | line coverage | branch coverage | bugs | solver "
+        "time |\n";
   md << "|---|---|---|---|---|---|---|\n";
-  md << "| " << s.runs << " | " << s.distinctPaths << " | " << s.divergences << " | " << s.linesCovered << "/"
-     << s.linesTotal << " (" << percent(s.linesCovered, s.linesTotal) << ") | " << s.branchesCovered << "/"
-     << s.branchesTotal << " (" << percent(s.branchesCovered, s.branchesTotal) << ") | " << r.bugs.size() << " | "
+  md << "| " << s.runs << " | " << s.distinctPaths << " | " << s.divergences << " | "
+     << s.linesCovered << "/" << s.linesTotal << " (" << percent(s.linesCovered, s.linesTotal)
+     << ") | " << s.branchesCovered << "/" << s.branchesTotal << " ("
+     << percent(s.branchesCovered, s.branchesTotal) << ") | " << r.bugs.size() << " | "
      << s.solverSeconds << " s of " << s.totalSeconds << " s |\n\n";
   if (!r.bugs.empty()) {
     md << "## Bugs\n\n| kind | where | confirmed | input |\n|---|---|---|---|\n";
     for (const auto &b : r.bugs) {
       std::string in = b.input.stdinBytes;
       for (auto &ch : in)
-        if (ch == '\n') ch = ' ';
+        if (ch == '\n')
+          ch = ' ';
       md << "| " << b.kind << " | " << b.file << ":" << b.line << " (" << b.function << ") | "
          << (b.confirmed ? "yes: " : "no: ") << b.evidence << " | `" << in << "` |\n";
     }
@@ -100,31 +119,37 @@ std::string summaryMarkdown(const ExploreResult &r, const std::string &programNa
   }
   if (!s.concretizedCalls.empty()) {
     md << "Symbolic values were made concrete at calls to:";
-    for (const auto &c : s.concretizedCalls) md << " `" << c << "`";
+    for (const auto &c : s.concretizedCalls)
+      md << " `" << c << "`";
     md << ". Paths that depend on their results may be missed.\n\n";
   }
   md << "## Tests\n\n| test | outcome | stdout |\n|---|---|---|\n";
   for (const auto &t : r.tests) {
     std::string out = t.stdoutBytes.substr(0, 60);
     for (auto &ch : out)
-      if (ch == '\n') ch = ' ';
+      if (ch == '\n')
+        ch = ' ';
     md << "| " << testName(t.id) << " | " << t.outcome << " | `" << out << "` |\n";
   }
   return md.str();
 }
 
-void writeTestSuite(const ExploreResult &result, const fs::path &dir, const std::string &programName) {
+void writeTestSuite(const ExploreResult &result, const fs::path &dir,
+                    const std::string &programName) {
   // Never overwrite something that is not ours: the directory must be new, empty, or
   // an earlier rootline explore output (it has the marker file).
   if (fs::exists(dir)) {
-    if (!fs::is_directory(dir)) throw Error("--out '" + dir.string() + "' exists and is not a directory");
+    if (!fs::is_directory(dir))
+      throw Error("--out '" + dir.string() + "' exists and is not a directory");
     bool empty = fs::is_empty(dir);
     if (!empty && !fs::exists(dir / ".rootline-explore"))
-      throw Error("--out '" + dir.string() + "' is not empty and was not written by rootline explore; "
+      throw Error("--out '" + dir.string() +
+                  "' is not empty and was not written by rootline explore; "
                   "choose a new directory");
     if (!empty)
       for (const auto &e : fs::directory_iterator(dir))
-        if (e.path().filename().string().rfind("test-", 0) == 0) fs::remove_all(e.path());
+        if (e.path().filename().string().rfind("test-", 0) == 0)
+          fs::remove_all(e.path());
   }
   fs::create_directories(dir);
   writeFileAtomic(dir / ".rootline-explore", "written by rootline explore; safe to delete\n");

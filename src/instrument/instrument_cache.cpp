@@ -16,16 +16,19 @@ namespace rootline {
 static const char *kInstrumentVersion = "instrument-v3";
 
 fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
-  fs::path out = cacheRoot() / "build" / "instrumented" / (module.key + "-" + kInstrumentVersion + ".bc");
+  fs::path out =
+      cacheRoot() / "build" / "instrumented" / (module.key + "-" + kInstrumentVersion + ".bc");
   cacheHit = fs::exists(out);
-  if (cacheHit) return out;
+  if (cacheHit)
+    return out;
   fs::create_directories(out.parent_path());
   LoadedModule loaded = loadModule(module.bitcode);
   instrumentModule(*loaded.module, module.key);
   std::string err;
   llvm::raw_string_ostream es(err);
   if (llvm::verifyModule(*loaded.module, &es))
-    throw Error("instrumented module is invalid: " + err.substr(0, err.find('\n')), ExitInternal, err);
+    throw Error("instrumented module is invalid: " + err.substr(0, err.find('\n')), ExitInternal,
+                err);
   std::string bytes;
   llvm::raw_string_ostream os(bytes);
   llvm::WriteBitcodeToFile(*loaded.module, os);

@@ -63,8 +63,10 @@ public:
   void run(const std::string &key) {
     std::vector<llvm::Function *> bodies;
     for (llvm::Function &fn : m_)
-      if (!fn.isDeclaration() && !fn.getName().starts_with("__rl_")) bodies.push_back(&fn);
-    for (llvm::Function *fn : bodies) instrumentFunction(*fn);
+      if (!fn.isDeclaration() && !fn.getName().starts_with("__rl_"))
+        bodies.push_back(&fn);
+    for (llvm::Function *fn : bodies)
+      instrumentFunction(*fn);
     addConstructor(key);
   }
 
@@ -73,28 +75,38 @@ private:
     return m_.getOrInsertFunction(name, llvm::FunctionType::get(void_, params, false));
   }
 
-  llvm::Value *id(const llvm::Instruction *inst) { return llvm::ConstantInt::get(i32_, index_.idOf(inst)); }
+  llvm::Value *id(const llvm::Instruction *inst) {
+    return llvm::ConstantInt::get(i32_, index_.idOf(inst));
+  }
 
   // A value of at most 8 bytes as the i64 holding its bits; nullptr if it is wider.
   llvm::Value *asI64(llvm::IRBuilder<> &b, llvm::Value *v) {
     llvm::Type *t = v->getType();
-    if (t->isPointerTy()) return b.CreatePtrToInt(v, i64_);
+    if (t->isPointerTy())
+      return b.CreatePtrToInt(v, i64_);
     if (t->isIntegerTy()) {
-      if (t->getIntegerBitWidth() > 64) return nullptr;
+      if (t->getIntegerBitWidth() > 64)
+        return nullptr;
       return b.CreateZExt(v, i64_);
     }
     if (t->isFloatingPointTy() || t->isVectorTy()) {
-      if (t->isX86_FP80Ty() || t->isFP128Ty()) return nullptr;
+      if (t->isX86_FP80Ty() || t->isFP128Ty())
+        return nullptr;
       llvm::TypeSize bits = dl_.getTypeSizeInBits(t);
-      if (bits.isScalable() || bits.getFixedValue() > 64 || bits.getFixedValue() % 8 != 0) return nullptr;
-      if (t->isVectorTy() && llvm::cast<llvm::VectorType>(t)->getElementType()->isPointerTy()) return nullptr;
-      llvm::Value *asInt = b.CreateBitCast(v, llvm::IntegerType::get(ctx_, static_cast<unsigned>(bits.getFixedValue())));
+      if (bits.isScalable() || bits.getFixedValue() > 64 || bits.getFixedValue() % 8 != 0)
+        return nullptr;
+      if (t->isVectorTy() && llvm::cast<llvm::VectorType>(t)->getElementType()->isPointerTy())
+        return nullptr;
+      llvm::Value *asInt = b.CreateBitCast(
+          v, llvm::IntegerType::get(ctx_, static_cast<unsigned>(bits.getFixedValue())));
       return b.CreateZExt(asInt, i64_);
     }
     return nullptr;
   }
 
-  llvm::Value *sizeOf(llvm::Type *t) { return llvm::ConstantInt::get(i64_, dl_.getTypeStoreSize(t).getFixedValue()); }
+  llvm::Value *sizeOf(llvm::Type *t) {
+    return llvm::ConstantInt::get(i64_, dl_.getTypeStoreSize(t).getFixedValue());
+  }
 
   void instrumentFunction(llvm::Function &fn) {
     std::vector<llvm::Instruction *> insts;
@@ -104,7 +116,8 @@ private:
     for (llvm::BasicBlock &bb : fn)
       for (llvm::Instruction &inst : bb) {
         insts.push_back(&inst);
-        if (isReplayModelledLocal(&inst)) modelled_.insert(&inst);
+        if (isReplayModelledLocal(&inst))
+          modelled_.insert(&inst);
       }
 
     uint32_t fnIndex = index_.indexOf(&fn);
@@ -121,26 +134,34 @@ private:
     if (isMain && fn.arg_size() >= 2 && fn.getArg(1)->getType()->isPointerTy())
       entry.CreateCall(main_, {entry.CreateZExtOrTrunc(fn.getArg(0), i32_), fn.getArg(1)});
 
-    for (llvm::Instruction *inst : insts) instrumentInstruction(*inst, fnIndex, isMain);
+    for (llvm::Instruction *inst : insts)
+      instrumentInstruction(*inst, fnIndex, isMain);
   }
 
   void instrumentInstruction(llvm::Instruction &inst, uint32_t fnIndex, bool isMain) {
     if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
-      if (modelled_.contains(ld->getPointerOperand())) return;
+      if (modelled_.contains(ld->getPointerOperand()))
+        return;
       llvm::IRBuilder<> b(ld->getNextNode());
-      if (llvm::Value *bits = asI64(b, ld)) b.CreateCall(load_, {ld->getPointerOperand(), bits});
-      else b.CreateCall(loadWide_, {ld->getPointerOperand(), sizeOf(ld->getType())});
+      if (llvm::Value *bits = asI64(b, ld))
+        b.CreateCall(load_, {ld->getPointerOperand(), bits});
+      else
+        b.CreateCall(loadWide_, {ld->getPointerOperand(), sizeOf(ld->getType())});
     } else if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
-      if (modelled_.contains(st->getPointerOperand())) return;
+      if (modelled_.contains(st->getPointerOperand()))
+        return;
       llvm::IRBuilder<> b(st);
       b.CreateCall(store_, {st->getPointerOperand()});
     } else if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
       llvm::IRBuilder<> b(al->getNextNode());
-      llvm::Value *size = llvm::ConstantInt::get(i64_, dl_.getTypeAllocSize(al->getAllocatedType()).getFixedValue());
-      if (al->isArrayAllocation()) size = b.CreateMul(size, b.CreateZExtOrTrunc(al->getArraySize(), i64_));
+      llvm::Value *size = llvm::ConstantInt::get(
+          i64_, dl_.getTypeAllocSize(al->getAllocatedType()).getFixedValue());
+      if (al->isArrayAllocation())
+        size = b.CreateMul(size, b.CreateZExtOrTrunc(al->getArraySize(), i64_));
       b.CreateCall(modelled_.contains(al) ? allocaLocal_ : alloca_, {al, size});
     } else if (auto *br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
-      if (!br->isConditional()) return;
+      if (!br->isConditional())
+        return;
       llvm::IRBuilder<> b(br);
       b.CreateCall(br_, {b.CreateZExt(br->getCondition(), i8_)});
     } else if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(&inst)) {
@@ -166,7 +187,8 @@ private:
       instrumentIntrinsic(call, callee->getIntrinsicID());
       return;
     }
-    if (callee && !callee->isDeclaration()) return;  // instrumented code logs itself
+    if (callee && !callee->isDeclaration())
+      return; // instrumented code logs itself
     if (callee && isWrappedLibcFunction(callee->getName())) {
       std::string wrapper = ("__rl_wrap_" + callee->getName()).str();
       llvm::FunctionCallee w = m_.getOrInsertFunction(wrapper, callee->getFunctionType());
@@ -190,10 +212,12 @@ private:
   void instrumentIntrinsic(llvm::CallInst &call, llvm::Intrinsic::ID iid) {
     if (auto *mt = llvm::dyn_cast<llvm::MemTransferInst>(&call)) {
       llvm::IRBuilder<> b(call.getNextNode());
-      b.CreateCall(copy_, {mt->getRawDest(), mt->getRawSource(), b.CreateZExtOrTrunc(mt->getLength(), i64_)});
+      b.CreateCall(copy_, {mt->getRawDest(), mt->getRawSource(),
+                           b.CreateZExtOrTrunc(mt->getLength(), i64_)});
     } else if (auto *ms = llvm::dyn_cast<llvm::MemSetInst>(&call)) {
       llvm::IRBuilder<> b(call.getNextNode());
-      b.CreateCall(set_, {ms->getRawDest(), ms->getValue(), b.CreateZExtOrTrunc(ms->getLength(), i64_)});
+      b.CreateCall(set_,
+                   {ms->getRawDest(), ms->getValue(), b.CreateZExtOrTrunc(ms->getLength(), i64_)});
     }
     (void)iid;
   }
@@ -204,19 +228,25 @@ private:
     std::vector<llvm::Constant *> fnPtrs, fnIdx, gvPtrs, gvSizes, gvIdx;
     for (size_t i = 0; i < index_.functionCount(); ++i) {
       auto *fn = const_cast<llvm::Function *>(index_.function(static_cast<uint32_t>(i)));
-      if (fn->isIntrinsic() || fn->getName().starts_with("__rl_")) continue;
-      if (fn->isDeclaration() && !fn->hasAddressTaken()) continue;
+      if (fn->isIntrinsic() || fn->getName().starts_with("__rl_"))
+        continue;
+      if (fn->isDeclaration() && !fn->hasAddressTaken())
+        continue;
       fnPtrs.push_back(fn);
       fnIdx.push_back(llvm::ConstantInt::get(i32_, i));
     }
     for (size_t i = 0; i < index_.globalCount(); ++i) {
       auto *gv = const_cast<llvm::GlobalVariable *>(index_.global(static_cast<uint32_t>(i)));
-      if (gv->getName().starts_with("llvm.") || gv->isThreadLocal() || !gv->getValueType()->isSized()) continue;
+      if (gv->getName().starts_with("llvm.") || gv->isThreadLocal() ||
+          !gv->getValueType()->isSized())
+        continue;
       gvPtrs.push_back(gv);
-      gvSizes.push_back(llvm::ConstantInt::get(i64_, dl_.getTypeAllocSize(gv->getValueType()).getFixedValue()));
+      gvSizes.push_back(
+          llvm::ConstantInt::get(i64_, dl_.getTypeAllocSize(gv->getValueType()).getFixedValue()));
       gvIdx.push_back(llvm::ConstantInt::get(i32_, i));
     }
-    auto table = [&](llvm::Type *elem, const std::vector<llvm::Constant *> &items, const char *name) -> llvm::Constant * {
+    auto table = [&](llvm::Type *elem, const std::vector<llvm::Constant *> &items,
+                     const char *name) -> llvm::Constant * {
       auto *ty = llvm::ArrayType::get(elem, items.size());
       return new llvm::GlobalVariable(m_, ty, true, llvm::GlobalValue::PrivateLinkage,
                                       llvm::ConstantArray::get(ty, items), name);
@@ -228,26 +258,28 @@ private:
     llvm::Constant *gvIdxTable = table(i32_, gvIdx, "__rl_gv_index");
 
     auto *ctorTy = llvm::FunctionType::get(void_, false);
-    auto *ctor = llvm::Function::Create(ctorTy, llvm::GlobalValue::InternalLinkage, "__rl_module_ctor", m_);
+    auto *ctor =
+        llvm::Function::Create(ctorTy, llvm::GlobalValue::InternalLinkage, "__rl_module_ctor", m_);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", ctor));
     llvm::FunctionCallee init = m_.getOrInsertFunction(
-        "__rl_init", llvm::FunctionType::get(void_, {ptr_, ptr_, ptr_, i32_, ptr_, ptr_, ptr_, i32_}, false));
+        "__rl_init",
+        llvm::FunctionType::get(void_, {ptr_, ptr_, ptr_, i32_, ptr_, ptr_, ptr_, i32_}, false));
     b.CreateCall(init, {b.CreateGlobalStringPtr(key, "__rl_module_key"), fnTable, fnIdxTable,
-                        llvm::ConstantInt::get(i32_, fnPtrs.size()), gvTable, gvSizeTable, gvIdxTable,
-                        llvm::ConstantInt::get(i32_, gvPtrs.size())});
+                        llvm::ConstantInt::get(i32_, fnPtrs.size()), gvTable, gvSizeTable,
+                        gvIdxTable, llvm::ConstantInt::get(i32_, gvPtrs.size())});
     b.CreateRetVoid();
     llvm::appendToGlobalCtors(m_, ctor, 0);
   }
 
   llvm::Module &m_;
   const ModuleIndex &index_;
-  llvm::DenseSet<const llvm::Value *> modelled_;  // locals replay models, in the current function
+  llvm::DenseSet<const llvm::Value *> modelled_; // locals replay models, in the current function
   const llvm::DataLayout &dl_;
   llvm::LLVMContext &ctx_;
   llvm::Type *i8_, *i32_, *i64_, *void_;
   llvm::PointerType *ptr_;
-  llvm::FunctionCallee br_, switch_, enter_, arg_, ret_, load_, loadWide_, store_, alloca_, allocaLocal_, extRet_,
-      extRetWide_, main_, mainReturn_, copy_, set_;
+  llvm::FunctionCallee br_, switch_, enter_, arg_, ret_, load_, loadWide_, store_, alloca_,
+      allocaLocal_, extRet_, extRetWide_, main_, mainReturn_, copy_, set_;
 };
 
 } // namespace

@@ -8,7 +8,8 @@ namespace rootline {
 std::string SourceLocation::str() const { return file + ":" + std::to_string(line); }
 
 std::string SourceLocation::path() const {
-  if (file.empty() || file[0] == '/' || directory.empty()) return file;
+  if (file.empty() || file[0] == '/' || directory.empty())
+    return file;
   return directory + "/" + file;
 }
 
@@ -30,9 +31,11 @@ ModuleIndex::ModuleIndex(const llvm::Module &module) {
 
 SourceLocation ModuleIndex::locationOf(const llvm::Instruction *inst) {
   SourceLocation loc;
-  if (!inst) return loc;
+  if (!inst)
+    return loc;
   const llvm::DebugLoc &dl = inst->getDebugLoc();
-  if (!dl) return loc;
+  if (!dl)
+    return loc;
   auto *scope = llvm::cast<llvm::DIScope>(dl.getScope());
   loc.file = scope->getFilename().str();
   loc.directory = scope->getDirectory().str();
@@ -42,14 +45,17 @@ SourceLocation ModuleIndex::locationOf(const llvm::Instruction *inst) {
 }
 
 std::string ModuleIndex::describe(const llvm::Instruction *inst) {
-  if (!inst) return "<no instruction>";
+  if (!inst)
+    return "<no instruction>";
   std::string text;
   llvm::raw_string_ostream os(text);
   inst->print(os);
   os.flush();
   auto bang = text.find(", !dbg");
-  if (bang != std::string::npos) text.resize(bang);
-  while (!text.empty() && text.front() == ' ') text.erase(text.begin());
+  if (bang != std::string::npos)
+    text.resize(bang);
+  while (!text.empty() && text.front() == ' ')
+    text.erase(text.begin());
   SourceLocation loc = locationOf(inst);
   std::string where = loc.valid() ? " (" + loc.str() + ")" : "";
   return inst->getFunction()->getName().str() + ": `" + text + "`" + where;

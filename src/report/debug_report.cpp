@@ -15,14 +15,17 @@ json inputJson(const ProgramInput &in) { return {{"stdin", in.stdinBytes}, {"arg
 
 std::string oneLine(std::string s, size_t max = 80) {
   for (auto &c : s)
-    if (c == '\n') c = ' ';
-  if (s.size() > max) s = s.substr(0, max) + "...";
+    if (c == '\n')
+      c = ' ';
+  if (s.size() > max)
+    s = s.substr(0, max) + "...";
   return s;
 }
 
 std::string fence(const std::string &text) {
   std::string t = text;
-  if (t.empty() || t.back() != '\n') t += '\n';
+  if (t.empty() || t.back() != '\n')
+    t += '\n';
   return "```\n" + t + "```\n";
 }
 
@@ -31,18 +34,14 @@ std::string fence(const std::string &text) {
 json reportJson(const DebugReport &r) {
   json cands = json::array();
   for (const auto &c : r.candidates) {
-    json j = {{"rank", c.rank},
-              {"version", c.version},
-              {"kind", c.kind},
-              {"file", c.file},
-              {"line", c.line},
-              {"function", c.function},
-              {"source", c.source},
-              {"in_changed_region", c.inChangedRegion},
-              {"distance", c.distance},
-              {"reasons", c.reasons}};
+    json j = {{"rank", c.rank},         {"version", c.version},
+              {"kind", c.kind},         {"file", c.file},
+              {"line", c.line},         {"function", c.function},
+              {"source", c.source},     {"in_changed_region", c.inChangedRegion},
+              {"distance", c.distance}, {"reasons", c.reasons}};
     j["other_version_line"] = c.otherLine ? json(*c.otherLine) : json(nullptr);
-    if (!c.condition.empty()) j["condition"] = c.condition;
+    if (!c.condition.empty())
+      j["condition"] = c.condition;
     if (c.hasAlternative) {
       j["alternative_input"] = inputJson(c.alternative);
       j["evidence"] = {{"old", runJson(c.oldRun)},
@@ -82,32 +81,42 @@ std::string reportMarkdown(const DebugReport &r) {
   md << "Input (stdin):\n" << fence(r.input.stdinBytes);
   if (!r.input.args.empty()) {
     md << "Arguments:";
-    for (const auto &a : r.input.args) md << " `" << a << "`";
+    for (const auto &a : r.input.args)
+      md << " `" << a << "`";
     md << "\n\n";
   }
   md << "| | outcome | stdout |\n|---|---|---|\n";
   md << "| expected | " << (r.expected.outcome.empty() ? "-" : r.expected.outcome) << " | `"
      << oneLine(r.expected.stdoutBytes) << "` |\n";
-  md << "| " << r.newLabel << " | " << r.newRun.outcome << " | `" << oneLine(r.newRun.stdoutBytes) << "` |\n\n";
-  md << "Criterion: in the new version " << r.newCriterion << "; in the old version " << r.oldCriterion << ".\n";
-  md << "Composition over " << (r.condition == "rsc" ? "relevant slice conditions" : "path conditions") << " ("
-     << r.oldConstraints << " constraints old, " << r.newConstraints << " new): " << r.direction << ".\n\n";
-  if (r.candidates.empty()) md << "No candidate root cause was found.\n\n";
+  md << "| " << r.newLabel << " | " << r.newRun.outcome << " | `" << oneLine(r.newRun.stdoutBytes)
+     << "` |\n\n";
+  md << "Criterion: in the new version " << r.newCriterion << "; in the old version "
+     << r.oldCriterion << ".\n";
+  md << "Composition over "
+     << (r.condition == "rsc" ? "relevant slice conditions" : "path conditions") << " ("
+     << r.oldConstraints << " constraints old, " << r.newConstraints << " new): " << r.direction
+     << ".\n\n";
+  if (r.candidates.empty())
+    md << "No candidate root cause was found.\n\n";
   for (const auto &c : r.candidates) {
-    md << "### " << c.rank << ". `" << c.file << ":" << c.line << "` (" << c.version << " version, " << c.kind
-       << ", in `" << c.function << "`)\n\n";
+    md << "### " << c.rank << ". `" << c.file << ":" << c.line << "` (" << c.version << " version, "
+       << c.kind << ", in `" << c.function << "`)\n\n";
     md << fence(c.source);
-    if (!c.condition.empty()) md << "Condition on the failing run: `" << c.condition << "`\n\n";
+    if (!c.condition.empty())
+      md << "Condition on the failing run: `" << c.condition << "`\n\n";
     if (c.hasAlternative) {
       md << "Alternative input:\n" << fence(c.alternative.stdinBytes);
       md << "- old: " << c.oldRun.outcome << ", stdout `" << oneLine(c.oldRun.stdoutBytes) << "`\n";
-      md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes) << "`\n\n";
+      md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes)
+         << "`\n\n";
     }
     md << "Why ranked here: ";
-    for (size_t i = 0; i < c.reasons.size(); ++i) md << (i ? "; " : "") << c.reasons[i];
+    for (size_t i = 0; i < c.reasons.size(); ++i)
+      md << (i ? "; " : "") << c.reasons[i];
     md << ".\n\n";
   }
-  for (const auto &n : r.notes) md << "> Note: " << n << ".\n";
+  for (const auto &n : r.notes)
+    md << "> Note: " << n << ".\n";
   md << "\n_rootline: " << r.solverCalls << " solver calls, " << r.totalSeconds << " s._\n";
   return md.str();
 }
@@ -118,14 +127,16 @@ std::string reportSummary(const DebugReport &r) {
   s << "rootline: " << r.direction << " (" << r.condition << ": " << r.oldConstraints << " old / "
     << r.newConstraints << " new constraints)\n";
   for (const auto &c : r.candidates) {
-    s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind << "] "
-      << c.source << "\n";
+    s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
+      << "] " << c.source << "\n";
     if (c.hasAlternative)
-      s << "     alternative input `" << oneLine(c.alternative.stdinBytes, 40) << "`: old " << c.oldRun.outcome
-        << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new " << c.newRun.outcome << " `"
-        << oneLine(c.newRun.stdoutBytes, 30) << "`" << (c.removesFailure ? " (versions agree)" : "") << "\n";
+      s << "     alternative input `" << oneLine(c.alternative.stdinBytes, 40) << "`: old "
+        << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
+        << c.newRun.outcome << " `" << oneLine(c.newRun.stdoutBytes, 30) << "`"
+        << (c.removesFailure ? " (versions agree)" : "") << "\n";
   }
-  if (r.candidates.empty()) s << "  no candidate found\n";
+  if (r.candidates.empty())
+    s << "  no candidate found\n";
   return s.str();
 }
 

@@ -8,22 +8,26 @@ using nlohmann::json;
 
 json reportSarif(const DebugReport &r) {
   json rules = json::array();
-  for (const char *kind : {"branch deviation", "missing code", "changed computation", "changed code"}) {
+  for (const char *kind :
+       {"branch deviation", "missing code", "changed computation", "changed code"}) {
     std::string id = kind;
     for (auto &c : id)
-      if (c == ' ') c = '-';
-    rules.push_back({{"id", id},
-                     {"name", id},
-                     {"shortDescription", {{"text", std::string("Regression root cause: ") + kind}}},
-                     {"helpUri", "https://example.invalid/rootline/docs/debug.md"}});
+      if (c == ' ')
+        c = '-';
+    rules.push_back(
+        {{"id", id},
+         {"name", id},
+         {"shortDescription", {{"text", std::string("Regression root cause: ") + kind}}},
+         {"helpUri", "https://example.invalid/rootline/docs/debug.md"}});
   }
   json results = json::array();
   for (const auto &c : r.candidates) {
     std::string rule = c.kind;
     for (auto &ch : rule)
-      if (ch == ' ') ch = '-';
-    std::string text = "Rank " + std::to_string(c.rank) + ": " + c.kind + " in the " + c.version + " version (" +
-                       r.oldLabel + " -> " + r.newLabel + ").";
+      if (ch == ' ')
+        ch = '-';
+    std::string text = "Rank " + std::to_string(c.rank) + ": " + c.kind + " in the " + c.version +
+                       " version (" + r.oldLabel + " -> " + r.newLabel + ").";
     if (c.hasAlternative)
       text += " Alternative input: old " + c.oldRun.outcome + ", new " + c.newRun.outcome +
               (c.removesFailure ? "; both versions agree." : ".");
@@ -32,26 +36,32 @@ json reportSarif(const DebugReport &r) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
       props["removesFailure"] = c.removesFailure;
     }
-    results.push_back({{"ruleId", rule},
-                       {"level", c.rank == 1 ? "error" : "warning"},
-                       {"message", {{"text", text}}},
-                       {"rank", std::max(0.0, 100.0 - 10.0 * (c.rank - 1))},
-                       {"locations",
-                        json::array({{{"physicalLocation",
-                                       {{"artifactLocation", {{"uri", c.file}, {"uriBaseId", c.version == "old" ? "OLD" : "NEW"}}},
-                                        {"region", {{"startLine", std::max(1u, c.line)}}}}}}})},
-                       {"properties", props}});
+    results.push_back(
+        {{"ruleId", rule},
+         {"level", c.rank == 1 ? "error" : "warning"},
+         {"message", {{"text", text}}},
+         {"rank", std::max(0.0, 100.0 - 10.0 * (c.rank - 1))},
+         {"locations",
+          json::array({{{"physicalLocation",
+                         {{"artifactLocation",
+                           {{"uri", c.file}, {"uriBaseId", c.version == "old" ? "OLD" : "NEW"}}},
+                          {"region", {{"startLine", std::max(1u, c.line)}}}}}}})},
+         {"properties", props}});
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({{{"tool", {{"driver", {{"name", "rootline"},
-                                                       {"version", ROOTLINE_VERSION},
-                                                       {"informationUri", "https://example.invalid/rootline"},
-                                                       {"rules", rules}}}}},
-                                 {"originalUriBaseIds",
-                                  {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
-                                   {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
-                                 {"results", results}}})}};
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       json::array({{{"tool",
+                      {{"driver",
+                        {{"name", "rootline"},
+                         {"version", ROOTLINE_VERSION},
+                         {"informationUri", "https://example.invalid/rootline"},
+                         {"rules", rules}}}}},
+                     {"originalUriBaseIds",
+                      {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
+                       {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
+                     {"results", results}}})}};
 }
 
 } // namespace rootline

@@ -5,10 +5,11 @@
 
 namespace rootline {
 
-fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit);  // src/instrument
+fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit); // src/instrument
 
 fs::path runtimeLibrary() {
-  if (const char *r = getenv("ROOTLINE_RUNTIME"); r && *r) return r;
+  if (const char *r = getenv("ROOTLINE_RUNTIME"); r && *r)
+    return r;
   return ROOTLINE_RUNTIME_LIB;
 }
 
@@ -19,7 +20,8 @@ TracedProgram buildTraced(const BuildRecipe &recipe) {
   bool instrHit = false;
   fs::path bc = instrumentedBitcode(p.module, instrHit);
   fs::path rt = runtimeLibrary();
-  if (!fs::exists(rt)) throw Error("rootline runtime library not found at '" + rt.string() + "'", ExitInternal);
+  if (!fs::exists(rt))
+    throw Error("rootline runtime library not found at '" + rt.string() + "'", ExitInternal);
   BuiltExecutable exe = linkExecutable(bc, p.module.key, "traced", {rt}, recipe.libs);
   p.instrumentedExe = exe.path;
   p.cacheHit = p.module.cacheHit && instrHit && exe.cacheHit;
@@ -36,7 +38,8 @@ ProcessSpec specFor(const fs::path &exe, const TestCase &test) {
   ProcessSpec spec;
   spec.argv = {exe.string()};
   spec.argv.insert(spec.argv.end(), test.args.begin(), test.args.end());
-  if (test.stdinFile) spec.stdinFile = test.stdinFile->string();
+  if (test.stdinFile)
+    spec.stdinFile = test.stdinFile->string();
   spec.timeoutSeconds = test.timeoutSeconds;
   return spec;
 }
@@ -47,18 +50,22 @@ TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs
   ProcessSpec spec = specFor(program.instrumentedExe, test);
   spec.extraEnv["ROOTLINE_TRACE"] = traceFile.string();
   spec.extraEnv["ROOTLINE_MAX_TRACE_BYTES"] = std::to_string(test.maxTraceBytes);
-  spec.termGraceSeconds = 2;  // lets the runtime flush the trace on SIGTERM
-  if (!traceFile.parent_path().empty()) fs::create_directories(traceFile.parent_path());
+  spec.termGraceSeconds = 2; // lets the runtime flush the trace on SIGTERM
+  if (!traceFile.parent_path().empty())
+    fs::create_directories(traceFile.parent_path());
   TracedRun run;
   run.process = runProcess(spec);
   run.trace = traceFile;
-  run.limitReached = !run.process.timedOut && run.process.signal == 0 &&
-                     run.process.exitCode == 86 &&
-                     run.process.err.find("rootline-runtime: trace byte limit reached") != std::string::npos;
-  if (!fs::exists(traceFile)) throw Error("the traced program wrote no trace (did it start?)", ExitInternal);
+  run.limitReached =
+      !run.process.timedOut && run.process.signal == 0 && run.process.exitCode == 86 &&
+      run.process.err.find("rootline-runtime: trace byte limit reached") != std::string::npos;
+  if (!fs::exists(traceFile))
+    throw Error("the traced program wrote no trace (did it start?)", ExitInternal);
   return run;
 }
 
-ProcessResult runNative(const fs::path &exe, const TestCase &test) { return runProcess(specFor(exe, test)); }
+ProcessResult runNative(const fs::path &exe, const TestCase &test) {
+  return runProcess(specFor(exe, test));
+}
 
 } // namespace rootline

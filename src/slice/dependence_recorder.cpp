@@ -46,30 +46,34 @@ struct DependenceRecorder::Impl {
   const StaticAnalysis &analysis;
   DynamicTrace trace;
   std::unordered_map<uint64_t, FrameState> frames;
-  std::map<uint64_t, ObjectEntry> objects;  // base -> object, for the location of a read
-  uint64_t lastCall = kNoDef;               // the latest call into a function with a body
-  uint64_t lastOutput = kNoDef;             // the latest call that wrote to stdout/stderr
+  std::map<uint64_t, ObjectEntry> objects; // base -> object, for the location of a read
+  uint64_t lastCall = kNoDef;              // the latest call into a function with a body
+  uint64_t lastOutput = kNoDef;            // the latest call that wrote to stdout/stderr
   uint32_t lastDepth = 0;
 
   Impl(const ModuleIndex &i, const StaticAnalysis &a) : index(i), analysis(a) {}
 
   void addObject(uint64_t base, uint64_t size, AbsLoc loc) {
     auto it = objects.lower_bound(base);
-    while (it != objects.end() && it->first < base + std::max<uint64_t>(size, 1)) it = objects.erase(it);
+    while (it != objects.end() && it->first < base + std::max<uint64_t>(size, 1))
+      it = objects.erase(it);
     objects[base] = {size, loc};
   }
 
   AbsLoc locationAt(uint64_t addr) const {
     auto it = objects.upper_bound(addr);
-    if (it == objects.begin()) return kUnknownLoc;
+    if (it == objects.begin())
+      return kUnknownLoc;
     --it;
     return addr < it->first + std::max<uint64_t>(it->second.size, 1) ? it->second.loc : kUnknownLoc;
   }
 
   void addLoc(InstanceRecord &r, AbsLoc l) {
-    if (l == kUnknownLoc) return;
+    if (l == kUnknownLoc)
+      return;
     for (uint32_t k = 0; k < r.locCount; ++k)
-      if (trace.locs[r.locBegin + k] == l) return;
+      if (trace.locs[r.locBegin + k] == l)
+        return;
     trace.locs.push_back(l);
     ++r.locCount;
   }
@@ -77,10 +81,12 @@ struct DependenceRecorder::Impl {
   uint64_t controlParent(const Instance &I) {
     auto [it, fresh] = frames.try_emplace(I.frame);
     FrameState &fs = it->second;
-    if (fresh) fs.callInstance = I.depth > 0 && lastDepth + 1 == I.depth ? lastCall : kNoDef;
+    if (fresh)
+      fs.callInstance = I.depth > 0 && lastDepth + 1 == I.depth ? lastCall : kNoDef;
     const llvm::BasicBlock *block = I.inst->getParent();
-    if (block != fs.block) {  // entering a block: branches whose join this is are closed
-      while (!fs.open.empty() && fs.open.back().join == block) fs.open.pop_back();
+    if (block != fs.block) { // entering a block: branches whose join this is are closed
+      while (!fs.open.empty() && fs.open.back().join == block)
+        fs.open.pop_back();
       fs.block = block;
     }
     uint64_t parent = fs.open.empty() ? fs.callInstance : fs.open.back().instance;
@@ -93,9 +99,11 @@ struct DependenceRecorder::Impl {
     r.successor = I.successor;
     r.parent = controlParent(I);
     r.defBegin = static_cast<uint32_t>(trace.defs.size());
-    for (const auto &op : I.operands) trace.defs.push_back(op.def);
+    for (const auto &op : I.operands)
+      trace.defs.push_back(op.def);
     r.operandCount = static_cast<uint16_t>(I.operands.size());
-    for (uint64_t w : I.memDefs) trace.defs.push_back(w);
+    for (uint64_t w : I.memDefs)
+      trace.defs.push_back(w);
     r.writerCount = static_cast<uint16_t>(I.memDefs.size());
     // A phi's value depends on which edge entered its block: on the branch that ended
     // the predecessor (`a && b` in a value context at -O0 is branches and a phi).
@@ -109,21 +117,32 @@ struct DependenceRecorder::Impl {
     r.readsUnwritten = I.memUnwritten;
     r.locBegin = static_cast<uint32_t>(trace.locs.size());
     const llvm::Instruction *inst = I.inst;
-    r.isBranch = (llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) && inst->getNumSuccessors() > 1;
+    r.isBranch = (llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) &&
+                 inst->getNumSuccessors() > 1;
 
-    if (llvm::isa<llvm::LoadInst>(inst)) addLoc(r, locationAt(I.addr));
-    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(inst)) addObject(I.addr, I.size, allocaLoc(index.idOf(al)));
+    if (llvm::isa<llvm::LoadInst>(inst))
+      addLoc(r, locationAt(I.addr));
+    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(inst))
+      addObject(I.addr, I.size, allocaLoc(index.idOf(al)));
     if (I.external) {
       for (const Event &e : I.effects) {
         switch (e.tag) {
-        case Ev::MEM_READ: addLoc(r, locationAt(e.a)); break;
-        case Ev::MEM_COPY: addLoc(r, locationAt(e.b)); break;
-        case Ev::HEAP_ALLOC: addObject(e.a, e.b, heapLoc(I.id)); break;
+        case Ev::MEM_READ:
+          addLoc(r, locationAt(e.a));
+          break;
+        case Ev::MEM_COPY:
+          addLoc(r, locationAt(e.b));
+          break;
+        case Ev::HEAP_ALLOC:
+          addObject(e.a, e.b, heapLoc(I.id));
+          break;
         case Ev::OUTPUT:
           trace.outputs.push_back({I.index, e.a, e.b, e.c, e.d != 0, std::string(e.bytes)});
-          if (e.a == 1 || e.a == 2) r.isOutput = true;
+          if (e.a == 1 || e.a == 2)
+            r.isOutput = true;
           break;
-        default: break;
+        default:
+          break;
         }
       }
     }
@@ -131,7 +150,8 @@ struct DependenceRecorder::Impl {
       r.previousOutput = lastOutput;
       lastOutput = I.index;
     }
-    if (I.crashed) trace.crashInstance = I.index;
+    if (I.crashed)
+      trace.crashInstance = I.index;
 
     FrameState &fs = frames[I.frame];
     if (r.isBranch) {
@@ -143,14 +163,18 @@ struct DependenceRecorder::Impl {
         }
       fs.open.push_back({I.index, inst, analysis.joinOf(inst)});
     }
-    if (r.isBranch) fs.lastBranch = I.index;
+    if (r.isBranch)
+      fs.lastBranch = I.index;
     if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && !I.external) {
       const llvm::Function *f = call->getCalledFunction();
-      if (!f || !f->isIntrinsic()) lastCall = I.index;
+      if (!f || !f->isIntrinsic())
+        lastCall = I.index;
     }
     lastDepth = I.depth;
-    if (llvm::isa<llvm::ReturnInst>(inst)) frames.erase(I.frame);
-    if (trace.records.size() != I.index) trace.records.resize(I.index);  // defensive: keep index == position
+    if (llvm::isa<llvm::ReturnInst>(inst))
+      frames.erase(I.frame);
+    if (trace.records.size() != I.index)
+      trace.records.resize(I.index); // defensive: keep index == position
     trace.records.push_back(r);
   }
 };
@@ -162,7 +186,9 @@ void DependenceRecorder::onInstance(const Instance &I) { impl_->onInstance(I); }
 void DependenceRecorder::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
   impl_->addObject(addr, size, gv ? globalLoc(impl_->index.indexOf(gv)) : kUnknownLoc);
 }
-void DependenceRecorder::onArgv(const ArgvString &a) { impl_->addObject(a.addr, a.bytes.size(), kUnknownLoc); }
+void DependenceRecorder::onArgv(const ArgvString &a) {
+  impl_->addObject(a.addr, a.bytes.size(), kUnknownLoc);
+}
 DynamicTrace DependenceRecorder::take() { return std::move(impl_->trace); }
 
 } // namespace rootline

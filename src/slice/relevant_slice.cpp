@@ -17,7 +17,8 @@ namespace rootline {
 
 size_t Slice::size() const {
   size_t n = 0;
-  for (bool b : member) n += b;
+  for (bool b : member)
+    n += b;
   return n;
 }
 
@@ -26,30 +27,37 @@ namespace {
 class BackwardPass {
 public:
   BackwardPass(const DynamicTrace &t, const ModuleIndex &i, const StaticAnalysis &a, bool potential)
-      : trace_(t), index_(i), analysis_(a), potential_(potential), slice_{std::vector<bool>(t.records.size())},
+      : trace_(t), index_(i), analysis_(a),
+        potential_(potential), slice_{std::vector<bool>(t.records.size())},
         partial_(t.records.size()) {}
 
   Slice run(const std::vector<CriterionSeed> &seeds, uint64_t from) {
     for (const auto &s : seeds) {
-      if (s.instance >= trace_.records.size()) continue;
-      if (s.whole) slice_.member[s.instance] = true;
-      else partialSeeds_[s.instance] = &s;
+      if (s.instance >= trace_.records.size())
+        continue;
+      if (s.whole)
+        slice_.member[s.instance] = true;
+      else
+        partialSeeds_[s.instance] = &s;
       from = std::max(from, s.instance);
     }
-    for (uint64_t i = from + 1; i-- > 0;) visit(i);
+    for (uint64_t i = from + 1; i-- > 0;)
+      visit(i);
     return std::move(slice_);
   }
 
 private:
   void mark(uint64_t i) {
-    if (i != kNoDef && i < slice_.member.size()) slice_.member[i] = true;
+    if (i != kNoDef && i < slice_.member.size())
+      slice_.member[i] = true;
   }
 
   void pend(const InstanceRecord &r) {
     // An output extends the stream: the stream as the earlier outputs left it is a
     // pending location, for potential dependences only (earlier outputs do not join).
     if (r.isOutput) {
-      if (r.previousOutput == kNoDef) forever_.insert(kOutputLoc);
+      if (r.previousOutput == kNoDef)
+        forever_.insert(kOutputLoc);
       else {
         byWriter_[r.previousOutput].push_back(kOutputLoc);
         ++pending_[kOutputLoc];
@@ -57,7 +65,8 @@ private:
     }
     for (uint32_t k = 0; k < r.locCount; ++k) {
       AbsLoc l = trace_.locs[r.locBegin + k];
-      if (r.readsUnwritten) forever_.insert(l);
+      if (r.readsUnwritten)
+        forever_.insert(l);
       for (uint32_t w = 0; w < r.writerCount; ++w) {
         uint64_t writer = trace_.defs[r.defBegin + r.operandCount + w];
         byWriter_[writer].push_back(l);
@@ -67,9 +76,11 @@ private:
   }
 
   bool pendingIntersects(const LocSet &defs) const {
-    if (defs.any) return !pending_.empty() || !forever_.empty();
+    if (defs.any)
+      return !pending_.empty() || !forever_.empty();
     for (AbsLoc l : defs.locs)
-      if (pending_.count(l) || forever_.count(l)) return true;
+      if (pending_.count(l) || forever_.count(l))
+        return true;
     return false;
   }
 
@@ -77,24 +88,29 @@ private:
     // Going backward, reaching a writer means its pending reads are now defined.
     if (auto it = byWriter_.find(i); it != byWriter_.end()) {
       for (AbsLoc l : it->second)
-        if (--pending_[l] == 0) pending_.erase(l);
+        if (--pending_[l] == 0)
+          pending_.erase(l);
       byWriter_.erase(it);
     }
     const InstanceRecord &r = trace_.records[i];
     if (!slice_.member[i] && potential_ && r.isBranch && (!pending_.empty() || !forever_.empty())) {
       const llvm::Instruction *inst = index_.instruction(r.id);
       for (unsigned s = 0; s < inst->getNumSuccessors() && !slice_.member[i]; ++s)
-        if (s != r.successor && pendingIntersects(analysis_.mayDef(inst, s))) slice_.member[i] = true;
+        if (s != r.successor && pendingIntersects(analysis_.mayDef(inst, s)))
+          slice_.member[i] = true;
     }
     if (slice_.member[i]) {
-      for (uint32_t k = 0; k < r.operandCount + r.writerCount; ++k) mark(trace_.defs[r.defBegin + k]);
+      for (uint32_t k = 0; k < r.operandCount + r.writerCount; ++k)
+        mark(trace_.defs[r.defBegin + k]);
       pend(r);
       mark(r.parent);
     } else if (auto it = partialSeeds_.find(i); it != partialSeeds_.end()) {
       slice_.member[i] = true;
-      for (uint64_t d : it->second->defs) mark(d);
+      for (uint64_t d : it->second->defs)
+        mark(d);
       if (it->second->memory) {
-        for (uint32_t w = 0; w < r.writerCount; ++w) mark(trace_.defs[r.defBegin + r.operandCount + w]);
+        for (uint32_t w = 0; w < r.writerCount; ++w)
+          mark(trace_.defs[r.defBegin + r.operandCount + w]);
         pend(r);
       }
       mark(r.parent);
@@ -109,7 +125,7 @@ private:
   std::vector<bool> partial_;
   std::unordered_map<uint64_t, const CriterionSeed *> partialSeeds_;
   std::unordered_map<AbsLoc, int> pending_;
-  std::unordered_set<AbsLoc> forever_;  // read before any write in the trace: pending to the start
+  std::unordered_set<AbsLoc> forever_; // read before any write in the trace: pending to the start
   std::unordered_map<uint64_t, std::vector<AbsLoc>> byWriter_;
 };
 
@@ -117,16 +133,21 @@ private:
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) {
   const llvm::Function *f = call->getCalledFunction();
   std::string name = f ? f->getName().str() : "";
-  if (name == "printf" || name == "vprintf") return arg ? std::optional<unsigned>(arg) : std::nullopt;
-  if (name == "fprintf" || name == "vfprintf") return arg ? std::optional<unsigned>(arg + 1) : std::nullopt;
-  if (name == "write") return arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
-  return arg == 1 ? std::optional<unsigned>(0) : std::nullopt;  // puts, putchar, fputs, fputc, putc, fwrite
+  if (name == "printf" || name == "vprintf")
+    return arg ? std::optional<unsigned>(arg) : std::nullopt;
+  if (name == "fprintf" || name == "vfprintf")
+    return arg ? std::optional<unsigned>(arg + 1) : std::nullopt;
+  if (name == "write")
+    return arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
+  return arg == 1 ? std::optional<unsigned>(0)
+                  : std::nullopt; // puts, putchar, fputs, fputc, putc, fwrite
 }
 
 } // namespace
 
-Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index, const StaticAnalysis &analysis,
-                   const std::vector<CriterionSeed> &seeds, bool potential) {
+Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index,
+                   const StaticAnalysis &analysis, const std::vector<CriterionSeed> &seeds,
+                   bool potential) {
   return BackwardPass(trace, index, analysis, potential).run(seeds, 0);
 }
 
@@ -134,7 +155,8 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
                                             const ModuleIndex &index) {
   std::vector<CriterionSeed> seeds;
   if (criterion == "crash") {
-    if (trace.crashInstance == kNoDef) throw Error("criterion 'crash': the run did not crash");
+    if (trace.crashInstance == kNoDef)
+      throw Error("criterion 'crash': the run did not crash");
     seeds.push_back({trace.crashInstance, true, {}, false});
     return seeds;
   }
@@ -142,44 +164,56 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
     for (const auto &p : trace.outputs)
       if ((p.fd == 1 || p.fd == 2) && (seeds.empty() || seeds.back().instance != p.instance))
         seeds.push_back({p.instance, true, {}, false});
-    if (seeds.empty()) throw Error("criterion 'output': the run printed nothing");
+    if (seeds.empty())
+      throw Error("criterion 'output': the run printed nothing");
     return seeds;
   }
   if (criterion.rfind("output:", 0) == 0) {
     long n = std::strtol(criterion.c_str() + 7, nullptr, 10);
-    if (n < 1) throw Error("criterion '" + criterion + "': output lines are numbered from 1");
+    if (n < 1)
+      throw Error("criterion '" + criterion + "': output lines are numbered from 1");
     // Byte range of stdout line n.
     std::string out;
     for (const auto &p : trace.outputs)
-      if (p.fd == 1) out += p.bytes;
+      if (p.fd == 1)
+        out += p.bytes;
     uint64_t start = 0;
     for (long line = 1; line < n; ++line) {
       auto nl = out.find('\n', start);
-      if (nl == std::string::npos) throw Error("criterion '" + criterion + "': stdout has fewer lines");
+      if (nl == std::string::npos)
+        throw Error("criterion '" + criterion + "': stdout has fewer lines");
       start = nl + 1;
     }
-    if (start >= out.size()) throw Error("criterion '" + criterion + "': stdout has fewer lines");
+    if (start >= out.size())
+      throw Error("criterion '" + criterion + "': stdout has fewer lines");
     auto nl = out.find('\n', start);
     uint64_t end = nl == std::string::npos ? out.size() : nl + 1;
     std::unordered_map<uint64_t, size_t> seedOf;
     for (const auto &p : trace.outputs) {
-      if (p.fd != 1 || p.offset + p.bytes.size() <= start || p.offset >= end) continue;
+      if (p.fd != 1 || p.offset + p.bytes.size() <= start || p.offset >= end)
+        continue;
       auto [it, fresh] = seedOf.try_emplace(p.instance, seeds.size());
-      if (fresh) seeds.push_back({p.instance, false, {}, false});
+      if (fresh)
+        seeds.push_back({p.instance, false, {}, false});
       CriterionSeed &s = seeds[it->second];
       auto *call = llvm::cast<llvm::CallBase>(index.instruction(trace.records[p.instance].id));
-      if (auto op = outputOperand(call, p.arg)) s.defs.push_back(trace.operandDef(p.instance, *op));
-      if (p.fromMemory) s.memory = true;
+      if (auto op = outputOperand(call, p.arg))
+        s.defs.push_back(trace.operandDef(p.instance, *op));
+      if (p.fromMemory)
+        s.memory = true;
     }
     return seeds;
   }
   auto colon = criterion.rfind(':');
-  if (colon == std::string::npos) throw Error("unknown criterion '" + criterion + "' (expected FILE:LINE, output, output:N or crash)");
+  if (colon == std::string::npos)
+    throw Error("unknown criterion '" + criterion +
+                "' (expected FILE:LINE, output, output:N or crash)");
   std::string file = criterion.substr(0, colon);
   long line = std::strtol(criterion.c_str() + colon + 1, nullptr, 10);
   for (uint64_t i = trace.records.size(); i-- > 0;) {
     SourceLocation loc = ModuleIndex::locationOf(index.instruction(trace.records[i].id));
-    if (static_cast<long>(loc.line) != line) continue;
+    if (static_cast<long>(loc.line) != line)
+      continue;
     fs::path have(loc.file);
     if (have == fs::path(file) || have.filename() == fs::path(file).filename()) {
       seeds.push_back({i, true, {}, false});
@@ -192,29 +226,35 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
 std::vector<PathConstraint> relevantSliceCondition(const SymbolicRun &run, const Slice &slice) {
   std::vector<PathConstraint> rsc;
   for (const auto &c : run.path)
-    if (slice.contains(c.instance)) rsc.push_back(c);
+    if (slice.contains(c.instance))
+      rsc.push_back(c);
   return rsc;
 }
 
 namespace {
 
-std::vector<PathConstraint> reorder(const std::vector<PathConstraint> &seq, const DynamicTrace &trace,
-                                    const ModuleIndex &index, const StaticAnalysis &analysis) {
-  if (seq.empty()) return seq;
+std::vector<PathConstraint> reorder(const std::vector<PathConstraint> &seq,
+                                    const DynamicTrace &trace, const ModuleIndex &index,
+                                    const StaticAnalysis &analysis) {
+  if (seq.empty())
+    return seq;
   const PathConstraint &pivot = seq.back();
   Slice ofPivot = computeSlice(trace, index, analysis, {{pivot.instance, true, {}, false}});
   std::vector<PathConstraint> inSlice, rest;
-  for (size_t i = 0; i + 1 < seq.size(); ++i) (ofPivot.contains(seq[i].instance) ? inSlice : rest).push_back(seq[i]);
+  for (size_t i = 0; i + 1 < seq.size(); ++i)
+    (ofPivot.contains(seq[i].instance) ? inSlice : rest).push_back(seq[i]);
   std::vector<PathConstraint> out = reorder(inSlice, trace, index, analysis);
   out.push_back(pivot);
-  for (auto &c : reorder(rest, trace, index, analysis)) out.push_back(c);
+  for (auto &c : reorder(rest, trace, index, analysis))
+    out.push_back(c);
   return out;
 }
 
 } // namespace
 
-std::vector<PathConstraint> reorderRsc(const std::vector<PathConstraint> &rsc, const DynamicTrace &trace,
-                                       const ModuleIndex &index, const StaticAnalysis &analysis) {
+std::vector<PathConstraint> reorderRsc(const std::vector<PathConstraint> &rsc,
+                                       const DynamicTrace &trace, const ModuleIndex &index,
+                                       const StaticAnalysis &analysis) {
   return reorder(rsc, trace, index, analysis);
 }
 

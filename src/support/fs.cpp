@@ -13,7 +13,8 @@ namespace rootline {
 
 std::string readFile(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path.string() + "': " + strerror(errno));
+  if (!in)
+    throw Error("cannot read '" + path.string() + "': " + strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -24,17 +25,22 @@ void writeFileAtomic(const fs::path &path, const std::string &data) {
   tmp += ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + tmp.string() + "': " + strerror(errno));
+    if (!out)
+      throw Error("cannot write '" + tmp.string() + "': " + strerror(errno));
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) throw Error("cannot write '" + tmp.string() + "'");
+    if (!out)
+      throw Error("cannot write '" + tmp.string() + "'");
   }
   fs::rename(tmp, path);
 }
 
 fs::path cacheRoot() {
-  if (const char *d = getenv("ROOTLINE_CACHE_DIR"); d && *d) return fs::path(d);
-  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "rootline";
-  if (const char *h = getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "rootline";
+  if (const char *d = getenv("ROOTLINE_CACHE_DIR"); d && *d)
+    return fs::path(d);
+  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x)
+    return fs::path(x) / "rootline";
+  if (const char *h = getenv("HOME"); h && *h)
+    return fs::path(h) / ".cache" / "rootline";
   return fs::temp_directory_path() / "rootline-cache";
 }
 

@@ -18,29 +18,42 @@ namespace rootline {
 
 std::string signalName(int sig) {
   switch (sig) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGFPE: return "SIGFPE";
-  case SIGABRT: return "SIGABRT";
-  case SIGBUS: return "SIGBUS";
-  case SIGILL: return "SIGILL";
-  case SIGKILL: return "SIGKILL";
-  case SIGTERM: return "SIGTERM";
-  case SIGPIPE: return "SIGPIPE";
-  case SIGTRAP: return "SIGTRAP";
-  default: return "SIG" + std::to_string(sig);
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGABRT:
+    return "SIGABRT";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGILL:
+    return "SIGILL";
+  case SIGKILL:
+    return "SIGKILL";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGPIPE:
+    return "SIGPIPE";
+  case SIGTRAP:
+    return "SIGTRAP";
+  default:
+    return "SIG" + std::to_string(sig);
   }
 }
 
 std::string ProcessResult::outcome() const {
-  if (timedOut) return "timeout";
-  if (signal) return "signal " + signalName(signal);
+  if (timedOut)
+    return "timeout";
+  if (signal)
+    return "signal " + signalName(signal);
   return "exit " + std::to_string(exitCode);
 }
 
 namespace {
 
 void closeFd(int &fd) {
-  if (fd >= 0) ::close(fd);
+  if (fd >= 0)
+    ::close(fd);
   fd = -1;
 }
 
@@ -49,16 +62,22 @@ void closeFd(int &fd) {
   setpgid(0, 0);
   // Fixed addresses: a program whose behaviour depends on where things are mapped (an
   // out-of-range read, a printed pointer) behaves the same on every run.
-  if (spec.noAddressRandomization) personality(ADDR_NO_RANDOMIZE);
-  int in = spec.stdinFile ? ::open(spec.stdinFile->c_str(), O_RDONLY) : ::open("/dev/null", O_RDONLY);
-  if (in < 0) _exit(127);
+  if (spec.noAddressRandomization)
+    personality(ADDR_NO_RANDOMIZE);
+  int in =
+      spec.stdinFile ? ::open(spec.stdinFile->c_str(), O_RDONLY) : ::open("/dev/null", O_RDONLY);
+  if (in < 0)
+    _exit(127);
   dup2(in, 0);
   dup2(outFd, 1);
   dup2(errFd, 2);
-  if (!spec.workDir.empty() && chdir(spec.workDir.c_str()) != 0) _exit(127);
-  for (const auto &[k, v] : spec.extraEnv) setenv(k.c_str(), v.c_str(), 1);
+  if (!spec.workDir.empty() && chdir(spec.workDir.c_str()) != 0)
+    _exit(127);
+  for (const auto &[k, v] : spec.extraEnv)
+    setenv(k.c_str(), v.c_str(), 1);
   std::vector<char *> args;
-  for (const auto &a : spec.argv) args.push_back(const_cast<char *>(a.c_str()));
+  for (const auto &a : spec.argv)
+    args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   execv(args[0], args.data());
   _exit(127);
@@ -67,7 +86,8 @@ void closeFd(int &fd) {
 } // namespace
 
 ProcessResult runProcess(const ProcessSpec &spec) {
-  if (spec.argv.empty()) throw Error("internal: empty argv", ExitInternal);
+  if (spec.argv.empty())
+    throw Error("internal: empty argv", ExitInternal);
   if (spec.stdinFile && ::access(spec.stdinFile->c_str(), R_OK) != 0)
     throw Error("cannot read stdin file '" + *spec.stdinFile + "'");
   int outPipe[2], errPipe[2];
@@ -76,8 +96,10 @@ ProcessResult runProcess(const ProcessSpec &spec) {
 
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
-  if (pid < 0) throw Error(std::string("cannot fork: ") + strerror(errno), ExitInternal);
-  if (pid == 0) execChild(spec, outPipe[1], errPipe[1]);
+  if (pid < 0)
+    throw Error(std::string("cannot fork: ") + strerror(errno), ExitInternal);
+  if (pid == 0)
+    execChild(spec, outPipe[1], errPipe[1]);
   setpgid(pid, pid);
   ::close(outPipe[1]);
   ::close(errPipe[1]);
@@ -117,12 +139,16 @@ ProcessResult runProcess(const ProcessSpec &spec) {
       waitMs = static_cast<int>(left * 1000) + 1;
     }
     int r = poll(pfd, n, waitMs);
-    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno == EINTR)
+      continue;
     for (nfds_t k = 0; k < n; ++k) {
-      if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
       ssize_t got = ::read(pfd[k].fd, buf, sizeof buf);
-      if (got > 0) sinks[idx[k]]->append(buf, static_cast<size_t>(got));
-      else if (got == 0 || errno != EINTR) closeFd(fds[idx[k]]);
+      if (got > 0)
+        sinks[idx[k]]->append(buf, static_cast<size_t>(got));
+      else if (got == 0 || errno != EINTR)
+        closeFd(fds[idx[k]]);
     }
   }
   closeFd(fds[0]);
@@ -131,11 +157,14 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   // Grandchildren may still hold the group; make sure nothing outlives us on timeout.
-  if (result.timedOut) kill(-pid, SIGKILL);
+  if (result.timedOut)
+    kill(-pid, SIGKILL);
   result.seconds = elapsed();
   if (!result.timedOut) {
-    if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+    if (WIFEXITED(status))
+      result.exitCode = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      result.signal = WTERMSIG(status);
   }
   if (!result.timedOut && result.exitCode == 127 && result.signal == 0 &&
       ::access(spec.argv[0].c_str(), X_OK) != 0)

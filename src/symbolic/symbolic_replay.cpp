@@ -25,12 +25,12 @@ constexpr uint64_t kMaxArrayObject = 1 << 16;
 
 struct Object {
   uint64_t size = 0;
-  std::optional<z3::expr> array;  // set once a symbolic-address store made it array-valued
+  std::optional<z3::expr> array; // set once a symbolic-address store made it array-valued
 };
 
 bool isIntegerDiv(unsigned op) {
-  return op == llvm::Instruction::UDiv || op == llvm::Instruction::SDiv || op == llvm::Instruction::URem ||
-         op == llvm::Instruction::SRem;
+  return op == llvm::Instruction::UDiv || op == llvm::Instruction::SDiv ||
+         op == llvm::Instruction::URem || op == llvm::Instruction::SRem;
 }
 
 } // namespace
@@ -43,11 +43,12 @@ struct SymbolicReplayer::Impl {
   std::vector<z3::expr> &domain = run.domain;
 
   std::vector<z3::expr> exprs;
-  llvm::DenseMap<uint64_t, unsigned> valueOf;  // instance index -> symbolic value
-  llvm::DenseMap<uint64_t, unsigned> symByte;  // address -> symbolic byte
-  std::unordered_map<uint64_t, uint8_t> knownByte;  // address -> concrete byte, where known
-  std::map<uint64_t, Object> objects;          // base address -> object
-  llvm::DenseMap<uint64_t, uint64_t> provenance;  // pointer-valued instance -> base of the object it points into
+  llvm::DenseMap<uint64_t, unsigned> valueOf;      // instance index -> symbolic value
+  llvm::DenseMap<uint64_t, unsigned> symByte;      // address -> symbolic byte
+  std::unordered_map<uint64_t, uint8_t> knownByte; // address -> concrete byte, where known
+  std::map<uint64_t, Object> objects;              // base address -> object
+  llvm::DenseMap<uint64_t, uint64_t>
+      provenance; // pointer-valued instance -> base of the object it points into
   llvm::DenseMap<const llvm::Instruction *, uint32_t> occurrences;
   std::map<std::string, size_t> varIndex;
   std::vector<z3::expr> varExpr;
@@ -59,27 +60,33 @@ struct SymbolicReplayer::Impl {
   // ---- values ---------------------------------------------------------------------
 
   static unsigned bitsOf(const llvm::Type *t) {
-    if (t->isPointerTy()) return 64;
-    if (t->isIntegerTy() && t->getIntegerBitWidth() <= 64) return t->getIntegerBitWidth();
-    return 0;  // floating point, aggregates, wide integers: kept concrete
+    if (t->isPointerTy())
+      return 64;
+    if (t->isIntegerTy() && t->getIntegerBitWidth() <= 64)
+      return t->getIntegerBitWidth();
+    return 0; // floating point, aggregates, wide integers: kept concrete
   }
 
   const z3::expr *symOf(uint64_t def) const {
-    if (def == kNoDef) return nullptr;
+    if (def == kNoDef)
+      return nullptr;
     auto it = valueOf.find(def);
     return it == valueOf.end() ? nullptr : &exprs[it->second];
   }
   const z3::expr *sym(const Operand &op) const { return symOf(op.def); }
 
   z3::expr val(const Operand &op, unsigned bits) {
-    if (const z3::expr *e = sym(op)) return fit(*e, bits);
+    if (const z3::expr *e = sym(op))
+      return fit(*e, bits);
     return bv(static_cast<uint64_t>(op.value.lo), bits);
   }
 
   z3::expr fit(const z3::expr &e, unsigned bits) {
     unsigned have = e.get_sort().bv_size();
-    if (have == bits) return e;
-    if (have > bits) return e.extract(bits - 1, 0);
+    if (have == bits)
+      return e;
+    if (have > bits)
+      return e.extract(bits - 1, 0);
     return z3::zext(e, bits - have);
   }
 
@@ -90,7 +97,8 @@ struct SymbolicReplayer::Impl {
 
   bool anySymbolic(const Instance &I) const {
     for (const auto &op : I.operands)
-      if (sym(op)) return true;
+      if (sym(op))
+        return true;
     return false;
   }
 
@@ -98,7 +106,8 @@ struct SymbolicReplayer::Impl {
 
   z3::expr variable(InputVar v) {
     auto it = varIndex.find(v.name);
-    if (it != varIndex.end()) return varExpr[it->second];
+    if (it != varIndex.end())
+      return varExpr[it->second];
     varIndex[v.name] = run.inputs.size();
     varExpr.push_back(ctx.bv_const(v.name.c_str(), v.bits));
     run.inputs.push_back(v);
@@ -117,9 +126,11 @@ struct SymbolicReplayer::Impl {
 
   Object *objectAt(uint64_t addr, uint64_t *base) {
     auto it = objects.upper_bound(addr);
-    if (it == objects.begin()) return nullptr;
+    if (it == objects.begin())
+      return nullptr;
     --it;
-    if (addr >= it->first + std::max<uint64_t>(it->second.size, 1)) return nullptr;
+    if (addr >= it->first + std::max<uint64_t>(it->second.size, 1))
+      return nullptr;
     *base = it->first;
     return &it->second;
   }
@@ -127,7 +138,8 @@ struct SymbolicReplayer::Impl {
   void addObject(uint64_t base, uint64_t size) {
     // Storage reused by a new object (a new frame, a new heap block) replaces older ones.
     auto it = objects.lower_bound(base);
-    while (it != objects.end() && it->first < base + size) it = objects.erase(it);
+    while (it != objects.end() && it->first < base + size)
+      it = objects.erase(it);
     objects[base] = Object{size, std::nullopt};
   }
 
@@ -148,14 +160,16 @@ struct SymbolicReplayer::Impl {
 
   z3::expr byteAt(uint64_t addr) {
     auto s = symByte.find(addr);
-    if (s != symByte.end()) return exprs[s->second];
+    if (s != symByte.end())
+      return exprs[s->second];
     auto k = knownByte.find(addr);
     return bv(k == knownByte.end() ? 0u : static_cast<unsigned>(k->second), 8);
   }
 
   void writeSymbolic(uint64_t addr, const z3::expr &value, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) {
-      z3::expr byte = value.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)).simplify();
+      z3::expr byte =
+          value.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)).simplify();
       symByte[addr + i] = static_cast<unsigned>(exprs.size());
       exprs.push_back(byte);
       knownByte.erase(addr + i);
@@ -165,23 +179,29 @@ struct SymbolicReplayer::Impl {
   void copyBytes(uint64_t dst, uint64_t src, uint64_t n) {
     std::vector<std::pair<std::optional<unsigned>, std::optional<uint8_t>>> tmp(n);
     for (uint64_t i = 0; i < n; ++i) {
-      if (auto s = symByte.find(src + i); s != symByte.end()) tmp[i].first = s->second;
-      if (auto k = knownByte.find(src + i); k != knownByte.end()) tmp[i].second = k->second;
+      if (auto s = symByte.find(src + i); s != symByte.end())
+        tmp[i].first = s->second;
+      if (auto k = knownByte.find(src + i); k != knownByte.end())
+        tmp[i].second = k->second;
     }
     for (uint64_t i = 0; i < n; ++i) {
       symByte.erase(dst + i);
       knownByte.erase(dst + i);
-      if (tmp[i].first) symByte[dst + i] = *tmp[i].first;
-      if (tmp[i].second) knownByte[dst + i] = *tmp[i].second;
+      if (tmp[i].first)
+        symByte[dst + i] = *tmp[i].first;
+      if (tmp[i].second)
+        knownByte[dst + i] = *tmp[i].second;
     }
   }
 
   // The object's bytes as a Z3 array from offsets (bv64) to bytes.
   z3::expr arrayOf(Object &obj, uint64_t base) {
-    if (obj.array) return *obj.array;
+    if (obj.array)
+      return *obj.array;
     z3::sort idx = ctx.bv_sort(64), byte = ctx.bv_sort(8);
     z3::expr arr = z3::const_array(idx, bv(0, 8));
-    for (uint64_t i = 0; i < obj.size; ++i) arr = z3::store(arr, bv(i, 64), byteAt(base + i));
+    for (uint64_t i = 0; i < obj.size; ++i)
+      arr = z3::store(arr, bv(i, 64), byteAt(base + i));
     (void)byte;
     return arr;
   }
@@ -189,37 +209,46 @@ struct SymbolicReplayer::Impl {
   // A symbolic read of an element of an object whose bytes are all concrete, at an
   // offset that is always a multiple of the element size: an `ite` over the elements
   // that differ from the most common value, which reads like the table it is.
-  std::optional<z3::expr> readConstantTable(const Object &obj, uint64_t base, const z3::expr &offset, uint64_t n) {
-    if (obj.array || n == 0 || n > 8 || obj.size % n != 0 || obj.size / n > 1024) return std::nullopt;
+  std::optional<z3::expr> readConstantTable(const Object &obj, uint64_t base,
+                                            const z3::expr &offset, uint64_t n) {
+    if (obj.array || n == 0 || n > 8 || obj.size % n != 0 || obj.size / n > 1024)
+      return std::nullopt;
     std::vector<uint64_t> values;
     for (uint64_t k = 0; k < obj.size; k += n) {
       uint64_t v = 0;
       for (uint64_t i = 0; i < n; ++i) {
-        if (symByte.count(base + k + i)) return std::nullopt;
+        if (symByte.count(base + k + i))
+          return std::nullopt;
         auto it = knownByte.find(base + k + i);
-        if (it == knownByte.end()) return std::nullopt;
+        if (it == knownByte.end())
+          return std::nullopt;
         v |= static_cast<uint64_t>(it->second) << (8 * i);
       }
       values.push_back(v);
     }
     z3::solver aligned(ctx);
     aligned.add(z3::urem(offset, bv(n, 64)) != bv(0, 64));
-    if (aligned.check() != z3::unsat) return std::nullopt;
+    if (aligned.check() != z3::unsat)
+      return std::nullopt;
     std::map<uint64_t, unsigned> counts;
-    for (uint64_t v : values) ++counts[v];
+    for (uint64_t v : values)
+      ++counts[v];
     uint64_t common = values.front();
     for (auto [v, c] : counts)
-      if (c > counts[common]) common = v;
+      if (c > counts[common])
+        common = v;
     unsigned bits = static_cast<unsigned>(8 * n);
     z3::expr out = bv(common, bits);
     for (uint64_t k = values.size(); k-- > 0;)
-      if (values[k] != common) out = z3::ite(offset == bv(k * n, 64), bv(values[k], bits), out);
+      if (values[k] != common)
+        out = z3::ite(offset == bv(k * n, 64), bv(values[k], bits), out);
     return out;
   }
 
   z3::expr readArray(const z3::expr &arr, const z3::expr &offset, uint64_t n) {
     z3::expr out = z3::select(arr, offset);
-    for (uint64_t i = 1; i < n; ++i) out = z3::concat(z3::select(arr, offset + bv(i, 64)), out);
+    for (uint64_t i = 1; i < n; ++i)
+      out = z3::concat(z3::select(arr, offset + bv(i, 64)), out);
     return out;
   }
 
@@ -227,7 +256,8 @@ struct SymbolicReplayer::Impl {
 
   void check(const char *kind, const Instance &I, const z3::expr &cond) {
     z3::expr c = cond.simplify();
-    if (c.is_false()) return;
+    if (c.is_false())
+      return;
     run.checks.push_back({kind, I.index, I.inst, c, run.path.size()});
   }
 
@@ -249,27 +279,33 @@ struct SymbolicReplayer::Impl {
 
   void checkAddress(const Instance &I, const z3::expr &ptr, uint64_t n) {
     uint64_t base = 0;
-    Object *obj = pointeeObject(I.operands[I.inst->getOpcode() == llvm::Instruction::Store ? 1 : 0], &base);
+    Object *obj =
+        pointeeObject(I.operands[I.inst->getOpcode() == llvm::Instruction::Store ? 1 : 0], &base);
     check("null-deref", I, ptr == bv(static_cast<uint64_t>(0), 64));
     if (obj)
-      check("out-of-bounds", I, z3::ult(ptr, bv(base, 64)) ||
-                                    z3::ugt(ptr + bv(n, 64), bv(base + obj->size, 64)));
+      check("out-of-bounds", I,
+            z3::ult(ptr, bv(base, 64)) || z3::ugt(ptr + bv(n, 64), bv(base + obj->size, 64)));
   }
 
   // The concrete bounds check: an access through a pointer derived from an object
   // must stay inside it.
   void checkConcreteAccess(const Instance &I, const Operand &ptr, uint64_t n) {
-    if (ptr.def == kNoDef) return;
+    if (ptr.def == kNoDef)
+      return;
     auto it = provenance.find(ptr.def);
-    if (it == provenance.end()) return;
+    if (it == provenance.end())
+      return;
     auto obj = objects.find(it->second);
-    if (obj == objects.end()) return;
+    if (obj == objects.end())
+      return;
     uint64_t base = it->second, size = obj->second.size;
-    if (I.addr >= base && I.addr + n <= base + size) return;
+    if (I.addr >= base && I.addr + n <= base + size)
+      return;
     int64_t rel = static_cast<int64_t>(I.addr - base);
     run.violations.push_back({"out-of-bounds", I.index, I.inst,
-                              "accesses " + std::to_string(n) + " bytes at offset " + std::to_string(rel) +
-                                  " of a " + std::to_string(size) + "-byte object"});
+                              "accesses " + std::to_string(n) + " bytes at offset " +
+                                  std::to_string(rel) + " of a " + std::to_string(size) +
+                                  "-byte object"});
   }
 
   void notePointerOrigin(const Instance &I) {
@@ -282,7 +318,8 @@ struct SymbolicReplayer::Impl {
         return;
       }
     }
-    if (objectAt(basePtr.value.lo, &base)) provenance[I.index] = base;
+    if (objectAt(basePtr.value.lo, &base))
+      provenance[I.index] = base;
   }
 
   // ---- instructions -----------------------------------------------------------------
@@ -294,50 +331,63 @@ struct SymbolicReplayer::Impl {
       addObject(I.addr, I.size);
       forget(I.addr, I.size);
       return;
-    case llvm::Instruction::Load: return load(I, llvm::cast<llvm::LoadInst>(inst));
-    case llvm::Instruction::Store: return store(I, llvm::cast<llvm::StoreInst>(inst));
+    case llvm::Instruction::Load:
+      return load(I, llvm::cast<llvm::LoadInst>(inst));
+    case llvm::Instruction::Store:
+      return store(I, llvm::cast<llvm::StoreInst>(inst));
     case llvm::Instruction::Br:
       if (llvm::cast<llvm::BranchInst>(inst)->isConditional())
-        if (const z3::expr *c = sym(I.operands[0])) constrain(I, I.successor == 0 ? *c == bv(1, 1) : *c == bv(0, 1));
+        if (const z3::expr *c = sym(I.operands[0]))
+          constrain(I, I.successor == 0 ? *c == bv(1, 1) : *c == bv(0, 1));
       return;
-    case llvm::Instruction::Switch: return switchInst(I, llvm::cast<llvm::SwitchInst>(inst));
+    case llvm::Instruction::Switch:
+      return switchInst(I, llvm::cast<llvm::SwitchInst>(inst));
     case llvm::Instruction::Ret:
       if (!I.operands.empty())
-        if (const z3::expr *e = sym(I.operands[0])) set(I.index, *e);
+        if (const z3::expr *e = sym(I.operands[0]))
+          set(I.index, *e);
       return;
     case llvm::Instruction::PHI:
     case llvm::Instruction::Freeze:
-      if (const z3::expr *e = sym(I.operands[0])) set(I.index, *e);
+      if (const z3::expr *e = sym(I.operands[0]))
+        set(I.index, *e);
       return;
-    case llvm::Instruction::Call: return call(I, llvm::cast<llvm::CallInst>(inst));
+    case llvm::Instruction::Call:
+      return call(I, llvm::cast<llvm::CallInst>(inst));
     case llvm::Instruction::GetElementPtr:
       notePointerOrigin(I);
       break;
     case llvm::Instruction::BitCast:
-      if (inst->getType()->isPointerTy()) notePointerOrigin(I);
+      if (inst->getType()->isPointerTy())
+        notePointerOrigin(I);
       break;
-    default: break;
+    default:
+      break;
     }
-    if (!anySymbolic(I)) return;
+    if (!anySymbolic(I))
+      return;
     unsigned bits = bitsOf(inst->getType());
     if (auto *cmp = llvm::dyn_cast<llvm::ICmpInst>(inst)) {
       unsigned w = bitsOf(cmp->getOperand(0)->getType());
-      if (!w) return concretize();
+      if (!w)
+        return concretize();
       z3::expr a = val(I.operands[0], w), b = val(I.operands[1], w);
       set(I.index, z3::ite(compare(cmp->getPredicate(), a, b), bv(1, 1), bv(0, 1)));
     } else if (inst->getOpcode() == llvm::Instruction::Select) {
-      if (!bits) return concretize();
+      if (!bits)
+        return concretize();
       z3::expr c = val(I.operands[0], 1);
       set(I.index, z3::ite(c == bv(1, 1), val(I.operands[1], bits), val(I.operands[2], bits)));
     } else if (inst->isBinaryOp()) {
-      if (!bits) return concretize();
+      if (!bits)
+        return concretize();
       binary(I, inst->getOpcode(), bits);
     } else if (inst->isCast()) {
       castInst(I, inst, bits);
     } else if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(inst)) {
       set(I.index, gepExpr(I, gep));
     } else {
-      concretize();  // FP, aggregates: the value stays concrete
+      concretize(); // FP, aggregates: the value stays concrete
     }
   }
 
@@ -345,27 +395,40 @@ struct SymbolicReplayer::Impl {
 
   z3::expr compare(llvm::CmpInst::Predicate p, const z3::expr &a, const z3::expr &b) {
     switch (p) {
-    case llvm::CmpInst::ICMP_EQ: return a == b;
-    case llvm::CmpInst::ICMP_NE: return a != b;
-    case llvm::CmpInst::ICMP_UGT: return z3::ugt(a, b);
-    case llvm::CmpInst::ICMP_UGE: return z3::uge(a, b);
-    case llvm::CmpInst::ICMP_ULT: return z3::ult(a, b);
-    case llvm::CmpInst::ICMP_ULE: return z3::ule(a, b);
-    case llvm::CmpInst::ICMP_SGT: return a > b;
-    case llvm::CmpInst::ICMP_SGE: return a >= b;
-    case llvm::CmpInst::ICMP_SLT: return a < b;
-    case llvm::CmpInst::ICMP_SLE: return a <= b;
-    default: throw Error("unsupported comparison in symbolic replay", ExitInternal);
+    case llvm::CmpInst::ICMP_EQ:
+      return a == b;
+    case llvm::CmpInst::ICMP_NE:
+      return a != b;
+    case llvm::CmpInst::ICMP_UGT:
+      return z3::ugt(a, b);
+    case llvm::CmpInst::ICMP_UGE:
+      return z3::uge(a, b);
+    case llvm::CmpInst::ICMP_ULT:
+      return z3::ult(a, b);
+    case llvm::CmpInst::ICMP_ULE:
+      return z3::ule(a, b);
+    case llvm::CmpInst::ICMP_SGT:
+      return a > b;
+    case llvm::CmpInst::ICMP_SGE:
+      return a >= b;
+    case llvm::CmpInst::ICMP_SLT:
+      return a < b;
+    case llvm::CmpInst::ICMP_SLE:
+      return a <= b;
+    default:
+      throw Error("unsupported comparison in symbolic replay", ExitInternal);
     }
   }
 
   void binary(const Instance &I, unsigned op, unsigned bits) {
     z3::expr a = val(I.operands[0], bits), b = val(I.operands[1], bits);
     if (isIntegerDiv(op)) {
-      if (sym(I.operands[1])) check("div-by-zero", I, b == bv(0, bits));
+      if (sym(I.operands[1]))
+        check("div-by-zero", I, b == bv(0, bits));
       if (op == llvm::Instruction::SDiv || op == llvm::Instruction::SRem) {
         uint64_t minValue = bits == 64 ? (1ull << 63) : (1ull << (bits - 1));
-        check("int-overflow-div", I, a == bv(minValue, bits) && b == bv(~0ull >> (64 - bits), bits));
+        check("int-overflow-div", I,
+              a == bv(minValue, bits) && b == bv(~0ull >> (64 - bits), bits));
       }
     }
     auto shiftCount = [&] {
@@ -373,47 +436,69 @@ struct SymbolicReplayer::Impl {
       return b & bv(bits > 32 ? 63 : 31, bits);
     };
     switch (op) {
-    case llvm::Instruction::Add: return set(I.index, a + b);
-    case llvm::Instruction::Sub: return set(I.index, a - b);
-    case llvm::Instruction::Mul: return set(I.index, a * b);
-    case llvm::Instruction::UDiv: return set(I.index, z3::udiv(a, b));
-    case llvm::Instruction::SDiv: return set(I.index, a / b);
-    case llvm::Instruction::URem: return set(I.index, z3::urem(a, b));
-    case llvm::Instruction::SRem: return set(I.index, z3::srem(a, b));
-    case llvm::Instruction::Shl: return set(I.index, z3::shl(a, shiftCount()));
-    case llvm::Instruction::LShr: return set(I.index, z3::lshr(a, shiftCount()));
-    case llvm::Instruction::AShr: return set(I.index, z3::ashr(a, shiftCount()));
-    case llvm::Instruction::And: return set(I.index, a & b);
-    case llvm::Instruction::Or: return set(I.index, a | b);
-    case llvm::Instruction::Xor: return set(I.index, a ^ b);
-    default: return concretize();
+    case llvm::Instruction::Add:
+      return set(I.index, a + b);
+    case llvm::Instruction::Sub:
+      return set(I.index, a - b);
+    case llvm::Instruction::Mul:
+      return set(I.index, a * b);
+    case llvm::Instruction::UDiv:
+      return set(I.index, z3::udiv(a, b));
+    case llvm::Instruction::SDiv:
+      return set(I.index, a / b);
+    case llvm::Instruction::URem:
+      return set(I.index, z3::urem(a, b));
+    case llvm::Instruction::SRem:
+      return set(I.index, z3::srem(a, b));
+    case llvm::Instruction::Shl:
+      return set(I.index, z3::shl(a, shiftCount()));
+    case llvm::Instruction::LShr:
+      return set(I.index, z3::lshr(a, shiftCount()));
+    case llvm::Instruction::AShr:
+      return set(I.index, z3::ashr(a, shiftCount()));
+    case llvm::Instruction::And:
+      return set(I.index, a & b);
+    case llvm::Instruction::Or:
+      return set(I.index, a | b);
+    case llvm::Instruction::Xor:
+      return set(I.index, a ^ b);
+    default:
+      return concretize();
     }
   }
 
   void castInst(const Instance &I, const llvm::Instruction *inst, unsigned bits) {
     unsigned from = bitsOf(inst->getOperand(0)->getType());
-    if (!bits || !from) return concretize();
+    if (!bits || !from)
+      return concretize();
     z3::expr e = val(I.operands[0], from);
     switch (inst->getOpcode()) {
-    case llvm::Instruction::Trunc: return set(I.index, e.extract(bits - 1, 0));
-    case llvm::Instruction::ZExt: return set(I.index, z3::zext(e, bits - from));
-    case llvm::Instruction::SExt: return set(I.index, z3::sext(e, bits - from));
+    case llvm::Instruction::Trunc:
+      return set(I.index, e.extract(bits - 1, 0));
+    case llvm::Instruction::ZExt:
+      return set(I.index, z3::zext(e, bits - from));
+    case llvm::Instruction::SExt:
+      return set(I.index, z3::sext(e, bits - from));
     case llvm::Instruction::PtrToInt:
     case llvm::Instruction::IntToPtr:
     case llvm::Instruction::BitCast:
-    case llvm::Instruction::AddrSpaceCast: return set(I.index, fit(e, bits));
-    default: return concretize();
+    case llvm::Instruction::AddrSpaceCast:
+      return set(I.index, fit(e, bits));
+    default:
+      return concretize();
     }
   }
 
   z3::expr gepExpr(const Instance &I, const llvm::GetElementPtrInst *gep) {
     z3::expr addr = val(I.operands[0], 64);
     unsigned opIndex = 1;
-    for (auto gti = llvm::gep_type_begin(gep), e = llvm::gep_type_end(gep); gti != e; ++gti, ++opIndex) {
+    for (auto gti = llvm::gep_type_begin(gep), e = llvm::gep_type_end(gep); gti != e;
+         ++gti, ++opIndex) {
       const Operand &op = I.operands[opIndex];
       unsigned w = bitsOf(gti.getOperand()->getType());
       if (llvm::StructType *st = gti.getStructTypeOrNull()) {
-        addr = addr + bv(dl.getStructLayout(st)->getElementOffset(static_cast<unsigned>(op.value.lo)), 64);
+        addr = addr +
+               bv(dl.getStructLayout(st)->getElementOffset(static_cast<unsigned>(op.value.lo)), 64);
       } else {
         z3::expr idx = w < 64 ? z3::sext(val(op, w), 64 - w) : val(op, 64);
         addr = addr + idx * bv(gti.getSequentialElementStride(dl).getFixedValue(), 64);
@@ -425,22 +510,26 @@ struct SymbolicReplayer::Impl {
   void constrain(const Instance &I, const z3::expr &taken) {
     z3::expr t = taken.simplify();
     uint32_t occurrence = occurrences[I.inst]++;
-    if (t.is_true()) return;  // the input cannot change this branch
+    if (t.is_true())
+      return; // the input cannot change this branch
     run.path.push_back({I.index, I.inst, occurrence, I.successor, t});
   }
 
   void switchInst(const Instance &I, const llvm::SwitchInst *sw) {
     const z3::expr *c = sym(I.operands[0]);
-    if (!c) return;
+    if (!c)
+      return;
     unsigned w = c->get_sort().bv_size();
-    if (I.successor == 0) {  // default: no case matched
+    if (I.successor == 0) { // default: no case matched
       z3::expr none = ctx.bool_val(true);
-      for (auto &cs : sw->cases()) none = none && *c != bv(cs.getCaseValue()->getZExtValue(), w);
+      for (auto &cs : sw->cases())
+        none = none && *c != bv(cs.getCaseValue()->getZExtValue(), w);
       constrain(I, none);
     } else {
       z3::expr any = ctx.bool_val(false);
       for (auto &cs : sw->cases())
-        if (cs.getSuccessorIndex() == I.successor) any = any || *c == bv(cs.getCaseValue()->getZExtValue(), w);
+        if (cs.getSuccessorIndex() == I.successor)
+          any = any || *c == bv(cs.getCaseValue()->getZExtValue(), w);
       constrain(I, any);
     }
   }
@@ -448,7 +537,7 @@ struct SymbolicReplayer::Impl {
   void load(const Instance &I, const llvm::LoadInst *ld) {
     unsigned bits = bitsOf(ld->getType());
     uint64_t n = I.size;
-    if (!bits) {  // FP or aggregate: remember the concrete bytes; any symbolic bytes are concretised
+    if (!bits) { // FP or aggregate: remember the concrete bytes; any symbolic bytes are concretised
       checkConcreteAccess(I, I.operands[0], n);
       for (uint64_t i = 0; i < n; ++i)
         if (symByte.count(I.addr + i)) {
@@ -464,9 +553,11 @@ struct SymbolicReplayer::Impl {
     Object *obj = ptr ? pointeeObject(I.operands[0], &base) : objectAt(I.addr, &base);
     if (ptr) {
       checkAddress(I, *ptr, n);
-      if (!obj || obj->size > kMaxArrayObject) return concretize();
+      if (!obj || obj->size > kMaxArrayObject)
+        return concretize();
       z3::expr offset = (*ptr - bv(base, 64)).simplify();
-      if (auto table = readConstantTable(*obj, base, offset, n)) return set(I.index, table->simplify());
+      if (auto table = readConstantTable(*obj, base, offset, n))
+        return set(I.index, table->simplify());
       set(I.index, readArray(arrayOf(*obj, base), offset, n).simplify());
       return;
     }
@@ -475,14 +566,16 @@ struct SymbolicReplayer::Impl {
       return;
     }
     bool symbolic = false;
-    for (uint64_t i = 0; i < n && !symbolic; ++i) symbolic = symByte.count(I.addr + i);
+    for (uint64_t i = 0; i < n && !symbolic; ++i)
+      symbolic = symByte.count(I.addr + i);
     if (!symbolic) {
-      writeConcrete(I.addr, n, I.result);  // what the load saw is now known
+      writeConcrete(I.addr, n, I.result); // what the load saw is now known
       return;
     }
     // Little-endian: byte 0 is the least significant.
     z3::expr v = byteAt(I.addr);
-    for (uint64_t i = 1; i < n; ++i) v = z3::concat(byteAt(I.addr + i), v);
+    for (uint64_t i = 1; i < n; ++i)
+      v = z3::concat(byteAt(I.addr + i), v);
     set(I.index, v.simplify());
   }
 
@@ -494,66 +587,98 @@ struct SymbolicReplayer::Impl {
     uint64_t base = 0;
     checkConcreteAccess(I, I.operands[1], n);
     Object *obj = ptr ? pointeeObject(I.operands[1], &base) : objectAt(I.addr, &base);
-    if (ptr) checkAddress(I, *ptr, n);
+    if (ptr)
+      checkAddress(I, *ptr, n);
     if (ptr && obj && obj->size <= kMaxArrayObject) {
       z3::expr arr = arrayOf(*obj, base);
-      z3::expr v = bits ? val(I.operands[0], bits) : bv(I.operands[0].value.lo, static_cast<unsigned>(8 * std::min<uint64_t>(n, 8)));
+      z3::expr v =
+          bits ? val(I.operands[0], bits)
+               : bv(I.operands[0].value.lo, static_cast<unsigned>(8 * std::min<uint64_t>(n, 8)));
       z3::expr off = *ptr - bv(base, 64);
       for (uint64_t i = 0; i < n && i < 8; ++i)
-        arr = z3::store(arr, off + bv(i, 64), v.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)));
+        arr = z3::store(arr, off + bv(i, 64),
+                        v.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)));
       obj->array = arr;
       return;
     }
-    if (ptr) concretize();
+    if (ptr)
+      concretize();
     if (obj && obj->array) {
       z3::expr v = bits ? val(I.operands[0], bits) : bv(I.operands[0].value.lo, 64);
       z3::expr arr = *obj->array;
       for (uint64_t i = 0; i < n && i < 8; ++i)
-        arr = z3::store(arr, bv(I.addr - base + i, 64), v.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)));
+        arr = z3::store(arr, bv(I.addr - base + i, 64),
+                        v.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)));
       obj->array = arr;
     }
-    if (value && bits) writeSymbolic(I.addr, fit(*value, static_cast<unsigned>(8 * n)), n);
-    else writeConcrete(I.addr, n, I.operands[0].value);
+    if (value && bits)
+      writeSymbolic(I.addr, fit(*value, static_cast<unsigned>(8 * n)), n);
+    else
+      writeConcrete(I.addr, n, I.operands[0].value);
   }
 
   // ---- calls --------------------------------------------------------------------------
 
   void call(const Instance &I, const llvm::CallInst *c) {
-    if (I.external) return external(I, c);
+    if (I.external)
+      return external(I, c);
     const llvm::Function *callee = c->getCalledFunction();
-    if (!callee || !callee->isIntrinsic()) return;  // parameters flow through operand defs
+    if (!callee || !callee->isIntrinsic())
+      return; // parameters flow through operand defs
     switch (callee->getIntrinsicID()) {
     case llvm::Intrinsic::memcpy:
     case llvm::Intrinsic::memmove:
       copyBytes(I.operands[0].value.lo, I.operands[1].value.lo, I.operands[2].value.lo);
       return;
     case llvm::Intrinsic::memset:
-      if (sym(I.operands[1])) concretize();
+      if (sym(I.operands[1]))
+        concretize();
       for (uint64_t i = 0; i < I.operands[2].value.lo; ++i)
         writeConcrete(I.operands[0].value.lo + i, 1, {I.operands[1].value.lo & 0xff, 0});
       return;
     case llvm::Intrinsic::expect:
-      if (const z3::expr *e = sym(I.operands[0])) set(I.index, *e);
+      if (const z3::expr *e = sym(I.operands[0]))
+        set(I.index, *e);
       return;
     case llvm::Intrinsic::abs:
     case llvm::Intrinsic::smax:
     case llvm::Intrinsic::smin:
     case llvm::Intrinsic::umax:
     case llvm::Intrinsic::umin: {
-      if (!anySymbolic(I)) return;
+      if (!anySymbolic(I))
+        return;
       unsigned bits = bitsOf(c->getType());
       z3::expr a = val(I.operands[0], bits);
       switch (callee->getIntrinsicID()) {
-      case llvm::Intrinsic::abs: set(I.index, z3::ite(a < 0, -a, a)); break;
-      case llvm::Intrinsic::smax: { z3::expr b = val(I.operands[1], bits); set(I.index, z3::ite(a >= b, a, b)); break; }
-      case llvm::Intrinsic::smin: { z3::expr b = val(I.operands[1], bits); set(I.index, z3::ite(a <= b, a, b)); break; }
-      case llvm::Intrinsic::umax: { z3::expr b = val(I.operands[1], bits); set(I.index, z3::ite(z3::uge(a, b), a, b)); break; }
-      default: { z3::expr b = val(I.operands[1], bits); set(I.index, z3::ite(z3::ule(a, b), a, b)); break; }
+      case llvm::Intrinsic::abs:
+        set(I.index, z3::ite(a < 0, -a, a));
+        break;
+      case llvm::Intrinsic::smax: {
+        z3::expr b = val(I.operands[1], bits);
+        set(I.index, z3::ite(a >= b, a, b));
+        break;
+      }
+      case llvm::Intrinsic::smin: {
+        z3::expr b = val(I.operands[1], bits);
+        set(I.index, z3::ite(a <= b, a, b));
+        break;
+      }
+      case llvm::Intrinsic::umax: {
+        z3::expr b = val(I.operands[1], bits);
+        set(I.index, z3::ite(z3::uge(a, b), a, b));
+        break;
+      }
+      default: {
+        z3::expr b = val(I.operands[1], bits);
+        set(I.index, z3::ite(z3::ule(a, b), a, b));
+        break;
+      }
       }
       return;
     }
     default:
-      if (anySymbolic(I)) concretize();
+      if (anySymbolic(I))
+        concretize();
       return;
     }
   }
@@ -568,36 +693,51 @@ struct SymbolicReplayer::Impl {
     bool lineInput = name == "fgets" || name == "getline";
     for (const Event &e : I.effects) {
       switch (e.tag) {
-      case Ev::TOKEN: token(e); break;
+      case Ev::TOKEN:
+        token(e);
+        break;
       case Ev::INPUT:
         for (uint64_t i = 0; i < e.c; ++i) {
           z3::expr b = stdinByte(e.a + i);
           symByte[e.b + i] = static_cast<unsigned>(exprs.size());
           exprs.push_back(b);
           knownByte.erase(e.b + i);
-          if (lineInput && i + 1 < e.c) domain.push_back(b != bv('\n', 8));
+          if (lineInput && i + 1 < e.c)
+            domain.push_back(b != bv('\n', 8));
         }
         break;
       case Ev::INPUT_CHAR:
         if (bitsOf(c->getType()) >= 8)
           set(I.index, z3::zext(stdinByte(e.a), bitsOf(c->getType()) - 8));
         break;
-      case Ev::MEM_COPY: copyBytes(e.a, e.b, e.c); break;
-      case Ev::MEM_SET:
-        for (uint64_t i = 0; i < e.c; ++i) writeConcrete(e.a + i, 1, {e.b, 0});
+      case Ev::MEM_COPY:
+        copyBytes(e.a, e.b, e.c);
         break;
-      case Ev::MEM_WRITE: forget(e.a, e.b); break;
-      case Ev::HEAP_ALLOC: addObject(e.a, e.b); break;
-      case Ev::OUTPUT: output(I, c, e); break;
-      default: break;
+      case Ev::MEM_SET:
+        for (uint64_t i = 0; i < e.c; ++i)
+          writeConcrete(e.a + i, 1, {e.b, 0});
+        break;
+      case Ev::MEM_WRITE:
+        forget(e.a, e.b);
+        break;
+      case Ev::HEAP_ALLOC:
+        addObject(e.a, e.b);
+        break;
+      case Ev::OUTPUT:
+        output(I, c, e);
+        break;
+      default:
+        break;
       }
     }
     if (name == "malloc" || name == "calloc" || name == "realloc") {
       size_t sizeArg = name == "realloc" ? 1 : 0;
       if (sizeArg < I.operands.size() && static_cast<int64_t>(I.operands[sizeArg].value.lo) < 0)
-        run.violations.push_back({"bad-alloc-size", I.index, I.inst,
-                                  "asks " + name + " for " + std::to_string(static_cast<int64_t>(I.operands[sizeArg].value.lo)) +
-                                      " bytes (a negative size)"});
+        run.violations.push_back(
+            {"bad-alloc-size", I.index, I.inst,
+             "asks " + name + " for " +
+                 std::to_string(static_cast<int64_t>(I.operands[sizeArg].value.lo)) +
+                 " bytes (a negative size)"});
     }
     if ((name == "malloc" || name == "calloc" || name == "realloc") && anySymbolic(I)) {
       // A size that is negative as a signed value (e.g. a negative count times
@@ -612,7 +752,8 @@ struct SymbolicReplayer::Impl {
       check("bad-alloc-size", I, bad);
     }
     bool producesOutput = false;
-    for (const Event &e : I.effects) producesOutput |= e.tag == Ev::OUTPUT;
+    for (const Event &e : I.effects)
+      producesOutput |= e.tag == Ev::OUTPUT;
     if (!producesOutput && !c->getType()->isVoidTy() && !valueOf.count(I.index) && anySymbolic(I)) {
       concretize();
       run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
@@ -620,17 +761,24 @@ struct SymbolicReplayer::Impl {
   }
 
   z3::expr isSpace(const z3::expr &b) {
-    return b == bv(' ', 8) || b == bv('\t', 8) || b == bv('\n', 8) || b == bv('\v', 8) || b == bv('\f', 8) ||
-           b == bv('\r', 8);
+    return b == bv(' ', 8) || b == bv('\t', 8) || b == bv('\n', 8) || b == bv('\v', 8) ||
+           b == bv('\f', 8) || b == bv('\r', 8);
   }
 
   void token(const Event &e) {
     char conv = static_cast<char>(e.e & 0x7f);
-    bool afterSpace = e.e & 0x80;  // white space was skipped right before: the first byte is not white space
+    bool afterSpace =
+        e.e & 0x80; // white space was skipped right before: the first byte is not white space
     uint64_t offset = e.a, len = e.b, addr = e.c, size = e.d;
     switch (conv) {
-    case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': {
-      if (size == 0 || size > 8) return;
+    case 'd':
+    case 'i':
+    case 'u':
+    case 'o':
+    case 'x':
+    case 'X': {
+      if (size == 0 || size > 8)
+        return;
       InputVar v;
       v.kind = InputVar::Kind::Token;
       v.bits = static_cast<unsigned>(size * 8);
@@ -644,23 +792,28 @@ struct SymbolicReplayer::Impl {
     case 'c':
       for (uint64_t i = 0; i < size; ++i) {
         z3::expr b = stdinByte(offset + i);
-        if (i == 0 && afterSpace) domain.push_back(!isSpace(b));
+        if (i == 0 && afterSpace)
+          domain.push_back(!isSpace(b));
         symByte[addr + i] = static_cast<unsigned>(exprs.size());
         exprs.push_back(b);
       }
       return;
-    case 's': case '[':
+    case 's':
+    case '[':
       for (uint64_t i = 0; i + 1 < size && i < len; ++i) {
         z3::expr b = stdinByte(offset + i);
         symByte[addr + i] = static_cast<unsigned>(exprs.size());
         exprs.push_back(b);
-        if (conv == 's') domain.push_back(!isSpace(b) && b != bv(0, 8));  // the token must stay one token
-        else if (i == 0 && afterSpace) domain.push_back(!isSpace(b));
+        if (conv == 's')
+          domain.push_back(!isSpace(b) && b != bv(0, 8)); // the token must stay one token
+        else if (i == 0 && afterSpace)
+          domain.push_back(!isSpace(b));
       }
-      if (size > 0) writeConcrete(addr + size - 1, 1, {0, 0});
+      if (size > 0)
+        writeConcrete(addr + size - 1, 1, {0, 0});
       return;
     default:
-      forget(addr, size);  // floating point and others stay concrete
+      forget(addr, size); // floating point and others stay concrete
       ++run.concretizations;
       return;
     }
@@ -669,18 +822,22 @@ struct SymbolicReplayer::Impl {
   void output(const Instance &I, const llvm::CallInst *c, const Event &e) {
     uint64_t arg = e.c;
     std::optional<z3::expr> value;
-    if (e.d != 0) {  // bytes copied from memory (%s, puts, fwrite)
+    if (e.d != 0) { // bytes copied from memory (%s, puts, fwrite)
       bool symbolic = false;
-      for (uint64_t i = 0; i < e.e && !symbolic; ++i) symbolic = symByte.count(e.d + i);
+      for (uint64_t i = 0; i < e.e && !symbolic; ++i)
+        symbolic = symByte.count(e.d + i);
       if (symbolic) {
         z3::expr v = byteAt(e.d);
-        for (uint64_t i = 1; i < e.e; ++i) v = z3::concat(byteAt(e.d + i), v);
+        for (uint64_t i = 1; i < e.e; ++i)
+          v = z3::concat(byteAt(e.d + i), v);
         value = v;
       }
     } else if (arg >= 1 && arg < I.operands.size() && arg < c->arg_size()) {
-      if (const z3::expr *s = sym(I.operands[arg])) value = *s;
+      if (const z3::expr *s = sym(I.operands[arg]))
+        value = *s;
     }
-    if (value) run.outputs.push_back({I.index, e.a, e.b, e.e, arg, value->simplify()});
+    if (value)
+      run.outputs.push_back({I.index, e.a, e.b, e.e, arg, value->simplify()});
   }
 };
 
@@ -697,13 +854,16 @@ void SymbolicReplayer::onInstance(const Instance &I) { impl_->onInstance(I); }
 void SymbolicReplayer::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
   impl_->addObject(addr, size);
   // Initial contents of constant-initialised globals are known (array tables, strings).
-  if (!gv || !gv->hasInitializer() || size > kMaxArrayObject) return;
+  if (!gv || !gv->hasInitializer() || size > kMaxArrayObject)
+    return;
   const llvm::Constant *init = gv->getInitializer();
   if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(init)) {
     llvm::StringRef raw = data->getRawDataValues();
-    for (size_t i = 0; i < raw.size(); ++i) impl_->knownByte[addr + i] = static_cast<uint8_t>(raw[i]);
+    for (size_t i = 0; i < raw.size(); ++i)
+      impl_->knownByte[addr + i] = static_cast<uint8_t>(raw[i]);
   } else if (llvm::isa<llvm::ConstantAggregateZero>(init)) {
-    for (uint64_t i = 0; i < size; ++i) impl_->knownByte[addr + i] = 0;
+    for (uint64_t i = 0; i < size; ++i)
+      impl_->knownByte[addr + i] = 0;
   } else if (auto *ci = llvm::dyn_cast<llvm::ConstantInt>(init); ci && ci->getBitWidth() <= 64) {
     impl_->writeConcrete(addr, size, {ci->getZExtValue(), 0});
   }
@@ -711,7 +871,8 @@ void SymbolicReplayer::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, u
 
 void SymbolicReplayer::onArgv(const ArgvString &a) {
   impl_->addObject(a.addr, a.bytes.size());
-  if (a.index == 0) return;  // the program name is not an input
+  if (a.index == 0)
+    return; // the program name is not an input
   for (size_t j = 0; j + 1 < a.bytes.size(); ++j) {
     InputVar v;
     v.kind = InputVar::Kind::ArgvByte;
@@ -720,7 +881,7 @@ void SymbolicReplayer::onArgv(const ArgvString &a) {
     v.argIndex = static_cast<unsigned>(a.index);
     v.seedValue = static_cast<uint8_t>(a.bytes[j]);
     z3::expr b = impl_->variable(v);
-    impl_->domain.push_back(b != impl_->bv(0, 8));  // the string keeps its length
+    impl_->domain.push_back(b != impl_->bv(0, 8)); // the string keeps its length
     impl_->symByte[a.addr + j] = static_cast<unsigned>(impl_->exprs.size());
     impl_->exprs.push_back(b);
   }
@@ -731,14 +892,17 @@ SymbolicRun SymbolicReplayer::take() { return std::move(impl_->run); }
 
 z3::expr SymbolicRun::pathCondition(z3::context &ctx) const {
   z3::expr pc = ctx.bool_val(true);
-  for (const auto &c : path) pc = pc && c.taken;
+  for (const auto &c : path)
+    pc = pc && c.taken;
   return pc;
 }
 
 std::string SymbolicRun::smtlib(z3::context &ctx) const {
   z3::solver s(ctx);
-  for (const auto &d : domain) s.add(d);
-  for (const auto &c : path) s.add(c.taken);
+  for (const auto &d : domain)
+    s.add(d);
+  for (const auto &c : path)
+    s.add(c.taken);
   return s.to_smt2();
 }
 

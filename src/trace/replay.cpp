@@ -34,8 +34,8 @@ struct Frame {
   llvm::DenseMap<const llvm::Value *, Slot> slots;
   // Contents of locals that replay models itself (isReplayModelledLocal).
   llvm::DenseMap<const llvm::AllocaInst *, Slot> locals;
-  const llvm::CallBase *callSite = nullptr;  // null: entered from uninstrumented code
-  bool indirect = false;                     // the caller logs EXT_RET after we return
+  const llvm::CallBase *callSite = nullptr; // null: entered from uninstrumented code
+  bool indirect = false;                    // the caller logs EXT_RET after we return
   uint64_t id = 0;
   // A call into uninstrumented code in progress, and what it logged so far.
   const llvm::CallBase *pending = nullptr;
@@ -55,7 +55,8 @@ struct RunEnd {
 
 class Replayer {
 public:
-  Replayer(const llvm::Module &m, const ModuleIndex &index, TraceReader &trace, ReplayObserver *observer)
+  Replayer(const llvm::Module &m, const ModuleIndex &index, TraceReader &trace,
+           ReplayObserver *observer)
       : m_(m), index_(index), dl_(m.getDataLayout()), trace_(trace), observer_(observer),
         globalAddr_(index.globalCount(), 0), globalKnown_(index.globalCount(), false) {}
 
@@ -63,7 +64,8 @@ public:
     try {
       while (true) {
         if (stack_.empty()) {
-          if (!topLevelEvent()) break;
+          if (!topLevelEvent())
+            break;
         } else if (stack_.back().pending) {
           pendingEvent();
         } else {
@@ -86,7 +88,8 @@ private:
   // ---- events ---------------------------------------------------------------------
 
   bool nextEvent(Event &ev) {
-    if (!trace_.next(ev)) return false;
+    if (!trace_.next(ev))
+      return false;
     ++result_.events;
     return true;
   }
@@ -102,23 +105,29 @@ private:
   // The next event, which must be `tag` for instruction `inst`.
   Event expect(Ev tag, const llvm::Instruction *inst, Ev alt = Ev::END) {
     Event ev;
-    if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
-    while (ev.tag == Ev::EXIT) {  // main's return logs the exit status before RET
+    if (!nextEvent(ev))
+      throw RunEnd{RunOutcome::Incomplete};
+    while (ev.tag == Ev::EXIT) { // main's return logs the exit status before RET
       result_.exitStatus = static_cast<int>(static_cast<uint32_t>(ev.a));
       sawExit_ = true;
-      if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
+      if (!nextEvent(ev))
+        throw RunEnd{RunOutcome::Incomplete};
     }
-    if (ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
-    if (ev.tag == Ev::LIMIT) throw RunEnd{RunOutcome::Limit};
+    if (ev.tag == Ev::SIGNAL)
+      throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
+    if (ev.tag == Ev::LIMIT)
+      throw RunEnd{RunOutcome::Limit};
     if (ev.tag != tag && (alt == Ev::END || ev.tag != alt))
-      mismatch(inst, std::string("trace has ") + describeEvent(ev) + ", replay expected " + eventName(tag));
+      mismatch(inst, std::string("trace has ") + describeEvent(ev) + ", replay expected " +
+                         eventName(tag));
     return ev;
   }
 
   void expectId(const Event &ev, const llvm::Instruction *inst) {
     if (ev.a != index_.idOf(inst))
       mismatch(inst, describeEvent(ev) + " belongs to instruction " + std::to_string(ev.a) + " (" +
-                         ModuleIndex::describe(index_.instruction(static_cast<uint32_t>(ev.a))) + ")");
+                         ModuleIndex::describe(index_.instruction(static_cast<uint32_t>(ev.a))) +
+                         ")");
   }
 
   // A fatal signal logged right after this instruction is attributed to it (stores
@@ -145,7 +154,8 @@ private:
       if (ev.a < globalAddr_.size()) {
         globalAddr_[ev.a] = ev.b;
         globalKnown_[ev.a] = true;
-        if (observer_) observer_->onGlobal(index_.global(static_cast<uint32_t>(ev.a)), ev.b, ev.c);
+        if (observer_)
+          observer_->onGlobal(index_.global(static_cast<uint32_t>(ev.a)), ev.b, ev.c);
       }
       return true;
     case Ev::ENTER:
@@ -167,7 +177,7 @@ private:
       result_.outcome = RunOutcome::Limit;
       return false;
     default:
-      noteEffect(ev);  // e.g. output from a destructor outside instrumented code
+      noteEffect(ev); // e.g. output from a destructor outside instrumented code
       return true;
     }
   }
@@ -176,23 +186,31 @@ private:
     switch (ev.tag) {
     case Ev::OUTPUT:
       ++result_.outputEvents;
-      if (ev.a == 1) result_.stdoutBytes.append(ev.bytes);
-      else if (ev.a == 2) result_.stderrBytes.append(ev.bytes);
+      if (ev.a == 1)
+        result_.stdoutBytes.append(ev.bytes);
+      else if (ev.a == 2)
+        result_.stderrBytes.append(ev.bytes);
       break;
-    case Ev::INPUT: result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.c); break;
-    case Ev::INPUT_CHAR: result_.stdinBytes = std::max(result_.stdinBytes, ev.a + 1); break;
+    case Ev::INPUT:
+      result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.c);
+      break;
+    case Ev::INPUT_CHAR:
+      result_.stdinBytes = std::max(result_.stdinBytes, ev.a + 1);
+      break;
     case Ev::TOKEN:
       ++result_.tokens;
       result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.b);
       break;
-    default: break;
+    default:
+      break;
     }
   }
 
   // ---- frames -----------------------------------------------------------------------
 
   Frame &pushFrame(const llvm::Function *fn) {
-    if (stack_.size() > 1000000) throw Error("replay: call depth exceeds one million frames", ExitInternal);
+    if (stack_.size() > 1000000)
+      throw Error("replay: call depth exceeds one million frames", ExitInternal);
     stack_.emplace_back();
     Frame &f = stack_.back();
     f.fn = fn;
@@ -209,34 +227,41 @@ private:
     if (logsArgs)
       for (size_t i = 0; i < fn->arg_size(); ++i) {
         Event ev = expect(Ev::ARG, &*fn->getEntryBlock().begin());
-        if (args) args->push_back(ops::truncTo({ev.a, 0}, ops::scalarBits(fn->getArg(i)->getType(), dl_)));
+        if (args)
+          args->push_back(ops::truncTo({ev.a, 0}, ops::scalarBits(fn->getArg(i)->getType(), dl_)));
       }
     Event ev;
     while (trace_.peek(ev) && ev.tag == Ev::ARGV) {
       nextEvent(ev);
       result_.argv.push_back({ev.a, ev.b, std::string(ev.bytes)});
-      if (observer_) observer_->onArgv(result_.argv.back());
+      if (observer_)
+        observer_->onArgv(result_.argv.back());
     }
   }
 
   void enterFromOutside(const Event &enter) {
     const llvm::Function *fn = index_.function(static_cast<uint32_t>(enter.a));
     if (!fn || fn->isDeclaration())
-      throw Error("replay: trace enters unknown function #" + std::to_string(enter.a), ExitInternal);
+      throw Error("replay: trace enters unknown function #" + std::to_string(enter.a),
+                  ExitInternal);
     llvm::SmallVector<Val, 4> args;
     consumeEntryEvents(fn, &args);
     if (args.size() != fn->arg_size())
-      throw Error("replay: function " + fn->getName().str() + " entered from uninstrumented code without "
-                  "its arguments logged", ExitInternal);
+      throw Error("replay: function " + fn->getName().str() +
+                      " entered from uninstrumented code without "
+                      "its arguments logged",
+                  ExitInternal);
     Frame &f = pushFrame(fn);
-    for (size_t i = 0; i < args.size(); ++i) f.slots[fn->getArg(i)] = {args[i], kNoDef};
+    for (size_t i = 0; i < args.size(); ++i)
+      f.slots[fn->getArg(i)] = {args[i], kNoDef};
   }
 
   void enterFromCall(const llvm::Function *fn, const llvm::CallBase *call, bool indirect,
                      const llvm::SmallVectorImpl<Operand> &args) {
     Event ev = expect(Ev::ENTER, call);
     if (ev.a != index_.indexOf(fn))
-      mismatch(call, "trace enters " + index_.function(static_cast<uint32_t>(ev.a))->getName().str() +
+      mismatch(call, "trace enters " +
+                         index_.function(static_cast<uint32_t>(ev.a))->getName().str() +
                          ", replay calls " + fn->getName().str());
     consumeEntryEvents(fn, nullptr);
     Frame &f = pushFrame(fn);
@@ -249,12 +274,15 @@ private:
   // ---- values -----------------------------------------------------------------------
 
   Slot operand(Frame &f, const llvm::Value *v) {
-    if (auto *c = llvm::dyn_cast<llvm::Constant>(v)) return {constant(c), kNoDef};
+    if (auto *c = llvm::dyn_cast<llvm::Constant>(v))
+      return {constant(c), kNoDef};
     auto it = f.slots.find(v);
     if (it == f.slots.end()) {
-      if (llvm::isa<llvm::MetadataAsValue>(v) || llvm::isa<llvm::BasicBlock>(v) || llvm::isa<llvm::InlineAsm>(v))
+      if (llvm::isa<llvm::MetadataAsValue>(v) || llvm::isa<llvm::BasicBlock>(v) ||
+          llvm::isa<llvm::InlineAsm>(v))
         return {};
-      throw Error("replay: value used before it was computed in " + f.fn->getName().str(), ExitInternal);
+      throw Error("replay: value used before it was computed in " + f.fn->getName().str(),
+                  ExitInternal);
     }
     return it->second;
   }
@@ -262,12 +290,14 @@ private:
   uint64_t globalAddress(const llvm::GlobalValue *gv) {
     if (auto *fn = llvm::dyn_cast<llvm::Function>(gv)) {
       for (const auto &[addr, f] : funcAt_)
-        if (f == fn) return addr;
+        if (f == fn)
+          return addr;
       throw Error("replay: no address logged for function " + fn->getName().str(), ExitInternal);
     }
     if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv)) {
       uint32_t i = index_.indexOf(var);
-      if (i < globalKnown_.size() && globalKnown_[i]) return globalAddr_[i];
+      if (i < globalKnown_.size() && globalKnown_[i])
+        return globalAddr_[i];
       throw Error("replay: no address logged for global " + var->getName().str(), ExitInternal);
     }
     if (auto *alias = llvm::dyn_cast<llvm::GlobalAlias>(gv))
@@ -277,7 +307,8 @@ private:
 
   Val constant(const llvm::Constant *c) {
     auto it = constants_.find(c);
-    if (it != constants_.end()) return it->second;
+    if (it != constants_.end())
+      return it->second;
     Val v = computeConstant(c);
     constants_[c] = v;
     return v;
@@ -288,21 +319,25 @@ private:
       const llvm::APInt &ap = ci->getValue();
       Val v;
       v.lo = ap.extractBitsAsZExtValue(std::min(64u, ap.getBitWidth()), 0);
-      if (ap.getBitWidth() > 64) v.hi = ap.extractBitsAsZExtValue(std::min(64u, ap.getBitWidth() - 64), 64);
+      if (ap.getBitWidth() > 64)
+        v.hi = ap.extractBitsAsZExtValue(std::min(64u, ap.getBitWidth() - 64), 64);
       return v;
     }
     if (auto *cf = llvm::dyn_cast<llvm::ConstantFP>(c)) {
       llvm::APInt bits = cf->getValueAPF().bitcastToAPInt();
       Val v;
       v.lo = bits.extractBitsAsZExtValue(std::min(64u, bits.getBitWidth()), 0);
-      if (bits.getBitWidth() > 64) v.hi = bits.extractBitsAsZExtValue(std::min(64u, bits.getBitWidth() - 64), 64);
+      if (bits.getBitWidth() > 64)
+        v.hi = bits.extractBitsAsZExtValue(std::min(64u, bits.getBitWidth() - 64), 64);
       return v;
     }
     if (llvm::isa<llvm::ConstantPointerNull>(c) || llvm::isa<llvm::UndefValue>(c) ||
         llvm::isa<llvm::ConstantAggregateZero>(c) || llvm::isa<llvm::ConstantTokenNone>(c))
       return {};
-    if (auto *gv = llvm::dyn_cast<llvm::GlobalValue>(c)) return {globalAddress(gv), 0};
-    if (auto *ce = llvm::dyn_cast<llvm::ConstantExpr>(c)) return constantExpr(ce);
+    if (auto *gv = llvm::dyn_cast<llvm::GlobalValue>(c))
+      return {globalAddress(gv), 0};
+    if (auto *ce = llvm::dyn_cast<llvm::ConstantExpr>(c))
+      return constantExpr(ce);
     if (llvm::isa<llvm::ConstantStruct>(c) || llvm::isa<llvm::ConstantArray>(c) ||
         llvm::isa<llvm::ConstantDataSequential>(c) || llvm::isa<llvm::ConstantVector>(c)) {
       Val image;
@@ -319,8 +354,10 @@ private:
       for (unsigned i = 0; i < t->getStructNumElements(); ++i)
         fillImage(c->getAggregateElement(i), offset + layout->getElementOffset(i), image);
     } else if (t->isArrayTy() || t->isVectorTy()) {
-      llvm::Type *elem = t->isArrayTy() ? t->getArrayElementType() : llvm::cast<llvm::VectorType>(t)->getElementType();
-      uint64_t n = t->isArrayTy() ? t->getArrayNumElements() : llvm::cast<llvm::FixedVectorType>(t)->getNumElements();
+      llvm::Type *elem = t->isArrayTy() ? t->getArrayElementType()
+                                        : llvm::cast<llvm::VectorType>(t)->getElementType();
+      uint64_t n = t->isArrayTy() ? t->getArrayNumElements()
+                                  : llvm::cast<llvm::FixedVectorType>(t)->getNumElements();
       uint64_t stride = dl_.getTypeAllocSize(elem);
       for (uint64_t i = 0; i < n; ++i)
         fillImage(c->getAggregateElement(static_cast<unsigned>(i)), offset + i * stride, image);
@@ -332,18 +369,20 @@ private:
   Val constantExpr(const llvm::ConstantExpr *ce) {
     unsigned op = ce->getOpcode();
     if (op == llvm::Instruction::GetElementPtr)
-      return {gepAddress(llvm::cast<llvm::GEPOperator>(ce), [&](const llvm::Value *v) {
-                return constant(llvm::cast<llvm::Constant>(v));
-              }),
-              0};
+      return {
+          gepAddress(llvm::cast<llvm::GEPOperator>(ce),
+                     [&](const llvm::Value *v) { return constant(llvm::cast<llvm::Constant>(v)); }),
+          0};
     if (ce->isCast())
-      return ops::cast(op, ce->getOperand(0)->getType(), ce->getType(), constant(ce->getOperand(0)), dl_);
+      return ops::cast(op, ce->getOperand(0)->getType(), ce->getType(), constant(ce->getOperand(0)),
+                       dl_);
     if (llvm::Instruction::isBinaryOp(op)) {
       ops::Fault fault;
       return ops::intBinary(op, ops::scalarBits(ce->getType(), dl_), constant(ce->getOperand(0)),
                             constant(ce->getOperand(1)), fault);
     }
-    throw Error(std::string("replay: unsupported constant expression ") + ce->getOpcodeName(), ExitInternal);
+    throw Error(std::string("replay: unsupported constant expression ") + ce->getOpcodeName(),
+                ExitInternal);
   }
 
   template <typename ValueOf> uint64_t gepAddress(const llvm::GEPOperator *gep, ValueOf valueOf) {
@@ -388,14 +427,16 @@ private:
   }
 
   void finish(Frame &f, Instance &I, bool defines = true) {
-    if (defines && !I.inst->getType()->isVoidTy()) f.slots[I.inst] = {I.result, I.index};
+    if (defines && !I.inst->getType()->isVoidTy())
+      f.slots[I.inst] = {I.result, I.index};
     report(I);
   }
 
   // The faulting instruction becomes the last instance, marked `crashed`, with the
   // operands it had when it faulted (a call into libc: its arguments).
   void reportCrash(const llvm::Instruction *inst) {
-    if (!inst || stack_.empty()) return;
+    if (!inst || stack_.empty())
+      return;
     Frame &f = stack_.back();
     if (f.pending == inst) {
       Instance &I = begin(f, inst);
@@ -407,11 +448,14 @@ private:
       for (const llvm::Use &u : inst->operands())
         if (!llvm::isa<llvm::BasicBlock>(u.get()) && !llvm::isa<llvm::Function>(u.get())) {
           auto it = f.slots.find(u.get());
-          if (llvm::isa<llvm::Constant>(u.get())) I.operands.push_back({constant(llvm::cast<llvm::Constant>(u.get())), kNoDef});
-          else if (it != f.slots.end()) I.operands.push_back({it->second.v, it->second.def});
+          if (llvm::isa<llvm::Constant>(u.get()))
+            I.operands.push_back({constant(llvm::cast<llvm::Constant>(u.get())), kNoDef});
+          else if (it != f.slots.end())
+            I.operands.push_back({it->second.v, it->second.def});
         }
     }
-    if (reported_ && lastReported_ == cur_.index) return;  // a call whose callee never started
+    if (reported_ && lastReported_ == cur_.index)
+      return; // a call whose callee never started
     cur_.crashed = true;
     report(cur_);
   }
@@ -420,7 +464,8 @@ private:
     reported_ = true;
     lastReported_ = I.index;
     ++result_.instances;
-    if (observer_) observer_->onInstance(I);
+    if (observer_)
+      observer_->onInstance(I);
   }
 
   // ---- stepping ---------------------------------------------------------------------
@@ -452,17 +497,27 @@ private:
       return;
     }
     switch (inst->getOpcode()) {
-    case llvm::Instruction::Alloca: return stepAlloca(f, llvm::cast<llvm::AllocaInst>(inst));
-    case llvm::Instruction::Load: return stepLoad(f, llvm::cast<llvm::LoadInst>(inst));
-    case llvm::Instruction::Store: return stepStore(f, llvm::cast<llvm::StoreInst>(inst));
-    case llvm::Instruction::Br: return stepBranch(f, llvm::cast<llvm::BranchInst>(inst));
-    case llvm::Instruction::Switch: return stepSwitch(f, llvm::cast<llvm::SwitchInst>(inst));
-    case llvm::Instruction::Ret: return stepReturn(f, llvm::cast<llvm::ReturnInst>(inst));
-    case llvm::Instruction::Call: return stepCall(f, llvm::cast<llvm::CallInst>(inst));
+    case llvm::Instruction::Alloca:
+      return stepAlloca(f, llvm::cast<llvm::AllocaInst>(inst));
+    case llvm::Instruction::Load:
+      return stepLoad(f, llvm::cast<llvm::LoadInst>(inst));
+    case llvm::Instruction::Store:
+      return stepStore(f, llvm::cast<llvm::StoreInst>(inst));
+    case llvm::Instruction::Br:
+      return stepBranch(f, llvm::cast<llvm::BranchInst>(inst));
+    case llvm::Instruction::Switch:
+      return stepSwitch(f, llvm::cast<llvm::SwitchInst>(inst));
+    case llvm::Instruction::Ret:
+      return stepReturn(f, llvm::cast<llvm::ReturnInst>(inst));
+    case llvm::Instruction::Call:
+      return stepCall(f, llvm::cast<llvm::CallInst>(inst));
     case llvm::Instruction::GetElementPtr: {
       Instance &I = begin(f, inst);
-      for (const llvm::Use &u : inst->operands()) use(f, I, u.get());
-      I.result = {gepAddress(llvm::cast<llvm::GEPOperator>(inst), [&](const llvm::Value *v) { return operand(f, v).v; }), 0};
+      for (const llvm::Use &u : inst->operands())
+        use(f, I, u.get());
+      I.result = {gepAddress(llvm::cast<llvm::GEPOperator>(inst),
+                             [&](const llvm::Value *v) { return operand(f, v).v; }),
+                  0};
       break;
     }
     case llvm::Instruction::ICmp: {
@@ -470,7 +525,9 @@ private:
       auto *cmp = llvm::cast<llvm::ICmpInst>(inst);
       requireScalar(inst, cmp->getOperand(0)->getType());
       Val a = use(f, I, cmp->getOperand(0)).value, b = use(f, I, cmp->getOperand(1)).value;
-      I.result = {ops::intCompare(cmp->getPredicate(), ops::scalarBits(cmp->getOperand(0)->getType(), dl_), a, b), 0};
+      I.result = {ops::intCompare(cmp->getPredicate(),
+                                  ops::scalarBits(cmp->getOperand(0)->getType(), dl_), a, b),
+                  0};
       break;
     }
     case llvm::Instruction::FCmp: {
@@ -514,22 +571,27 @@ private:
       Val agg = use(f, I, iv->getAggregateOperand()).value;
       Val part = use(f, I, iv->getInsertedValueOperand()).value;
       uint64_t off = aggregateOffset(iv->getType(), iv->getIndices());
-      I.result = ops::insertBytes(agg, off, dl_.getTypeStoreSize(iv->getInsertedValueOperand()->getType()), part);
+      I.result = ops::insertBytes(
+          agg, off, dl_.getTypeStoreSize(iv->getInsertedValueOperand()->getType()), part);
       break;
     }
     case llvm::Instruction::Unreachable:
-      mismatch(inst, "replay reached `unreachable` (the trace continues past a call that should not return)");
+      mismatch(
+          inst,
+          "replay reached `unreachable` (the trace continues past a call that should not return)");
     default:
-      if (inst->isBinaryOp()) return stepBinary(f, inst);
+      if (inst->isBinaryOp())
+        return stepBinary(f, inst);
       if (inst->isCast()) {
         Instance &I = begin(f, inst);
         requireScalar(inst, inst->getType());
         Val v = use(f, I, inst->getOperand(0)).value;
-        I.result = ops::cast(inst->getOpcode(), inst->getOperand(0)->getType(), inst->getType(), v, dl_);
+        I.result =
+            ops::cast(inst->getOpcode(), inst->getOperand(0)->getType(), inst->getType(), v, dl_);
         break;
       }
-      throw Error(std::string("replay: unsupported instruction `") + inst->getOpcodeName() + "` at " +
-                      ModuleIndex::describe(inst),
+      throw Error(std::string("replay: unsupported instruction `") + inst->getOpcodeName() +
+                      "` at " + ModuleIndex::describe(inst),
                   ExitInternal);
     }
     finish(f, cur_);
@@ -537,12 +599,16 @@ private:
   }
 
   void requireScalar(const llvm::Instruction *inst, const llvm::Type *t) {
-    if (t->isVectorTy() || t->isStructTy() || t->isArrayTy() || (t->isIntegerTy() && t->getIntegerBitWidth() > 128))
-      throw Error("replay: unsupported vector or aggregate operation at " + ModuleIndex::describe(inst), ExitInternal);
+    if (t->isVectorTy() || t->isStructTy() || t->isArrayTy() ||
+        (t->isIntegerTy() && t->getIntegerBitWidth() > 128))
+      throw Error("replay: unsupported vector or aggregate operation at " +
+                      ModuleIndex::describe(inst),
+                  ExitInternal);
   }
   void requireFloat(const llvm::Instruction *inst, const llvm::Type *t) {
     if (!ops::isSupportedFloat(t))
-      throw Error("replay: unsupported floating-point type at " + ModuleIndex::describe(inst), ExitInternal);
+      throw Error("replay: unsupported floating-point type at " + ModuleIndex::describe(inst),
+                  ExitInternal);
   }
 
   uint64_t aggregateOffset(llvm::Type *t, llvm::ArrayRef<unsigned> indices) {
@@ -552,7 +618,8 @@ private:
         off += dl_.getStructLayout(st)->getElementOffset(i);
         t = st->getElementType(i);
       } else {
-        llvm::Type *elem = t->isArrayTy() ? t->getArrayElementType() : llvm::cast<llvm::VectorType>(t)->getElementType();
+        llvm::Type *elem = t->isArrayTy() ? t->getArrayElementType()
+                                          : llvm::cast<llvm::VectorType>(t)->getElementType();
         off += i * dl_.getTypeAllocSize(elem);
         t = elem;
       }
@@ -575,7 +642,8 @@ private:
       I.result = ops::intBinary(inst->getOpcode(), ops::scalarBits(t, dl_), a, b, fault);
       if (fault != ops::Fault::None) {
         Event ev;
-        if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
+        if (nextEvent(ev) && ev.tag == Ev::SIGNAL)
+          throw CrashStop{inst, static_cast<int>(ev.a), ev.b};
         mismatch(inst, "replay computed a division trap but the native run did not stop here");
       }
     }
@@ -585,14 +653,17 @@ private:
 
   void stepAlloca(Frame &f, const llvm::AllocaInst *al) {
     Instance &I = begin(f, al);
-    if (al->isArrayAllocation()) use(f, I, al->getArraySize());
+    if (al->isArrayAllocation())
+      use(f, I, al->getArraySize());
     bool local = isReplayModelledLocal(al);
     Event ev = expect(local ? Ev::ALLOCA_LOCAL : Ev::ALLOCA, al);
     I.addr = ev.a;
     I.size = ev.b;
     I.result = {ev.a, 0};
-    if (local) f.locals[al] = {bytesToVal(ev.bytes), kNoDef};  // possibly uninitialised
-    else shadow_.set(ev.a, ev.b, kNoDef);                        // fresh storage, no definition yet
+    if (local)
+      f.locals[al] = {bytesToVal(ev.bytes), kNoDef}; // possibly uninitialised
+    else
+      shadow_.set(ev.a, ev.b, kNoDef); // fresh storage, no definition yet
     finish(f, I);
     ++f.pc;
   }
@@ -611,17 +682,24 @@ private:
     uint64_t addr = use(f, I, ld->getPointerOperand()).value.lo;
     I.addr = addr;
     I.size = dl_.getTypeStoreSize(ld->getType());
-    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(ld->getPointerOperand()); al && isReplayModelledLocal(al)) {
+    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(ld->getPointerOperand());
+        al && isReplayModelledLocal(al)) {
       const Slot &content = f.locals[al];
-      I.result = ops::truncTo(content.v, static_cast<unsigned>(std::min<uint64_t>(128, I.size * 8)));
-      if (content.def != kNoDef) I.memDefs.push_back(content.def);
-      else I.memUnwritten = true;
+      I.result =
+          ops::truncTo(content.v, static_cast<unsigned>(std::min<uint64_t>(128, I.size * 8)));
+      if (content.def != kNoDef)
+        I.memDefs.push_back(content.def);
+      else
+        I.memUnwritten = true;
     } else {
       Event ev = expect(Ev::LOAD, ld, Ev::LOAD_WIDE);
       if (ev.a != addr)
-        mismatch(ld, "trace loads from 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" + llvm::utohexstr(addr));
-      I.result = ev.tag == Ev::LOAD ? ops::truncTo({ev.b, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)))
-                                    : bytesToVal(ev.bytes);
+        mismatch(ld, "trace loads from 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" +
+                         llvm::utohexstr(addr));
+      I.result =
+          ev.tag == Ev::LOAD
+              ? ops::truncTo({ev.b, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)))
+              : bytesToVal(ev.bytes);
       I.memUnwritten = shadow_.writers(addr, I.size, I.memDefs);
     }
     finish(f, I);
@@ -634,12 +712,14 @@ private:
     uint64_t addr = use(f, I, st->getPointerOperand()).value.lo;
     I.addr = addr;
     I.size = dl_.getTypeStoreSize(st->getValueOperand()->getType());
-    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(st->getPointerOperand()); al && isReplayModelledLocal(al)) {
+    if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(st->getPointerOperand());
+        al && isReplayModelledLocal(al)) {
       f.locals[al] = {value, I.index};
     } else {
       Event ev = expect(Ev::STORE, st);
       if (ev.a != addr)
-        mismatch(st, "trace stores to 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" + llvm::utohexstr(addr));
+        mismatch(st, "trace stores to 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" +
+                         llvm::utohexstr(addr));
       crashIfSignalNext(st);
       shadow_.set(addr, I.size, I.index);
     }
@@ -657,8 +737,9 @@ private:
     bool cond = use(f, I, br->getCondition()).value.lo & 1;
     Event ev = expect(Ev::BR_TRUE, br, Ev::BR_FALSE);
     if ((ev.tag == Ev::BR_TRUE) != cond)
-      mismatch(br, std::string("native run took the ") + (ev.tag == Ev::BR_TRUE ? "true" : "false") +
-                       " branch, replay computed " + (cond ? "true" : "false"));
+      mismatch(br, std::string("native run took the ") +
+                       (ev.tag == Ev::BR_TRUE ? "true" : "false") + " branch, replay computed " +
+                       (cond ? "true" : "false"));
     I.successor = cond ? 0 : 1;
     finish(f, I);
     jump(f, br->getSuccessor(I.successor));
@@ -670,9 +751,10 @@ private:
     Val v = ops::truncTo(use(f, I, sw->getCondition()).value, bits);
     Event ev = expect(Ev::SWITCH, sw);
     if (ops::truncTo({ev.a, 0}, std::min(64u, bits)).lo != v.lo)
-      mismatch(sw, "native switch value " + std::to_string(ev.a) + ", replay computed " + std::to_string(v.lo));
-    auto it = sw->findCaseValue(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(sw->getCondition()->getType()),
-                                                       static_cast<uint64_t>(v.lo)));
+      mismatch(sw, "native switch value " + std::to_string(ev.a) + ", replay computed " +
+                       std::to_string(v.lo));
+    auto it = sw->findCaseValue(llvm::ConstantInt::get(
+        llvm::cast<llvm::IntegerType>(sw->getCondition()->getType()), static_cast<uint64_t>(v.lo)));
     I.successor = it == sw->case_default() ? 0 : it->getSuccessorIndex();
     finish(f, I);
     jump(f, sw->getSuccessor(I.successor));
@@ -680,18 +762,22 @@ private:
 
   void stepReturn(Frame &f, const llvm::ReturnInst *ret) {
     Instance &I = begin(f, ret);
-    if (ret->getReturnValue()) I.result = use(f, I, ret->getReturnValue()).value;
+    if (ret->getReturnValue())
+      I.result = use(f, I, ret->getReturnValue()).value;
     Event ev = expect(Ev::RET, ret);
-    if (ev.a != index_.indexOf(f.fn)) mismatch(ret, "trace returns from another function");
+    if (ev.a != index_.indexOf(f.fn))
+      mismatch(ret, "trace returns from another function");
     report(I);
     const llvm::CallBase *site = f.callSite;
     bool indirect = f.indirect;
     Val value = I.result;
     uint64_t def = I.index;
     stack_.pop_back();
-    if (!site) return;  // back to uninstrumented code (a callback) or the top level
+    if (!site)
+      return; // back to uninstrumented code (a callback) or the top level
     Frame &caller = stack_.back();
-    if (!site->getType()->isVoidTy()) caller.slots[site] = {value, def};
+    if (!site->getType()->isVoidTy())
+      caller.slots[site] = {value, def};
     if (indirect) {
       Event done = expect(Ev::EXT_RET, site, Ev::EXT_RET_WIDE);
       expectId(done, site);
@@ -709,11 +795,14 @@ private:
       auto it = funcAt_.find(target);
       callee = it == funcAt_.end() ? nullptr : it->second;
     }
-    if (callee && callee->isIntrinsic()) return stepIntrinsic(f, call, callee->getIntrinsicID());
+    if (callee && callee->isIntrinsic())
+      return stepIntrinsic(f, call, callee->getIntrinsicID());
 
     Instance &I = begin(f, call);
-    for (const llvm::Use &arg : call->args()) use(f, I, arg.get());
-    if (indirect && !call->isInlineAsm()) use(f, I, call->getCalledOperand());
+    for (const llvm::Use &arg : call->args())
+      use(f, I, arg.get());
+    if (indirect && !call->isInlineAsm())
+      use(f, I, call->getCalledOperand());
     if (callee && !callee->isDeclaration()) {
       llvm::SmallVector<Operand, 4> args(I.operands.begin(), I.operands.begin() + call->arg_size());
       report(I);
@@ -732,26 +821,42 @@ private:
   void pendingEvent() {
     Frame &f = stack_.back();
     Event ev;
-    if (!nextEvent(ev)) throw RunEnd{RunOutcome::Incomplete};
+    if (!nextEvent(ev))
+      throw RunEnd{RunOutcome::Incomplete};
     switch (ev.tag) {
-    case Ev::ENTER: enterFromOutside(ev); return;
+    case Ev::ENTER:
+      enterFromOutside(ev);
+      return;
     case Ev::EXT_RET:
-    case Ev::EXT_RET_WIDE: return finishExternal(f, ev);
-    case Ev::SIGNAL: throw CrashStop{f.pending, static_cast<int>(ev.a), ev.b};
+    case Ev::EXT_RET_WIDE:
+      return finishExternal(f, ev);
+    case Ev::SIGNAL:
+      throw CrashStop{f.pending, static_cast<int>(ev.a), ev.b};
     case Ev::EXIT:
       result_.exitStatus = static_cast<int>(static_cast<uint32_t>(ev.a));
       sawExit_ = true;
       return;
-    case Ev::END: throw RunEnd{sawExit_ ? RunOutcome::Exit : RunOutcome::Incomplete};
-    case Ev::LIMIT: throw RunEnd{RunOutcome::Limit};
-    case Ev::INPUT: case Ev::INPUT_CHAR: case Ev::TOKEN: case Ev::OUTPUT: case Ev::MEM_READ:
-    case Ev::MEM_WRITE: case Ev::MEM_COPY: case Ev::MEM_SET: case Ev::HEAP_ALLOC: case Ev::HEAP_FREE:
+    case Ev::END:
+      throw RunEnd{sawExit_ ? RunOutcome::Exit : RunOutcome::Incomplete};
+    case Ev::LIMIT:
+      throw RunEnd{RunOutcome::Limit};
+    case Ev::INPUT:
+    case Ev::INPUT_CHAR:
+    case Ev::TOKEN:
+    case Ev::OUTPUT:
+    case Ev::MEM_READ:
+    case Ev::MEM_WRITE:
+    case Ev::MEM_COPY:
+    case Ev::MEM_SET:
+    case Ev::HEAP_ALLOC:
+    case Ev::HEAP_FREE:
     case Ev::CONCRETIZED:
       noteEffect(ev);
       f.pendingEffects.push_back(ev);
       return;
     default:
-      mismatch(f.pending, "unexpected " + describeEvent(ev) + " during a call into uninstrumented code");
+      mismatch(f.pending,
+               "unexpected " + describeEvent(ev) + " during a call into uninstrumented code");
     }
   }
 
@@ -764,25 +869,40 @@ private:
     I.effects = std::move(f.pendingEffects);
     f.pendingEffects.clear();
     if (ret.tag == Ev::EXT_RET) {
-      I.result = call->getType()->isVoidTy() ? Val{}
-                                            : ops::truncTo({ret.b, 0}, ops::scalarBits(call->getType(), dl_));
+      I.result = call->getType()->isVoidTy()
+                     ? Val{}
+                     : ops::truncTo({ret.b, 0}, ops::scalarBits(call->getType(), dl_));
     } else {
       I.result = bytesToVal(ret.bytes);
     }
     // Reads first (they see the memory before the call's writes), then writes.
     for (const Event &e : I.effects) {
-      if (e.tag == Ev::MEM_READ) I.memUnwritten |= shadow_.writers(e.a, e.b, I.memDefs);
-      else if (e.tag == Ev::MEM_COPY) I.memUnwritten |= shadow_.writers(e.b, e.c, I.memDefs);
+      if (e.tag == Ev::MEM_READ)
+        I.memUnwritten |= shadow_.writers(e.a, e.b, I.memDefs);
+      else if (e.tag == Ev::MEM_COPY)
+        I.memUnwritten |= shadow_.writers(e.b, e.c, I.memDefs);
     }
     for (const Event &e : I.effects) {
       switch (e.tag) {
-      case Ev::MEM_WRITE: shadow_.set(e.a, e.b, I.index); break;
-      case Ev::MEM_COPY: shadow_.set(e.a, e.c, I.index); break;
-      case Ev::MEM_SET: shadow_.set(e.a, e.c, I.index); break;
-      case Ev::INPUT: shadow_.set(e.b, e.c, I.index); break;
-      case Ev::TOKEN: shadow_.set(e.c, e.d, I.index); break;
-      case Ev::HEAP_ALLOC: break;
-      default: break;
+      case Ev::MEM_WRITE:
+        shadow_.set(e.a, e.b, I.index);
+        break;
+      case Ev::MEM_COPY:
+        shadow_.set(e.a, e.c, I.index);
+        break;
+      case Ev::MEM_SET:
+        shadow_.set(e.a, e.c, I.index);
+        break;
+      case Ev::INPUT:
+        shadow_.set(e.b, e.c, I.index);
+        break;
+      case Ev::TOKEN:
+        shadow_.set(e.c, e.d, I.index);
+        break;
+      case Ev::HEAP_ALLOC:
+        break;
+      default:
+        break;
       }
     }
     f.pending = nullptr;
@@ -792,7 +912,8 @@ private:
 
   void stepIntrinsic(Frame &f, const llvm::CallInst *call, llvm::Intrinsic::ID iid) {
     Instance &I = begin(f, call);
-    for (const llvm::Use &arg : call->args()) use(f, I, arg.get());
+    for (const llvm::Use &arg : call->args())
+      use(f, I, arg.get());
     auto arg = [&](unsigned i) { return I.operands[i].value; };
     unsigned bits = call->getType()->isVoidTy() || call->getType()->isStructTy()
                         ? 0
@@ -802,7 +923,8 @@ private:
     case llvm::Intrinsic::memmove:
     case llvm::Intrinsic::memcpy_inline: {
       Event ev = expect(Ev::MEM_COPY, call);
-      if (ev.a != arg(0).lo || ev.b != arg(1).lo || ev.c != arg(2).lo) mismatch(call, "memcpy operands differ from the trace");
+      if (ev.a != arg(0).lo || ev.b != arg(1).lo || ev.c != arg(2).lo)
+        mismatch(call, "memcpy operands differ from the trace");
       shadow_.writers(ev.b, ev.c, I.memDefs);
       shadow_.set(ev.a, ev.c, I.index);
       I.addr = ev.a;
@@ -812,82 +934,117 @@ private:
     case llvm::Intrinsic::memset:
     case llvm::Intrinsic::memset_inline: {
       Event ev = expect(Ev::MEM_SET, call);
-      if (ev.a != arg(0).lo || ev.c != arg(2).lo) mismatch(call, "memset operands differ from the trace");
+      if (ev.a != arg(0).lo || ev.c != arg(2).lo)
+        mismatch(call, "memset operands differ from the trace");
       shadow_.set(ev.a, ev.c, I.index);
       I.addr = ev.a;
       I.size = ev.c;
       break;
     }
-    case llvm::Intrinsic::lifetime_start: case llvm::Intrinsic::lifetime_end:
-    case llvm::Intrinsic::stacksave: case llvm::Intrinsic::stackrestore:
-    case llvm::Intrinsic::vastart: case llvm::Intrinsic::vaend: case llvm::Intrinsic::vacopy:
-    case llvm::Intrinsic::assume: case llvm::Intrinsic::donothing:
+    case llvm::Intrinsic::lifetime_start:
+    case llvm::Intrinsic::lifetime_end:
+    case llvm::Intrinsic::stacksave:
+    case llvm::Intrinsic::stackrestore:
+    case llvm::Intrinsic::vastart:
+    case llvm::Intrinsic::vaend:
+    case llvm::Intrinsic::vacopy:
+    case llvm::Intrinsic::assume:
+    case llvm::Intrinsic::donothing:
     case llvm::Intrinsic::experimental_noalias_scope_decl:
-      break;  // no value replay needs (stacksave's pointer only flows to stackrestore)
-    case llvm::Intrinsic::expect: I.result = arg(0); break;
+      break; // no value replay needs (stacksave's pointer only flows to stackrestore)
+    case llvm::Intrinsic::expect:
+      I.result = arg(0);
+      break;
     case llvm::Intrinsic::abs: {
       __int128 v = ops::signedOf(arg(0), bits);
       I.result = ops::truncTo(ops::fromU128(static_cast<ops::u128>(v < 0 ? -v : v)), bits);
       break;
     }
-    case llvm::Intrinsic::smax: case llvm::Intrinsic::smin: {
+    case llvm::Intrinsic::smax:
+    case llvm::Intrinsic::smin: {
       __int128 a = ops::signedOf(arg(0), bits), b = ops::signedOf(arg(1), bits);
       bool takeA = iid == llvm::Intrinsic::smax ? a >= b : a <= b;
       I.result = takeA ? ops::truncTo(arg(0), bits) : ops::truncTo(arg(1), bits);
       break;
     }
-    case llvm::Intrinsic::umax: case llvm::Intrinsic::umin: {
-      ops::u128 a = ops::toU128(ops::truncTo(arg(0), bits)), b = ops::toU128(ops::truncTo(arg(1), bits));
+    case llvm::Intrinsic::umax:
+    case llvm::Intrinsic::umin: {
+      ops::u128 a = ops::toU128(ops::truncTo(arg(0), bits)),
+                b = ops::toU128(ops::truncTo(arg(1), bits));
       bool takeA = iid == llvm::Intrinsic::umax ? a >= b : a <= b;
       I.result = ops::fromU128(takeA ? a : b);
       break;
     }
-    case llvm::Intrinsic::ctpop: I.result = {static_cast<uint64_t>(__builtin_popcountll(arg(0).lo) + __builtin_popcountll(arg(0).hi)), 0}; break;
+    case llvm::Intrinsic::ctpop:
+      I.result = {
+          static_cast<uint64_t>(__builtin_popcountll(arg(0).lo) + __builtin_popcountll(arg(0).hi)),
+          0};
+      break;
     case llvm::Intrinsic::bswap: {
       ops::u128 v = ops::toU128(ops::truncTo(arg(0), bits)), r = 0;
-      for (unsigned i = 0; i < bits / 8; ++i) r = (r << 8) | ((v >> (8 * i)) & 0xff);
+      for (unsigned i = 0; i < bits / 8; ++i)
+        r = (r << 8) | ((v >> (8 * i)) & 0xff);
       I.result = ops::fromU128(r);
       break;
     }
-    case llvm::Intrinsic::ctlz: case llvm::Intrinsic::cttz: {
+    case llvm::Intrinsic::ctlz:
+    case llvm::Intrinsic::cttz: {
       ops::u128 v = ops::toU128(ops::truncTo(arg(0), bits));
       unsigned n = 0;
-      if (iid == llvm::Intrinsic::ctlz) while (n < bits && !((v >> (bits - 1 - n)) & 1)) ++n;
-      else while (n < bits && !((v >> n) & 1)) ++n;
+      if (iid == llvm::Intrinsic::ctlz)
+        while (n < bits && !((v >> (bits - 1 - n)) & 1))
+          ++n;
+      else
+        while (n < bits && !((v >> n) & 1))
+          ++n;
       I.result = {n, 0};
       break;
     }
     case llvm::Intrinsic::fmuladd:
       requireFloat(call, call->getType());
-      I.result = ops::floatBinary(llvm::Instruction::FAdd, call->getType(),
-                                  ops::floatBinary(llvm::Instruction::FMul, call->getType(), arg(0), arg(1)), arg(2));
+      I.result = ops::floatBinary(
+          llvm::Instruction::FAdd, call->getType(),
+          ops::floatBinary(llvm::Instruction::FMul, call->getType(), arg(0), arg(1)), arg(2));
       break;
-    case llvm::Intrinsic::sadd_with_overflow: case llvm::Intrinsic::uadd_with_overflow:
-    case llvm::Intrinsic::ssub_with_overflow: case llvm::Intrinsic::usub_with_overflow:
-    case llvm::Intrinsic::smul_with_overflow: case llvm::Intrinsic::umul_with_overflow: {
+    case llvm::Intrinsic::sadd_with_overflow:
+    case llvm::Intrinsic::uadd_with_overflow:
+    case llvm::Intrinsic::ssub_with_overflow:
+    case llvm::Intrinsic::usub_with_overflow:
+    case llvm::Intrinsic::smul_with_overflow:
+    case llvm::Intrinsic::umul_with_overflow: {
       llvm::Type *elem = llvm::cast<llvm::StructType>(call->getType())->getElementType(0);
       unsigned w = ops::scalarBits(elem, dl_);
-      bool isSigned = iid == llvm::Intrinsic::sadd_with_overflow || iid == llvm::Intrinsic::ssub_with_overflow ||
+      bool isSigned = iid == llvm::Intrinsic::sadd_with_overflow ||
+                      iid == llvm::Intrinsic::ssub_with_overflow ||
                       iid == llvm::Intrinsic::smul_with_overflow;
-      unsigned opcode = (iid == llvm::Intrinsic::sadd_with_overflow || iid == llvm::Intrinsic::uadd_with_overflow)
-                            ? llvm::Instruction::Add
-                        : (iid == llvm::Intrinsic::ssub_with_overflow || iid == llvm::Intrinsic::usub_with_overflow)
-                            ? llvm::Instruction::Sub
-                            : llvm::Instruction::Mul;
+      unsigned opcode =
+          (iid == llvm::Intrinsic::sadd_with_overflow || iid == llvm::Intrinsic::uadd_with_overflow)
+              ? llvm::Instruction::Add
+          : (iid == llvm::Intrinsic::ssub_with_overflow ||
+             iid == llvm::Intrinsic::usub_with_overflow)
+              ? llvm::Instruction::Sub
+              : llvm::Instruction::Mul;
       ops::Fault fault;
       Val r = ops::intBinary(opcode, w, arg(0), arg(1), fault);
       bool overflow;
-      if (w > 64) throw Error("replay: 128-bit overflow intrinsics are not supported", ExitInternal);
+      if (w > 64)
+        throw Error("replay: 128-bit overflow intrinsics are not supported", ExitInternal);
       if (isSigned) {
         __int128 a = ops::signedOf(arg(0), w), b = ops::signedOf(arg(1), w);
-        __int128 exact = opcode == llvm::Instruction::Add ? a + b : opcode == llvm::Instruction::Sub ? a - b : a * b;
+        __int128 exact = opcode == llvm::Instruction::Add   ? a + b
+                         : opcode == llvm::Instruction::Sub ? a - b
+                                                            : a * b;
         overflow = exact != ops::signedOf(r, w);
       } else {
-        ops::u128 a = ops::toU128(ops::truncTo(arg(0), w)), b = ops::toU128(ops::truncTo(arg(1), w));
-        ops::u128 exact = opcode == llvm::Instruction::Add ? a + b : opcode == llvm::Instruction::Sub ? a - b : a * b;
+        ops::u128 a = ops::toU128(ops::truncTo(arg(0), w)),
+                  b = ops::toU128(ops::truncTo(arg(1), w));
+        ops::u128 exact = opcode == llvm::Instruction::Add   ? a + b
+                          : opcode == llvm::Instruction::Sub ? a - b
+                                                             : a * b;
         overflow = opcode == llvm::Instruction::Sub ? a < b : exact != ops::toU128(r);
       }
-      uint64_t flagOffset = dl_.getStructLayout(llvm::cast<llvm::StructType>(call->getType()))->getElementOffset(1);
+      uint64_t flagOffset =
+          dl_.getStructLayout(llvm::cast<llvm::StructType>(call->getType()))->getElementOffset(1);
       I.result = ops::insertBytes(r, flagOffset, 1, {overflow ? 1u : 0u, 0});
       break;
     }
@@ -895,15 +1052,18 @@ private:
     case llvm::Intrinsic::debugtrap:
     case llvm::Intrinsic::ubsantrap: {
       Event ev;
-      if (nextEvent(ev) && ev.tag == Ev::SIGNAL) throw CrashStop{call, static_cast<int>(ev.a), ev.b};
+      if (nextEvent(ev) && ev.tag == Ev::SIGNAL)
+        throw CrashStop{call, static_cast<int>(ev.a), ev.b};
       mismatch(call, "trap did not stop the native run");
     }
     default: {
       Val vals[3];
-      for (size_t i = 0; i < I.operands.size() && i < 3; ++i) vals[i] = I.operands[i].value;
-      if (!call->getType()->isVoidTy() && !ops::floatIntrinsic(iid, call->getType(), vals, I.result))
-        throw Error("replay: unsupported intrinsic " + call->getCalledFunction()->getName().str() + " at " +
-                        ModuleIndex::describe(call),
+      for (size_t i = 0; i < I.operands.size() && i < 3; ++i)
+        vals[i] = I.operands[i].value;
+      if (!call->getType()->isVoidTy() &&
+          !ops::floatIntrinsic(iid, call->getType(), vals, I.result))
+        throw Error("replay: unsupported intrinsic " + call->getCalledFunction()->getName().str() +
+                        " at " + ModuleIndex::describe(call),
                     ExitInternal);
       break;
     }

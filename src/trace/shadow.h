@@ -12,7 +12,8 @@ namespace rootline {
 class WriterShadow {
 public:
   void set(uint64_t addr, uint64_t len, uint64_t writer) {
-    for (uint64_t i = 0; i < len; ++i) slot(addr + i) = writer;
+    for (uint64_t i = 0; i < len; ++i)
+      slot(addr + i) = writer;
   }
   uint64_t get(uint64_t addr) {
     uint64_t *page = findPage(addr >> kPageBits, false);
@@ -21,8 +22,10 @@ public:
   // Copies writers of [src, src+len) to [dst, dst+len) as memmove would.
   void copy(uint64_t dst, uint64_t src, uint64_t len) {
     std::vector<uint64_t> tmp(len);
-    for (uint64_t i = 0; i < len; ++i) tmp[i] = get(src + i);
-    for (uint64_t i = 0; i < len; ++i) slot(dst + i) = tmp[i];
+    for (uint64_t i = 0; i < len; ++i)
+      tmp[i] = get(src + i);
+    for (uint64_t i = 0; i < len; ++i)
+      slot(dst + i) = tmp[i];
   }
   // Distinct writers of [addr, addr+len), in first-seen order.
   // Returns whether some byte has no writer.
@@ -31,10 +34,13 @@ public:
     bool unwritten = false;
     for (uint64_t i = 0; i < len; ++i) {
       uint64_t w = get(addr + i);
-      if (w == kNoDef) unwritten = true;
-      if (w == kNoDef || w == last) continue;
+      if (w == kNoDef)
+        unwritten = true;
+      if (w == kNoDef || w == last)
+        continue;
       last = w;
-      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+      if (std::find(out.begin(), out.end(), w) == out.end())
+        out.push_back(w);
     }
     return unwritten;
   }
@@ -46,10 +52,12 @@ private:
   uint64_t &slot(uint64_t addr) { return findPage(addr >> kPageBits, true)[addr & kPageMask]; }
 
   uint64_t *findPage(uint64_t page, bool create) {
-    if (page == cachedPage_ && cached_) return cached_;
+    if (page == cachedPage_ && cached_)
+      return cached_;
     auto it = pages_.find(page);
     if (it == pages_.end()) {
-      if (!create) return nullptr;
+      if (!create)
+        return nullptr;
       auto mem = std::make_unique<uint64_t[]>(1u << kPageBits);
       std::fill_n(mem.get(), 1u << kPageBits, kNoDef);
       it = pages_.try_emplace(page, std::move(mem)).first;

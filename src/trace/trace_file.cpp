@@ -25,36 +25,64 @@ struct Shape {
 
 Shape shapeOf(Ev tag) {
   switch (tag) {
-  case Ev::BR_FALSE: case Ev::BR_TRUE: case Ev::END: case Ev::CONCRETIZED:
+  case Ev::BR_FALSE:
+  case Ev::BR_TRUE:
+  case Ev::END:
+  case Ev::CONCRETIZED:
     return {0, false};
-  case Ev::SWITCH: case Ev::STORE: case Ev::ENTER: case Ev::ARG: case Ev::RET:
-  case Ev::INPUT_CHAR: case Ev::HEAP_FREE: case Ev::EXIT: case Ev::LIMIT:
+  case Ev::SWITCH:
+  case Ev::STORE:
+  case Ev::ENTER:
+  case Ev::ARG:
+  case Ev::RET:
+  case Ev::INPUT_CHAR:
+  case Ev::HEAP_FREE:
+  case Ev::EXIT:
+  case Ev::LIMIT:
     return {1, false};
-  case Ev::LOAD: case Ev::ALLOCA: case Ev::EXT_RET: case Ev::MEM_READ: case Ev::MEM_WRITE:
-  case Ev::HEAP_ALLOC: case Ev::FUNC: case Ev::SIGNAL:
+  case Ev::LOAD:
+  case Ev::ALLOCA:
+  case Ev::EXT_RET:
+  case Ev::MEM_READ:
+  case Ev::MEM_WRITE:
+  case Ev::HEAP_ALLOC:
+  case Ev::FUNC:
+  case Ev::SIGNAL:
     return {2, false};
-  case Ev::MEM_COPY: case Ev::MEM_SET: case Ev::INPUT: case Ev::GLOBAL:
+  case Ev::MEM_COPY:
+  case Ev::MEM_SET:
+  case Ev::INPUT:
+  case Ev::GLOBAL:
     return {3, false};
-  case Ev::LOAD_WIDE: case Ev::ALLOCA_LOCAL: return {2, true};
-  case Ev::EXT_RET_WIDE: return {2, true};
-  case Ev::TOKEN: return {5, false};
-  case Ev::OUTPUT: return {5, true};
-  case Ev::ARGV: return {3, true};
+  case Ev::LOAD_WIDE:
+  case Ev::ALLOCA_LOCAL:
+    return {2, true};
+  case Ev::EXT_RET_WIDE:
+    return {2, true};
+  case Ev::TOKEN:
+    return {5, false};
+  case Ev::OUTPUT:
+    return {5, true};
+  case Ev::ARGV:
+    return {3, true};
   }
   return {-1, false};
 }
 
-
 // LOAD, LOAD_WIDE and STORE log their address as a zigzag delta from the previous one.
 bool hasDeltaAddress(Ev tag) { return tag == Ev::LOAD || tag == Ev::LOAD_WIDE || tag == Ev::STORE; }
 int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
-uint64_t zigzag(int64_t d) { return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63); }
+uint64_t zigzag(int64_t d) {
+  return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+}
 
 } // namespace
 
 const char *eventName(Ev tag) {
   switch (tag) {
-#define RL_EVENT(name, value, fields) case Ev::name: return #name;
+#define RL_EVENT(name, value, fields)                                                              \
+  case Ev::name:                                                                                   \
+    return #name;
 #include "rl_events.def"
 #undef RL_EVENT
   }
@@ -62,8 +90,10 @@ const char *eventName(Ev tag) {
 }
 
 TraceReader::TraceReader(const fs::path &path, const std::string &expectedKey) {
-  auto buf = llvm::MemoryBuffer::getFile(path.string(), /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buf) throw Error("cannot read trace '" + path.string() + "': " + buf.getError().message());
+  auto buf = llvm::MemoryBuffer::getFile(path.string(), /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    throw Error("cannot read trace '" + path.string() + "': " + buf.getError().message());
   buffer_ = std::move(*buf);
   data_ = reinterpret_cast<const unsigned char *>(buffer_->getBufferStart());
   size_ = buffer_->getBufferSize();
@@ -83,7 +113,8 @@ TraceReader::~TraceReader() = default;
 
 TraceReader::TraceReader(TraceReader &&o) noexcept
     : buffer_(std::move(o.buffer_)), owned_(std::move(o.owned_)), size_(o.size_), pos_(o.pos_),
-      truncated_(o.truncated_), lastAddr_(o.lastAddr_), header_(std::move(o.header_)), name_(std::move(o.name_)) {
+      truncated_(o.truncated_), lastAddr_(o.lastAddr_), header_(std::move(o.header_)),
+      name_(std::move(o.name_)) {
   data_ = buffer_ ? reinterpret_cast<const unsigned char *>(buffer_->getBufferStart())
                   : reinterpret_cast<const unsigned char *>(owned_.data());
 }
@@ -92,14 +123,17 @@ uint64_t TraceReader::uv() {
   uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (pos_ >= size_) {
-      if (inHeader_) throw Error("trace '" + name_ + "' is truncated in its header");
+      if (inHeader_)
+        throw Error("trace '" + name_ + "' is truncated in its header");
       throw PartialEvent{};
     }
     unsigned char byte = data_[pos_++];
     v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) return v;
+    if (!(byte & 0x80))
+      return v;
   }
-  throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(pos_) + " (varint too long)");
+  throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(pos_) +
+              " (varint too long)");
 }
 
 void TraceReader::parseHeader(const std::string &name, const std::string &expectedKey) {
@@ -113,17 +147,19 @@ void TraceReader::parseHeader(const std::string &name, const std::string &expect
     throw Error("trace '" + name + "' has format version " + std::to_string(header_.version) +
                 "; this rootline reads version " + std::to_string(kTraceVersion));
   uint64_t klen = uv();
-  if (klen > size_ - pos_) throw Error("trace '" + name + "' is truncated in its header");
+  if (klen > size_ - pos_)
+    throw Error("trace '" + name + "' is truncated in its header");
   header_.moduleKey.assign(reinterpret_cast<const char *>(data_ + pos_), klen);
   pos_ += klen;
   inHeader_ = false;
   if (!expectedKey.empty() && header_.moduleKey != expectedKey)
-    throw Error("trace '" + name + "' belongs to another program (module " + header_.moduleKey.substr(0, 12) +
-                ", expected " + expectedKey.substr(0, 12) + ")");
+    throw Error("trace '" + name + "' belongs to another program (module " +
+                header_.moduleKey.substr(0, 12) + ", expected " + expectedKey.substr(0, 12) + ")");
 }
 
 bool TraceReader::next(Event &ev) {
-  if (pos_ >= size_) return false;
+  if (pos_ >= size_)
+    return false;
   try {
     return decode(ev);
   } catch (const PartialEvent &) {
@@ -139,17 +175,19 @@ bool TraceReader::decode(Event &ev) {
   ev.tag = static_cast<Ev>(data_[pos_++]);
   Shape shape = shapeOf(ev.tag);
   if (shape.ints < 0)
-    throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(ev.offset) + " (unknown event " +
-                std::to_string(static_cast<int>(ev.tag)) + ")");
+    throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(ev.offset) +
+                " (unknown event " + std::to_string(static_cast<int>(ev.tag)) + ")");
   uint64_t *fields[5] = {&ev.a, &ev.b, &ev.c, &ev.d, &ev.e};
-  for (int i = 0; i < shape.ints; ++i) *fields[i] = uv();
+  for (int i = 0; i < shape.ints; ++i)
+    *fields[i] = uv();
   if (hasDeltaAddress(ev.tag)) {
     lastAddr_ += static_cast<uint64_t>(unzigzag(ev.a));
     ev.a = lastAddr_;
   }
   if (shape.bytes) {
     uint64_t n = *fields[shape.ints - 1];
-    if (n > size_ - pos_) throw PartialEvent{};
+    if (n > size_ - pos_)
+      throw PartialEvent{};
     ev.bytes = std::string_view(reinterpret_cast<const char *>(data_ + pos_), n);
     pos_ += n;
   }
@@ -193,7 +231,8 @@ void TraceWriter::put(const Event &ev) {
       uv(fields[i]);
     }
   }
-  if (shape.bytes) out_.append(ev.bytes.data(), ev.bytes.size());
+  if (shape.bytes)
+    out_.append(ev.bytes.data(), ev.bytes.size());
 }
 
 } // namespace rootline

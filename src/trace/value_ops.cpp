@@ -12,14 +12,16 @@
 namespace rootline::ops {
 
 Val truncTo(Val v, unsigned bits) {
-  if (bits >= 128) return v;
+  if (bits >= 128)
+    return v;
   u128 mask = (static_cast<u128>(1) << bits) - 1;
   return fromU128(toU128(v) & mask);
 }
 
 __int128 signedOf(Val v, unsigned bits) {
   u128 x = toU128(truncTo(v, bits));
-  if (bits < 128 && bits > 0 && ((x >> (bits - 1)) & 1)) x |= ~((static_cast<u128>(1) << bits) - 1);
+  if (bits < 128 && bits > 0 && ((x >> (bits - 1)) & 1))
+    x |= ~((static_cast<u128>(1) << bits) - 1);
   return static_cast<__int128>(x);
 }
 
@@ -33,9 +35,15 @@ Val intBinary(unsigned opcode, unsigned bits, Val av, Val bv, Fault &fault) {
                               : -(static_cast<__int128>(1) << (bits - 1));
   u128 r = 0;
   switch (opcode) {
-  case llvm::Instruction::Add: r = a + b; break;
-  case llvm::Instruction::Sub: r = a - b; break;
-  case llvm::Instruction::Mul: r = a * b; break;
+  case llvm::Instruction::Add:
+    r = a + b;
+    break;
+  case llvm::Instruction::Sub:
+    r = a - b;
+    break;
+  case llvm::Instruction::Mul:
+    r = a * b;
+    break;
   case llvm::Instruction::UDiv:
   case llvm::Instruction::URem:
     if (b == 0) {
@@ -50,7 +58,7 @@ Val intBinary(unsigned opcode, unsigned bits, Val av, Val bv, Fault &fault) {
       fault = Fault::DivideByZero;
       return {};
     }
-    if (sa == smin && sb == -1) {  // x86 idiv traps for both quotient and remainder
+    if (sa == smin && sb == -1) { // x86 idiv traps for both quotient and remainder
       fault = Fault::DivideOverflow;
       return {};
     }
@@ -62,16 +70,29 @@ Val intBinary(unsigned opcode, unsigned bits, Val av, Val bv, Fault &fault) {
     // x86 masks the count to 5 bits (6 for 64-bit operands); a count still >= the
     // width shifts everything out.
     unsigned count = static_cast<unsigned>(b & shiftMask(bits));
-    if (count >= bits) r = opcode == llvm::Instruction::AShr && sa < 0 ? ~static_cast<u128>(0) : 0;
-    else if (opcode == llvm::Instruction::Shl) r = a << count;
-    else if (opcode == llvm::Instruction::LShr) r = a >> count;
-    else r = static_cast<u128>(sa >> count);
+    if (count >= bits)
+      r = opcode == llvm::Instruction::AShr && sa < 0 ? ~static_cast<u128>(0) : 0;
+    else if (opcode == llvm::Instruction::Shl)
+      r = a << count;
+    else if (opcode == llvm::Instruction::LShr)
+      r = a >> count;
+    else
+      r = static_cast<u128>(sa >> count);
     break;
   }
-  case llvm::Instruction::And: r = a & b; break;
-  case llvm::Instruction::Or: r = a | b; break;
-  case llvm::Instruction::Xor: r = a ^ b; break;
-  default: throw Error(std::string("unsupported integer operator ") + llvm::Instruction::getOpcodeName(opcode), ExitInternal);
+  case llvm::Instruction::And:
+    r = a & b;
+    break;
+  case llvm::Instruction::Or:
+    r = a | b;
+    break;
+  case llvm::Instruction::Xor:
+    r = a ^ b;
+    break;
+  default:
+    throw Error(std::string("unsupported integer operator ") +
+                    llvm::Instruction::getOpcodeName(opcode),
+                ExitInternal);
   }
   return truncTo(fromU128(r), bits);
 }
@@ -80,17 +101,28 @@ bool intCompare(llvm::CmpInst::Predicate pred, unsigned bits, Val av, Val bv) {
   u128 a = toU128(truncTo(av, bits)), b = toU128(truncTo(bv, bits));
   __int128 sa = signedOf(av, bits), sb = signedOf(bv, bits);
   switch (pred) {
-  case llvm::CmpInst::ICMP_EQ: return a == b;
-  case llvm::CmpInst::ICMP_NE: return a != b;
-  case llvm::CmpInst::ICMP_UGT: return a > b;
-  case llvm::CmpInst::ICMP_UGE: return a >= b;
-  case llvm::CmpInst::ICMP_ULT: return a < b;
-  case llvm::CmpInst::ICMP_ULE: return a <= b;
-  case llvm::CmpInst::ICMP_SGT: return sa > sb;
-  case llvm::CmpInst::ICMP_SGE: return sa >= sb;
-  case llvm::CmpInst::ICMP_SLT: return sa < sb;
-  case llvm::CmpInst::ICMP_SLE: return sa <= sb;
-  default: throw Error("unsupported integer comparison", ExitInternal);
+  case llvm::CmpInst::ICMP_EQ:
+    return a == b;
+  case llvm::CmpInst::ICMP_NE:
+    return a != b;
+  case llvm::CmpInst::ICMP_UGT:
+    return a > b;
+  case llvm::CmpInst::ICMP_UGE:
+    return a >= b;
+  case llvm::CmpInst::ICMP_ULT:
+    return a < b;
+  case llvm::CmpInst::ICMP_ULE:
+    return a <= b;
+  case llvm::CmpInst::ICMP_SGT:
+    return sa > sb;
+  case llvm::CmpInst::ICMP_SGE:
+    return sa >= sb;
+  case llvm::CmpInst::ICMP_SLT:
+    return sa < sb;
+  case llvm::CmpInst::ICMP_SLE:
+    return sa <= sb;
+  default:
+    throw Error("unsupported integer comparison", ExitInternal);
   }
 }
 
@@ -107,7 +139,7 @@ template <typename F> F load(Val v) {
 
 template <typename F> Val store(F f) {
   unsigned char bytes[16] = {};
-  std::memcpy(bytes, &f, sizeof(F) == 16 ? 10 : sizeof(F));  // x86 long double: 10 significant bytes
+  std::memcpy(bytes, &f, sizeof(F) == 16 ? 10 : sizeof(F)); // x86 long double: 10 significant bytes
   Val v;
   std::memcpy(&v.lo, bytes, 8);
   std::memcpy(&v.hi, bytes + 8, 8);
@@ -117,12 +149,18 @@ template <typename F> Val store(F f) {
 template <typename F> Val binary(unsigned opcode, Val av, Val bv) {
   F a = load<F>(av), b = load<F>(bv);
   switch (opcode) {
-  case llvm::Instruction::FAdd: return store<F>(a + b);
-  case llvm::Instruction::FSub: return store<F>(a - b);
-  case llvm::Instruction::FMul: return store<F>(a * b);
-  case llvm::Instruction::FDiv: return store<F>(a / b);
-  case llvm::Instruction::FRem: return store<F>(std::fmod(a, b));
-  default: throw Error("unsupported floating-point operator", ExitInternal);
+  case llvm::Instruction::FAdd:
+    return store<F>(a + b);
+  case llvm::Instruction::FSub:
+    return store<F>(a - b);
+  case llvm::Instruction::FMul:
+    return store<F>(a * b);
+  case llvm::Instruction::FDiv:
+    return store<F>(a / b);
+  case llvm::Instruction::FRem:
+    return store<F>(std::fmod(a, b));
+  default:
+    throw Error("unsupported floating-point operator", ExitInternal);
   }
 }
 
@@ -130,35 +168,56 @@ template <typename F> bool compare(llvm::CmpInst::Predicate pred, Val av, Val bv
   F a = load<F>(av), b = load<F>(bv);
   bool unordered = std::isnan(a) || std::isnan(b);
   switch (pred) {
-  case llvm::CmpInst::FCMP_FALSE: return false;
-  case llvm::CmpInst::FCMP_TRUE: return true;
-  case llvm::CmpInst::FCMP_OEQ: return !unordered && a == b;
-  case llvm::CmpInst::FCMP_OGT: return !unordered && a > b;
-  case llvm::CmpInst::FCMP_OGE: return !unordered && a >= b;
-  case llvm::CmpInst::FCMP_OLT: return !unordered && a < b;
-  case llvm::CmpInst::FCMP_OLE: return !unordered && a <= b;
-  case llvm::CmpInst::FCMP_ONE: return !unordered && a != b;
-  case llvm::CmpInst::FCMP_ORD: return !unordered;
-  case llvm::CmpInst::FCMP_UNO: return unordered;
-  case llvm::CmpInst::FCMP_UEQ: return unordered || a == b;
-  case llvm::CmpInst::FCMP_UGT: return unordered || a > b;
-  case llvm::CmpInst::FCMP_UGE: return unordered || a >= b;
-  case llvm::CmpInst::FCMP_ULT: return unordered || a < b;
-  case llvm::CmpInst::FCMP_ULE: return unordered || a <= b;
-  case llvm::CmpInst::FCMP_UNE: return unordered || a != b;
-  default: throw Error("unsupported floating-point comparison", ExitInternal);
+  case llvm::CmpInst::FCMP_FALSE:
+    return false;
+  case llvm::CmpInst::FCMP_TRUE:
+    return true;
+  case llvm::CmpInst::FCMP_OEQ:
+    return !unordered && a == b;
+  case llvm::CmpInst::FCMP_OGT:
+    return !unordered && a > b;
+  case llvm::CmpInst::FCMP_OGE:
+    return !unordered && a >= b;
+  case llvm::CmpInst::FCMP_OLT:
+    return !unordered && a < b;
+  case llvm::CmpInst::FCMP_OLE:
+    return !unordered && a <= b;
+  case llvm::CmpInst::FCMP_ONE:
+    return !unordered && a != b;
+  case llvm::CmpInst::FCMP_ORD:
+    return !unordered;
+  case llvm::CmpInst::FCMP_UNO:
+    return unordered;
+  case llvm::CmpInst::FCMP_UEQ:
+    return unordered || a == b;
+  case llvm::CmpInst::FCMP_UGT:
+    return unordered || a > b;
+  case llvm::CmpInst::FCMP_UGE:
+    return unordered || a >= b;
+  case llvm::CmpInst::FCMP_ULT:
+    return unordered || a < b;
+  case llvm::CmpInst::FCMP_ULE:
+    return unordered || a <= b;
+  case llvm::CmpInst::FCMP_UNE:
+    return unordered || a != b;
+  default:
+    throw Error("unsupported floating-point comparison", ExitInternal);
   }
 }
 
 long double toLongDouble(const llvm::Type *t, Val v) {
-  if (t->isFloatTy()) return load<float>(v);
-  if (t->isDoubleTy()) return load<double>(v);
+  if (t->isFloatTy())
+    return load<float>(v);
+  if (t->isDoubleTy())
+    return load<double>(v);
   return load<long double>(v);
 }
 
 Val fromLongDouble(const llvm::Type *t, long double x) {
-  if (t->isFloatTy()) return store<float>(static_cast<float>(x));
-  if (t->isDoubleTy()) return store<double>(static_cast<double>(x));
+  if (t->isFloatTy())
+    return store<float>(static_cast<float>(x));
+  if (t->isDoubleTy())
+    return store<double>(static_cast<double>(x));
   return store<long double>(x);
 }
 
@@ -168,7 +227,8 @@ __int128 floatToSigned(long double x, unsigned bits) {
   unsigned convBits = bits <= 32 ? 32 : 64;
   long double lo = -std::ldexp(1.0L, static_cast<int>(convBits - 1));
   long double hi = std::ldexp(1.0L, static_cast<int>(convBits - 1));
-  if (std::isnan(x) || x < lo || x >= hi) return static_cast<__int128>(lo);
+  if (std::isnan(x) || x < lo || x >= hi)
+    return static_cast<__int128>(lo);
   return static_cast<__int128>(std::trunc(x));
 }
 
@@ -179,63 +239,109 @@ namespace {
 template <typename F> bool mathOp(unsigned iid, const Val *args, Val &out) {
   F a = load<F>(args[0]);
   switch (iid) {
-  case llvm::Intrinsic::floor: out = store<F>(std::floor(a)); return true;
-  case llvm::Intrinsic::ceil: out = store<F>(std::ceil(a)); return true;
-  case llvm::Intrinsic::trunc: out = store<F>(std::trunc(a)); return true;
-  case llvm::Intrinsic::round: out = store<F>(std::round(a)); return true;
-  case llvm::Intrinsic::roundeven: out = store<F>(std::nearbyint(a)); return true;
-  case llvm::Intrinsic::rint: out = store<F>(std::rint(a)); return true;
-  case llvm::Intrinsic::nearbyint: out = store<F>(std::nearbyint(a)); return true;
-  case llvm::Intrinsic::sqrt: out = store<F>(std::sqrt(a)); return true;
-  case llvm::Intrinsic::fabs: out = store<F>(std::fabs(a)); return true;
-  case llvm::Intrinsic::copysign: out = store<F>(std::copysign(a, load<F>(args[1]))); return true;
-  case llvm::Intrinsic::minnum: out = store<F>(std::fmin(a, load<F>(args[1]))); return true;
-  case llvm::Intrinsic::maxnum: out = store<F>(std::fmax(a, load<F>(args[1]))); return true;
-  case llvm::Intrinsic::pow: out = store<F>(std::pow(a, load<F>(args[1]))); return true;
-  case llvm::Intrinsic::fma: out = store<F>(std::fma(a, load<F>(args[1]), load<F>(args[2]))); return true;
-  default: return false;
+  case llvm::Intrinsic::floor:
+    out = store<F>(std::floor(a));
+    return true;
+  case llvm::Intrinsic::ceil:
+    out = store<F>(std::ceil(a));
+    return true;
+  case llvm::Intrinsic::trunc:
+    out = store<F>(std::trunc(a));
+    return true;
+  case llvm::Intrinsic::round:
+    out = store<F>(std::round(a));
+    return true;
+  case llvm::Intrinsic::roundeven:
+    out = store<F>(std::nearbyint(a));
+    return true;
+  case llvm::Intrinsic::rint:
+    out = store<F>(std::rint(a));
+    return true;
+  case llvm::Intrinsic::nearbyint:
+    out = store<F>(std::nearbyint(a));
+    return true;
+  case llvm::Intrinsic::sqrt:
+    out = store<F>(std::sqrt(a));
+    return true;
+  case llvm::Intrinsic::fabs:
+    out = store<F>(std::fabs(a));
+    return true;
+  case llvm::Intrinsic::copysign:
+    out = store<F>(std::copysign(a, load<F>(args[1])));
+    return true;
+  case llvm::Intrinsic::minnum:
+    out = store<F>(std::fmin(a, load<F>(args[1])));
+    return true;
+  case llvm::Intrinsic::maxnum:
+    out = store<F>(std::fmax(a, load<F>(args[1])));
+    return true;
+  case llvm::Intrinsic::pow:
+    out = store<F>(std::pow(a, load<F>(args[1])));
+    return true;
+  case llvm::Intrinsic::fma:
+    out = store<F>(std::fma(a, load<F>(args[1]), load<F>(args[2])));
+    return true;
+  default:
+    return false;
   }
 }
 
 } // namespace
 
 bool floatIntrinsic(unsigned iid, const llvm::Type *t, const Val *args, Val &out) {
-  if (t->isFloatTy()) return mathOp<float>(iid, args, out);
-  if (t->isDoubleTy()) return mathOp<double>(iid, args, out);
-  if (t->isX86_FP80Ty()) return mathOp<long double>(iid, args, out);
+  if (t->isFloatTy())
+    return mathOp<float>(iid, args, out);
+  if (t->isDoubleTy())
+    return mathOp<double>(iid, args, out);
+  if (t->isX86_FP80Ty())
+    return mathOp<long double>(iid, args, out);
   return false;
 }
 
-bool isSupportedFloat(const llvm::Type *t) { return t->isFloatTy() || t->isDoubleTy() || t->isX86_FP80Ty(); }
+bool isSupportedFloat(const llvm::Type *t) {
+  return t->isFloatTy() || t->isDoubleTy() || t->isX86_FP80Ty();
+}
 
 Val floatBinary(unsigned opcode, const llvm::Type *t, Val a, Val b) {
-  if (t->isFloatTy()) return binary<float>(opcode, a, b);
-  if (t->isDoubleTy()) return binary<double>(opcode, a, b);
-  if (t->isX86_FP80Ty()) return binary<long double>(opcode, a, b);
+  if (t->isFloatTy())
+    return binary<float>(opcode, a, b);
+  if (t->isDoubleTy())
+    return binary<double>(opcode, a, b);
+  if (t->isX86_FP80Ty())
+    return binary<long double>(opcode, a, b);
   throw Error("unsupported floating-point type", ExitInternal);
 }
 
 Val floatNeg(const llvm::Type *t, Val a) {
-  if (t->isFloatTy()) return store<float>(-load<float>(a));
-  if (t->isDoubleTy()) return store<double>(-load<double>(a));
-  if (t->isX86_FP80Ty()) return store<long double>(-load<long double>(a));
+  if (t->isFloatTy())
+    return store<float>(-load<float>(a));
+  if (t->isDoubleTy())
+    return store<double>(-load<double>(a));
+  if (t->isX86_FP80Ty())
+    return store<long double>(-load<long double>(a));
   throw Error("unsupported floating-point type", ExitInternal);
 }
 
 bool floatCompare(llvm::CmpInst::Predicate pred, const llvm::Type *t, Val a, Val b) {
-  if (t->isFloatTy()) return compare<float>(pred, a, b);
-  if (t->isDoubleTy()) return compare<double>(pred, a, b);
-  if (t->isX86_FP80Ty()) return compare<long double>(pred, a, b);
+  if (t->isFloatTy())
+    return compare<float>(pred, a, b);
+  if (t->isDoubleTy())
+    return compare<double>(pred, a, b);
+  if (t->isX86_FP80Ty())
+    return compare<long double>(pred, a, b);
   throw Error("unsupported floating-point type", ExitInternal);
 }
 
 unsigned scalarBits(const llvm::Type *t, const llvm::DataLayout &dl) {
-  if (t->isPointerTy()) return 64;
-  if (t->isIntegerTy()) return t->getIntegerBitWidth();
+  if (t->isPointerTy())
+    return 64;
+  if (t->isIntegerTy())
+    return t->getIntegerBitWidth();
   return static_cast<unsigned>(dl.getTypeSizeInBits(const_cast<llvm::Type *>(t)).getFixedValue());
 }
 
-Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v, const llvm::DataLayout &dl) {
+Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v,
+         const llvm::DataLayout &dl) {
   unsigned fromBits = scalarBits(from, dl), toBits = scalarBits(to, dl);
   switch (opcode) {
   case llvm::Instruction::Trunc:
@@ -252,23 +358,29 @@ Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v, c
   case llvm::Instruction::FPExt:
     return fromLongDouble(to, toLongDouble(from, v));
   case llvm::Instruction::FPToSI:
-    return truncTo(fromU128(static_cast<u128>(floatToSigned(toLongDouble(from, v), toBits))), toBits);
+    return truncTo(fromU128(static_cast<u128>(floatToSigned(toLongDouble(from, v), toBits))),
+                   toBits);
   case llvm::Instruction::FPToUI: {
     long double x = toLongDouble(from, v);
-    if (std::isnan(x) || x < 0) return truncTo(fromU128(static_cast<u128>(floatToSigned(x, toBits))), toBits);
-    if (x >= std::ldexp(1.0L, static_cast<int>(toBits))) return {};
+    if (std::isnan(x) || x < 0)
+      return truncTo(fromU128(static_cast<u128>(floatToSigned(x, toBits))), toBits);
+    if (x >= std::ldexp(1.0L, static_cast<int>(toBits)))
+      return {};
     return truncTo(fromU128(static_cast<u128>(std::trunc(x))), toBits);
   }
   case llvm::Instruction::SIToFP:
     return fromLongDouble(to, static_cast<long double>(signedOf(v, fromBits)));
   case llvm::Instruction::UIToFP: {
     u128 x = toU128(truncTo(v, fromBits));
-    if (to->isFloatTy()) return store<float>(static_cast<float>(x));
-    if (to->isDoubleTy()) return store<double>(static_cast<double>(x));
+    if (to->isFloatTy())
+      return store<float>(static_cast<float>(x));
+    if (to->isDoubleTy())
+      return store<double>(static_cast<double>(x));
     return store<long double>(static_cast<long double>(x));
   }
   default:
-    throw Error(std::string("unsupported cast ") + llvm::Instruction::getOpcodeName(opcode), ExitInternal);
+    throw Error(std::string("unsupported cast ") + llvm::Instruction::getOpcodeName(opcode),
+                ExitInternal);
   }
 }
 
@@ -278,7 +390,8 @@ Val extractBytes(Val image, uint64_t offset, uint64_t size) {
   std::memcpy(bytes + 8, &image.hi, 8);
   Val out;
   unsigned char part[16] = {};
-  if (offset < 16) std::memcpy(part, bytes + offset, std::min<uint64_t>(size, 16 - offset));
+  if (offset < 16)
+    std::memcpy(part, bytes + offset, std::min<uint64_t>(size, 16 - offset));
   std::memcpy(&out.lo, part, 8);
   std::memcpy(&out.hi, part + 8, 8);
   return out;
@@ -290,7 +403,8 @@ Val insertBytes(Val image, uint64_t offset, uint64_t size, Val part) {
   std::memcpy(bytes + 8, &image.hi, 8);
   std::memcpy(p, &part.lo, 8);
   std::memcpy(p + 8, &part.hi, 8);
-  if (offset < 16) std::memcpy(bytes + offset, p, std::min<uint64_t>(size, 16 - offset));
+  if (offset < 16)
+    std::memcpy(bytes + offset, p, std::min<uint64_t>(size, 16 - offset));
   std::memcpy(&image.lo, bytes, 8);
   std::memcpy(&image.hi, bytes + 8, 8);
   return image;

@@ -38,7 +38,8 @@ bool isSupportedFloat(const llvm::Type *type);
 // Returns false for an intrinsic that is not one of these.
 bool floatIntrinsic(unsigned intrinsicId, const llvm::Type *type, const Val *args, Val &out);
 
-Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v, const llvm::DataLayout &dl);
+Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v,
+         const llvm::DataLayout &dl);
 
 // Bit width of a first-class scalar type (pointers: 64).
 unsigned scalarBits(const llvm::Type *type, const llvm::DataLayout &dl);

@@ -20,39 +20,47 @@ int onHunk(const git_diff_delta *, const git_diff_hunk *hunk, void *payload) {
   return 0;
 }
 
-bool inside(unsigned line, unsigned start, unsigned count) { return count && line >= start && line < start + count; }
+bool inside(unsigned line, unsigned start, unsigned count) {
+  return count && line >= start && line < start + count;
+}
 
 } // namespace
 
 bool TextDiff::changedInOld(unsigned line) const {
   for (const auto &h : hunks)
-    if (inside(line, h.oldStart, h.oldLines)) return true;
+    if (inside(line, h.oldStart, h.oldLines))
+      return true;
   return false;
 }
 
 bool TextDiff::changedInNew(unsigned line) const {
   for (const auto &h : hunks)
-    if (inside(line, h.newStart, h.newLines)) return true;
+    if (inside(line, h.newStart, h.newLines))
+      return true;
   return false;
 }
 
 std::optional<unsigned> TextDiff::oldLineOf(unsigned newLine) const {
-  if (changedInNew(newLine)) return std::nullopt;
+  if (changedInNew(newLine))
+    return std::nullopt;
   long shift = 0;
   for (const auto &h : hunks) {
     unsigned newEnd = h.newLines ? h.newStart + h.newLines : h.newStart + 1;
-    if (newLine < newEnd) break;
+    if (newLine < newEnd)
+      break;
     shift += static_cast<long>(h.oldLines) - static_cast<long>(h.newLines);
   }
   return static_cast<unsigned>(static_cast<long>(newLine) + shift);
 }
 
 std::optional<unsigned> TextDiff::newLineOf(unsigned oldLine) const {
-  if (changedInOld(oldLine)) return std::nullopt;
+  if (changedInOld(oldLine))
+    return std::nullopt;
   long shift = 0;
   for (const auto &h : hunks) {
     unsigned oldEnd = h.oldLines ? h.oldStart + h.oldLines : h.oldStart + 1;
-    if (oldLine < oldEnd) break;
+    if (oldLine < oldEnd)
+      break;
     shift += static_cast<long>(h.newLines) - static_cast<long>(h.oldLines);
   }
   return static_cast<unsigned>(static_cast<long>(oldLine) + shift);
@@ -63,10 +71,11 @@ TextDiff diffTexts(const std::string &oldText, const std::string &newText) {
   TextDiff d;
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.context_lines = 0;
-  if (git_diff_buffers(oldText.data(), oldText.size(), nullptr, newText.data(), newText.size(), nullptr, &opts,
-                       nullptr, nullptr, onHunk, nullptr, &d.hunks) != 0) {
+  if (git_diff_buffers(oldText.data(), oldText.size(), nullptr, newText.data(), newText.size(),
+                       nullptr, &opts, nullptr, nullptr, onHunk, nullptr, &d.hunks) != 0) {
     const git_error *e = git_error_last();
-    throw Error(std::string("cannot diff the two versions: ") + (e ? e->message : "libgit2 error"), ExitInternal);
+    throw Error(std::string("cannot diff the two versions: ") + (e ? e->message : "libgit2 error"),
+                ExitInternal);
   }
   return d;
 }

@@ -31,7 +31,8 @@ DebugRequest requestFor(const RegressionFixture &r, ConditionKind kind = Conditi
 
 RegressionFixture regression(const std::string &name) {
   for (auto &r : regressionFixtures())
-    if (r.name == name) return r;
+    if (r.name == name)
+      return r;
   FAIL("no regression fixture " << name);
   return {};
 }
@@ -50,23 +51,30 @@ std::string expectError(const std::function<void()> &fn) {
 // True causes rootline does not rank first, and why (docs/debug.md). A miss that gets
 // fixed fails the test until it is removed from this list.
 const std::map<std::string, const char *> kKnownMisses = {
-    {"off_by_one_sum", "a loop bound moved by one: the old partition pins n to one value per iteration count, so "
-                       "both Darwin directions are unsatisfiable at the loop test; the changed loop line comes "
-                       "second, after an inner branch whose alternative input makes the versions agree"},
-    {"swapped_args", "the swap changes a value, not a branch: branches of the callee deviate first and their "
-                     "alternative inputs make the versions agree (both print 0%), outranking the changed call"},
-    {"swapped_call_args", "as swapped_args: a callee branch with agreeing evidence ranks above the changed call"},
-    {"deleted_else", "a branch deviation whose alternative input makes the versions agree ranks above the "
-                     "deleted else of the old version"},
-    {"segv_only_new", "the new version crashes before printing: its criterion is the crash, whose slice deviates "
-                      "at an unrelated bounds test with agreeing evidence; the removed clamp is not reported"},
-    {"string_handling", "the changed condition is reported on the old side (missing code) at the same line "
-                        "number, not as the new version's line"},
+    {"off_by_one_sum",
+     "a loop bound moved by one: the old partition pins n to one value per iteration count, so "
+     "both Darwin directions are unsatisfiable at the loop test; the changed loop line comes "
+     "second, after an inner branch whose alternative input makes the versions agree"},
+    {"swapped_args",
+     "the swap changes a value, not a branch: branches of the callee deviate first and their "
+     "alternative inputs make the versions agree (both print 0%), outranking the changed call"},
+    {"swapped_call_args",
+     "as swapped_args: a callee branch with agreeing evidence ranks above the changed call"},
+    {"deleted_else",
+     "a branch deviation whose alternative input makes the versions agree ranks above the "
+     "deleted else of the old version"},
+    {"segv_only_new",
+     "the new version crashes before printing: its criterion is the crash, whose slice deviates "
+     "at an unrelated bounds test with agreeing evidence; the removed clamp is not reported"},
+    {"string_handling",
+     "the changed condition is reported on the old side (missing code) at the same line "
+     "number, not as the new version's line"},
 };
 
 } // namespace
 
-TEST_CASE("example 2: RSC reports exactly the discount branch; PC also the shipping branch", "[debug]") {
+TEST_CASE("example 2: RSC reports exactly the discount branch; PC also the shipping branch",
+          "[debug]") {
   RegressionFixture r = regression("discount_threshold");
   DebugReport rsc = debugRegression(requestFor(r));
   REQUIRE(rsc.candidates.size() == 1);
@@ -83,7 +91,8 @@ TEST_CASE("example 2: RSC reports exactly the discount branch; PC also the shipp
 
   DebugReport pc = debugRegression(requestFor(r, ConditionKind::Pc));
   std::set<unsigned> lines;
-  for (const auto &cand : pc.candidates) lines.insert(cand.line);
+  for (const auto &cand : pc.candidates)
+    lines.insert(cand.line);
   CHECK(lines == std::set<unsigned>{6, 9});
   CHECK(pc.newConstraints == 2);
   CHECK(pc.solverCalls > rsc.solverCalls);
@@ -113,13 +122,14 @@ TEST_CASE("the true root cause of every regression fixture is ranked first", "[d
       REQUIRE_FALSE(rep.candidates.empty());
       const DebugCandidate *truth = nullptr;
       for (const auto &c : rep.candidates)
-        if (c.version == r.rootVersion && c.line == static_cast<unsigned>(r.rootLine) && c.file == r.rootFile)
+        if (c.version == r.rootVersion && c.line == static_cast<unsigned>(r.rootLine) &&
+            c.file == r.rootFile)
           truth = &c;
-      INFO(r.name << ": rank 1 is " << rep.candidates[0].version << " " << rep.candidates[0].file << ":"
-                  << rep.candidates[0].line);
+      INFO(r.name << ": rank 1 is " << rep.candidates[0].version << " " << rep.candidates[0].file
+                  << ":" << rep.candidates[0].line);
       if (auto miss = kKnownMisses.find(r.name); miss != kKnownMisses.end()) {
         INFO("known miss: " << miss->second);
-        CHECK((truth == nullptr || truth->rank > 1));  // fixed? remove it from kKnownMisses
+        CHECK((truth == nullptr || truth->rank > 1)); // fixed? remove it from kKnownMisses
       } else {
         REQUIRE(truth != nullptr);
         CHECK(truth->rank == 1);
@@ -135,12 +145,14 @@ TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
     DebugRequest req = requestFor(r);
     req.newRoot = req.oldRoot;
     req.newRecipe = req.oldRecipe;
-    CHECK(expectError([&] { debugRegression(req); }).find("does not fail on the new version") != std::string::npos);
+    CHECK(expectError([&] { debugRegression(req); }).find("does not fail on the new version") !=
+          std::string::npos);
   }
   SECTION("the test fails on the old version too") {
     DebugRequest req = requestFor(r);
     req.expectedStdout = "something else\n";
-    CHECK(expectError([&] { debugRegression(req); }).find("fails on the old version too") != std::string::npos);
+    CHECK(expectError([&] { debugRegression(req); }).find("fails on the old version too") !=
+          std::string::npos);
   }
   SECTION("a version does not build") {
     writeText(t.path / "main.c", "int main(void) { return missing; }\n");
@@ -151,7 +163,8 @@ TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
     CHECK(msg.find("the new version does not build") != std::string::npos);
   }
   SECTION("the program is nondeterministic") {
-    writeText(t.path / "main.c", "#include <stdio.h>\n#include <unistd.h>\nint main(void) { printf(\"%d\\n\", (int)getpid()); return 0; }\n");
+    writeText(t.path / "main.c", "#include <stdio.h>\n#include <unistd.h>\nint main(void) { "
+                                 "printf(\"%d\\n\", (int)getpid()); return 0; }\n");
     DebugRequest req = requestFor(r);
     req.newRoot = t.path;
     req.newRecipe = BuildRecipe{{{t.path / "main.c", {}, t.path}}, {}, "test"};
@@ -159,11 +172,13 @@ TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
   }
 }
 
-TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summary", "[debug][cli]") {
+TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summary",
+          "[debug][cli]") {
   RegressionFixture r = regression("discount_threshold");
   TempDir t;
-  auto res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(), "--src",
-                          "main.c", "--stdin", (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
+  auto res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new",
+                          (r.dir / "new").string(), "--src", "main.c", "--stdin",
+                          (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
   REQUIRE(res.exitedWith(0));
   CHECK(res.out.find("1. main.c:6 [new, branch deviation]") != std::string::npos);
   auto j = nlohmann::json::parse(readFile(t.path / "rep" / "report.json"));
@@ -175,21 +190,25 @@ TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summar
   CHECK(md.find("### 1. `main.c:6`") != std::string::npos);
   CHECK(md.find("Alternative input") != std::string::npos);
   std::string html = readFile(t.path / "rep" / "report.html");
-  CHECK(html.find("<span class=\"l cand\" id=\"new-6\">") != std::string::npos);     // the candidate
-  CHECK(html.find("<span class=\"l slice\" id=\"old-6\">") != std::string::npos);    // old slice: the discount test
-  CHECK(html.find("<span class=\"l \" id=\"new-9\">") != std::string::npos);         // shipping: not in the slice
-  CHECK(html.find("src=") == std::string::npos);  // self-contained: no external resources
+  CHECK(html.find("<span class=\"l cand\" id=\"new-6\">") != std::string::npos); // the candidate
+  CHECK(html.find("<span class=\"l slice\" id=\"old-6\">") !=
+        std::string::npos); // old slice: the discount test
+  CHECK(html.find("<span class=\"l \" id=\"new-9\">") !=
+        std::string::npos);                      // shipping: not in the slice
+  CHECK(html.find("src=") == std::string::npos); // self-contained: no external resources
 
-  res = runRootline({"--json", "debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(),
-                     "--src", "main.c", "--stdin", (r.dir / "input.txt").string(), "--condition", "pc"});
+  res = runRootline({"--json", "debug", "--old", (r.dir / "old").string(), "--new",
+                     (r.dir / "new").string(), "--src", "main.c", "--stdin",
+                     (r.dir / "input.txt").string(), "--condition", "pc"});
   REQUIRE(res.exitedWith(0));
   CHECK(nlohmann::json::parse(res.out)["candidates"].size() == 2);
 
-  res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "old").string(), "--src",
-                     "main.c", "--stdin", (r.dir / "input.txt").string()});
+  res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "old").string(),
+                     "--src", "main.c", "--stdin", (r.dir / "input.txt").string()});
   CHECK(res.exitCode == ExitBadInput);
   CHECK(res.err.find("does not fail") != std::string::npos);
-  res = runRootline({"debug", "--old", (t.path / "nope").string(), "--new", (r.dir / "old").string()});
+  res = runRootline(
+      {"debug", "--old", (t.path / "nope").string(), "--new", (r.dir / "old").string()});
   CHECK(res.exitCode == ExitBadInput);
   CHECK(res.err.find("not a directory") != std::string::npos);
 }
@@ -198,12 +217,14 @@ TEST_CASE("the SARIF report validates against the SARIF 2.1.0 schema", "[debug][
   REQUIRE(fs::exists(ROOTLINE_SARIF_SCHEMA));
   RegressionFixture r = regression("missing_cap");
   TempDir t;
-  auto res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new", (r.dir / "new").string(), "--src",
-                          "main.c", "--stdin", (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
+  auto res = runRootline({"debug", "--old", (r.dir / "old").string(), "--new",
+                          (r.dir / "new").string(), "--src", "main.c", "--stdin",
+                          (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
   REQUIRE(res.exitedWith(0));
   auto sarif = nlohmann::json::parse(readFile(t.path / "rep" / "report.sarif"));
   CHECK(sarif["version"] == "2.1.0");
-  CHECK(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 5);
+  CHECK(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] ==
+        5);
   CHECK(sarif["runs"][0]["results"][0]["ruleId"] == "missing-code");
   ProcessSpec spec;
   spec.argv = {"/usr/bin/python3", (sourceDir() / "tests" / "tools" / "validate_json.py").string(),

@@ -13,16 +13,17 @@ TEST_CASE("rootline trace --smt2 writes the path condition of example 1", "[expl
   ProgramFixture f = programFixture("paper_fig1");
   TempDir t;
   writeText(t.path / "in.txt", "1 2 5\n");
-  auto r = runRootline({"trace", "--src", (f.dir / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
-                        "--smt2", (t.path / "pc.smt2").string()});
+  auto r = runRootline({"trace", "--src", (f.dir / "main.c").string(), "--stdin",
+                        (t.path / "in.txt").string(), "--smt2", (t.path / "pc.smt2").string()});
   REQUIRE(r.exitedWith(0));
   z3::context ctx;
   z3::expr_vector parsed = ctx.parse_string(readFile(t.path / "pc.smt2").c_str());
   z3::expr pc = z3::mk_and(parsed);
-  z3::expr x = ctx.bv_const("tok@0:i32", 32), y = ctx.bv_const("tok@2:i32", 32), z = ctx.bv_const("tok@4:i32", 32);
+  z3::expr x = ctx.bv_const("tok@0:i32", 32), y = ctx.bv_const("tok@2:i32", 32),
+           z = ctx.bv_const("tok@4:i32", 32);
   z3::expr expected = x <= y && x + y > 0 && z * z > 9;
   z3::solver s(ctx);
-  s.add(pc != expected);  // equivalent: no input tells them apart
+  s.add(pc != expected); // equivalent: no input tells them apart
   CHECK(s.check() == z3::unsat);
 }
 
@@ -30,8 +31,8 @@ TEST_CASE("rootline explore writes one test per path and a summary", "[explore][
   ProgramFixture f = programFixture("paper_fig1");
   TempDir t;
   fs::path out = t.path / "generated";
-  auto r = runRootline({"explore", "--src", (f.dir / "main.c").string(), "--stdin", f.stdinFile->string(), "--out",
-                        out.string()});
+  auto r = runRootline({"explore", "--src", (f.dir / "main.c").string(), "--stdin",
+                        f.stdinFile->string(), "--out", out.string()});
   REQUIRE(r.exitedWith(0));
   CHECK(r.err.find("8 distinct paths") != std::string::npos);
   for (int i = 1; i <= 8; ++i) {
@@ -50,8 +51,8 @@ TEST_CASE("rootline explore writes one test per path and a summary", "[explore][
   CHECK(readFile(out / "summary.md").find("| 8 | 8 |") != std::string::npos);
 
   // A second run into the same directory replaces its own output.
-  r = runRootline({"--json", "explore", "--src", (f.dir / "main.c").string(), "--stdin", f.stdinFile->string(),
-                   "--out", out.string(), "--max-runs", "3"});
+  r = runRootline({"--json", "explore", "--src", (f.dir / "main.c").string(), "--stdin",
+                   f.stdinFile->string(), "--out", out.string(), "--max-runs", "3"});
   REQUIRE(r.exitedWith(0));
   CHECK(nlohmann::json::parse(r.out)["runs"] == 3);
   CHECK_FALSE(fs::exists(out / "test-0004"));
@@ -61,12 +62,13 @@ TEST_CASE("rootline explore refuses to write into a directory it does not own", 
   ProgramFixture f = programFixture("paper_fig1");
   TempDir t;
   writeText(t.path / "mine" / "notes.txt", "precious");
-  auto r = runRootline({"explore", "--src", (f.dir / "main.c").string(), "--out", (t.path / "mine").string()});
+  auto r = runRootline(
+      {"explore", "--src", (f.dir / "main.c").string(), "--out", (t.path / "mine").string()});
   CHECK(r.exitCode == ExitBadInput);
   CHECK(r.err.find("not empty") != std::string::npos);
   CHECK(readFile(t.path / "mine" / "notes.txt") == "precious");
-  r = runRootline({"explore", "--src", (f.dir / "main.c").string(), "--out", (t.path / "x").string(),
-                   "--strategy", "bogus"});
+  r = runRootline({"explore", "--src", (f.dir / "main.c").string(), "--out",
+                   (t.path / "x").string(), "--strategy", "bogus"});
   CHECK(r.exitCode == ExitBadInput);
   CHECK(r.err.find("--strategy") != std::string::npos);
 }
@@ -74,8 +76,8 @@ TEST_CASE("rootline explore refuses to write into a directory it does not own", 
 TEST_CASE("rootline explore exits 1 and lists confirmed bugs", "[explore][cli]") {
   fs::path dir = fixturesDir() / "explore" / "signum_div";
   TempDir t;
-  auto r = runRootline({"explore", "--src", (dir / "main.c").string(), "--stdin", (dir / "seed.txt").string(),
-                        "--out", (t.path / "o").string()});
+  auto r = runRootline({"explore", "--src", (dir / "main.c").string(), "--stdin",
+                        (dir / "seed.txt").string(), "--out", (t.path / "o").string()});
   CHECK(r.exitCode == ExitFailure);
   CHECK(r.err.find("bug: div-by-zero at") != std::string::npos);
   CHECK(r.err.find("main.c:8") != std::string::npos);

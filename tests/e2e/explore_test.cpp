@@ -16,7 +16,9 @@ using namespace rootline::test;
 
 namespace {
 
-ProgramInput inputOf(const std::string &stdinText, std::vector<std::string> args = {}) { return {stdinText, args}; }
+ProgramInput inputOf(const std::string &stdinText, std::vector<std::string> args = {}) {
+  return {stdinText, args};
+}
 
 TracedProgram buildSingle(const fs::path &source) {
   return buildTraced(BuildRecipe{{{source, {}, source.parent_path()}}, {}, "test"});
@@ -24,7 +26,8 @@ TracedProgram buildSingle(const fs::path &source) {
 
 std::set<std::string> stdouts(const ExploreResult &r) {
   std::set<std::string> out;
-  for (const auto &t : r.tests) out.insert(t.stdoutBytes);
+  for (const auto &t : r.tests)
+    out.insert(t.stdoutBytes);
   return out;
 }
 
@@ -63,13 +66,15 @@ TEST_CASE("example 1: DART explores exactly the 8 paths from any seed", "[explor
       std::set<std::vector<std::pair<unsigned, uint32_t>>> sequences;
       for (const auto &t : r.tests) {
         std::vector<std::pair<unsigned, uint32_t>> seq;
-        for (const auto &b : t.symbolicBranches) seq.push_back({b.line, b.successor});
+        for (const auto &b : t.symbolicBranches)
+          seq.push_back({b.line, b.successor});
         sequences.insert(seq);
       }
       std::set<std::vector<std::pair<unsigned, uint32_t>>> expected;
       for (uint32_t b1 = 0; b1 < 2; ++b1)
         for (uint32_t b2 = 0; b2 < 2; ++b2)
-          for (uint32_t b3 = 0; b3 < 2; ++b3) expected.insert({{5, b1}, {6, b2}, {7, b3}});
+          for (uint32_t b3 = 0; b3 < 2; ++b3)
+            expected.insert({{5, b1}, {6, b2}, {7, b3}});
       CHECK(sequences == expected);
       CHECK(r.stats.branchesCovered == r.stats.branchesTotal);
       checkTestsReplay(p, r);
@@ -93,9 +98,11 @@ TEST_CASE("example 5: a symbolic array index reaches all three outputs", "[explo
   checkTestsReplay(p, r);
 }
 
-TEST_CASE("exploration finds and confirms every declared bug of the crash fixtures", "[explore][bugs]") {
+TEST_CASE("exploration finds and confirms every declared bug of the crash fixtures",
+          "[explore][bugs]") {
   for (const auto &e : fs::directory_iterator(fixturesDir() / "explore")) {
-    if (!fs::exists(e.path() / "fixture.json")) continue;
+    if (!fs::exists(e.path() / "fixture.json"))
+      continue;
     auto j = nlohmann::json::parse(readFile(e.path() / "fixture.json"));
     std::string name = e.path().filename().string();
     DYNAMIC_SECTION(name) {
@@ -118,16 +125,21 @@ TEST_CASE("exploration finds and confirms every declared bug of the crash fixtur
           }
         CHECK(found);
       }
-      if (j["expected_bugs"].empty()) CHECK(r.bugs.empty());
+      if (j["expected_bugs"].empty())
+        CHECK(r.bugs.empty());
       if (j.contains("expected_outputs") && j["expected_outputs"].is_array()) {
         auto reached = stdouts(r);
-        for (const auto &o : j["expected_outputs"]) CHECK(reached.count(o.get<std::string>()));
+        for (const auto &o : j["expected_outputs"])
+          CHECK(reached.count(o.get<std::string>()));
       }
-      if (j.contains("paths") && j["paths"].is_number()) CHECK(r.stats.distinctPaths == j["paths"].get<unsigned>());
+      if (j.contains("paths") && j["paths"].is_number())
+        CHECK(r.stats.distinctPaths == j["paths"].get<unsigned>());
       // A divergence is only excusable when a symbolic value went into libc (alloc_size:
       // malloc's NULL for a negative size is not modelled, so the predicted loop is skipped).
-      if (r.stats.concretizedCalls.empty()) CHECK(r.stats.divergences == 0);
-      else CHECK(r.stats.divergences <= r.stats.runs / 2);
+      if (r.stats.concretizedCalls.empty())
+        CHECK(r.stats.divergences == 0);
+      else
+        CHECK(r.stats.divergences <= r.stats.runs / 2);
       checkTestsReplay(p, r);
     }
   }
@@ -176,9 +188,10 @@ int main(void) {
   opt.maxRuns = 80;
   ExploreResult r = explore(p, inputOf(readFile(t.path / "seed.txt")), opt);
   std::string all;
-  for (const auto &s : stdouts(r)) all += s;
-  for (const char *msg : {"negative remainder", "big unsigned", "arithmetic shift", "logical shift", "signed char",
-                          "truncation", "wrap-around", "widening"}) {
+  for (const auto &s : stdouts(r))
+    all += s;
+  for (const char *msg : {"negative remainder", "big unsigned", "arithmetic shift", "logical shift",
+                          "signed char", "truncation", "wrap-around", "widening"}) {
     INFO(msg);
     CHECK(all.find(msg) != std::string::npos);
   }

@@ -21,7 +21,8 @@ void checkRun(const ProcessResult &r, const ProgramFixture &f) {
 
 } // namespace
 
-TEST_CASE("every program fixture builds and its native run gives the expected stdout", "[fixtures][build]") {
+TEST_CASE("every program fixture builds and its native run gives the expected stdout",
+          "[fixtures][build]") {
   auto fixtures = programFixtures();
   REQUIRE(fixtures.size() >= 20);
   for (const auto &f : fixtures) {
@@ -33,7 +34,8 @@ TEST_CASE("every program fixture builds and its native run gives the expected st
   }
 }
 
-TEST_CASE("every regression fixture builds in both versions with the recorded outputs", "[fixtures][build]") {
+TEST_CASE("every regression fixture builds in both versions with the recorded outputs",
+          "[fixtures][build]") {
   auto regressions = regressionFixtures();
   REQUIRE(regressions.size() >= 3);
   for (const auto &r : regressions) {

@@ -21,13 +21,15 @@ struct Call {
   std::vector<Operand> args;
   Val result;
   std::vector<Event> effects;
-  std::vector<std::string> payloads;  // copies of event bytes (the trace buffer dies with the reader)
+  std::vector<std::string>
+      payloads; // copies of event bytes (the trace buffer dies with the reader)
 };
 
 struct CallCollector : ReplayObserver {
   std::vector<Call> calls;
   void onInstance(const Instance &i) override {
-    if (!i.external) return;
+    if (!i.external)
+      return;
     auto *cb = llvm::cast<llvm::CallBase>(i.inst);
     Call c;
     c.callee = cb->getCalledFunction() ? cb->getCalledFunction()->getName().str() : "<indirect>";
@@ -43,7 +45,8 @@ struct CallCollector : ReplayObserver {
   std::vector<const Call *> named(const std::string &name) const {
     std::vector<const Call *> out;
     for (const auto &c : calls)
-      if (c.callee == name) out.push_back(&c);
+      if (c.callee == name)
+        out.push_back(&c);
     return out;
   }
 };
@@ -55,7 +58,8 @@ struct Traced {
   ReplayResult replay;
 };
 
-Traced traceProgram(const std::string &source, const std::string &stdinText, std::vector<std::string> args = {}) {
+Traced traceProgram(const std::string &source, const std::string &stdinText,
+                    std::vector<std::string> args = {}) {
   TempDir t;
   writeText(t.path / "prog.c", source);
   writeText(t.path / "in.txt", stdinText);
@@ -81,7 +85,8 @@ Traced traceProgram(const std::string &source, const std::string &stdinText, std
 
 const Event *find(const Call &c, Ev tag, int nth = 0) {
   for (const auto &e : c.effects)
-    if (e.tag == tag && nth-- == 0) return &e;
+    if (e.tag == tag && nth-- == 0)
+      return &e;
   return nullptr;
 }
 
@@ -125,8 +130,8 @@ int main(void) {
 
   auto strcatCall = t.calls.named("strcat");
   REQUIRE(strcatCall.size() == 1);
-  CHECK(find(*strcatCall[0], Ev::MEM_READ)->b == 3);   // "xy" + NUL
-  CHECK(find(*strcatCall[0], Ev::MEM_COPY)->c == 3);   // "zz" + NUL
+  CHECK(find(*strcatCall[0], Ev::MEM_READ)->b == 3); // "xy" + NUL
+  CHECK(find(*strcatCall[0], Ev::MEM_COPY)->c == 3); // "zz" + NUL
 
   auto strlenCall = t.calls.named("strlen");
   REQUIRE(strlenCall.size() == 1);
@@ -141,9 +146,9 @@ int main(void) {
 
   CHECK(t.calls.named("strncmp").size() == 1);
   CHECK(t.calls.named("memcmp").size() == 1);
-  CHECK(find(*t.calls.named("strchr")[0], Ev::MEM_READ)->b == 3);  // up to the found 'z'
+  CHECK(find(*t.calls.named("strchr")[0], Ev::MEM_READ)->b == 3); // up to the found 'z'
   CHECK(find(*t.calls.named("strrchr")[0], Ev::MEM_READ)->b == 5);
-  CHECK(find(*t.calls.named("memchr")[0], Ev::MEM_READ)->b == 5);  // "qqqqo": found at index 4
+  CHECK(find(*t.calls.named("memchr")[0], Ev::MEM_READ)->b == 5); // "qqqqo": found at index 4
 
   auto strdupCall = t.calls.named("strdup");
   REQUIRE(strdupCall.size() == 1);
@@ -181,7 +186,7 @@ int main(void) {
   auto r = t.calls.named("realloc");
   REQUIRE(r.size() == 1);
   CHECK(find(*r[0], Ev::HEAP_ALLOC)->b == 4000);
-  if (r[0]->result.lo != m[0]->result.lo) {  // moved: the old contents are copied and freed
+  if (r[0]->result.lo != m[0]->result.lo) { // moved: the old contents are copied and freed
     CHECK(find(*r[0], Ev::MEM_COPY)->c == 12);
     CHECK(find(*r[0], Ev::HEAP_FREE)->a == m[0]->result.lo);
   }
@@ -221,18 +226,19 @@ int main(void) {
 
   auto s = t.calls.named("__isoc99_scanf");
   REQUIRE(s.size() == 1);
-  const Event *t1 = find(*s[0], Ev::TOKEN, 0), *t2 = find(*s[0], Ev::TOKEN, 1), *t3 = find(*s[0], Ev::TOKEN, 2);
+  const Event *t1 = find(*s[0], Ev::TOKEN, 0), *t2 = find(*s[0], Ev::TOKEN, 1),
+              *t3 = find(*s[0], Ev::TOKEN, 2);
   REQUIRE((t1 && t2 && t3));
-  CHECK((t1->a == 3 && t1->b == 2 && t1->d == 4 && t1->e == 'd'));   // "12" at 3
-  CHECK((t2->a == 7 && t2->b == 2 && t2->e == 'd'));                 // "-7" at 7
-  CHECK((t3->a == 10 && t3->b == 5 && t3->d == 6 && t3->e == 's'));  // "hello" + NUL
-  CHECK(t1->c == s[0]->args[1].value.lo);  // stored where &a points
+  CHECK((t1->a == 3 && t1->b == 2 && t1->d == 4 && t1->e == 'd'));  // "12" at 3
+  CHECK((t2->a == 7 && t2->b == 2 && t2->e == 'd'));                // "-7" at 7
+  CHECK((t3->a == 10 && t3->b == 5 && t3->d == 6 && t3->e == 's')); // "hello" + NUL
+  CHECK(t1->c == s[0]->args[1].value.lo);                           // stored where &a points
 
   auto f = t.calls.named("fgets");
   REQUIRE(f.size() == 1);
   const Event *in = find(*f[0], Ev::INPUT);
   REQUIRE(in);
-  CHECK((in->a == 15 && in->c == 7));  // " world\n"
+  CHECK((in->a == 15 && in->c == 7)); // " world\n"
   const Event *fr = find(*t.calls.named("fread")[0], Ev::INPUT);
   CHECK((fr->a == 22 && fr->c == 4));
   const Event *gl = find(*t.calls.named("getline")[0], Ev::INPUT);
@@ -270,7 +276,8 @@ int main(int argc, char **argv) {
   CHECK(t.process.exitedWith(6));
   auto p = t.calls.named("printf");
   REQUIRE(p.size() == 1);
-  // "x=" literal (arg 0), 42 (arg 1), " y=" (0), "bob" (arg 2, from argv), " " (0), " 3.14" (arg 3), "%\n"
+  // "x=" literal (arg 0), 42 (arg 1), " y=" (0), "bob" (arg 2, from argv), " " (0), " 3.14" (arg
+  // 3), "%\n"
   std::string joined;
   std::vector<std::pair<uint64_t, std::string>> pieces;
   for (size_t i = 0; i < p[0]->effects.size(); ++i)
@@ -281,7 +288,8 @@ int main(int argc, char **argv) {
   CHECK(joined == "x=42 y=bob  3.14%\n");
   auto argOf = [&](const std::string &text) {
     for (auto &[arg, bytes] : pieces)
-      if (bytes == text) return static_cast<int64_t>(arg);
+      if (bytes == text)
+        return static_cast<int64_t>(arg);
     return static_cast<int64_t>(-1);
   };
   CHECK(argOf("42") == 1);
@@ -314,9 +322,10 @@ int main(int argc, char **argv) {
   CHECK(t.replay.stderrBytes == t.process.err);
   auto sn = t.calls.named("snprintf");
   REQUIRE(sn.size() == 1);
-  CHECK(find(*sn[0], Ev::MEM_WRITE)->b == 6);  // "bob-2" + NUL
-  bool readsArgv = false;  // %s read argv[1]
-  for (const auto &e : sn[0]->effects) readsArgv |= e.tag == Ev::MEM_READ && e.a == t.replay.argv[1].addr && e.b >= 3;
+  CHECK(find(*sn[0], Ev::MEM_WRITE)->b == 6); // "bob-2" + NUL
+  bool readsArgv = false;                     // %s read argv[1]
+  for (const auto &e : sn[0]->effects)
+    readsArgv |= e.tag == Ev::MEM_READ && e.a == t.replay.argv[1].addr && e.b >= 3;
   CHECK(readsArgv);
   CHECK(find(*t.calls.named("sprintf")[0], Ev::MEM_WRITE)->b == 2);
 }

@@ -34,7 +34,8 @@ SlicedRun sliceRun(const TracedProgram &p, const std::string &stdinText, z3::con
   r.index = std::make_unique<ModuleIndex>(*r.module.module);
   r.analysis = std::make_unique<StaticAnalysis>(*r.module.module, *r.index);
   TempDir t;
-  r.trace = traceSymbolic(p, *r.module.module, *r.index, {stdinText, {}}, ctx, t.path, 30, r.analysis.get());
+  r.trace = traceSymbolic(p, *r.module.module, *r.index, {stdinText, {}}, ctx, t.path, 30,
+                          r.analysis.get());
   return r;
 }
 
@@ -47,7 +48,8 @@ bool equivalent(z3::context &ctx, const z3::expr &a, const z3::expr &b) {
 
 z3::expr conj(z3::context &ctx, const std::vector<PathConstraint> &cs) {
   z3::expr e = ctx.bool_val(true);
-  for (const auto &c : cs) e = e && c.taken;
+  for (const auto &c : cs)
+    e = e && c.taken;
   return e;
 }
 
@@ -81,7 +83,8 @@ TEST_CASE("example 1: the RSCs of (1,2,5) and (-3,-4,0) for criterion out", "[sl
   CHECK(dynB.size() < relB.size());
 }
 
-TEST_CASE("example 1: RSC exploration covers the three partitions in three runs from any seed", "[slice][explore]") {
+TEST_CASE("example 1: RSC exploration covers the three partitions in three runs from any seed",
+          "[slice][explore]") {
   ProgramFixture f = programFixture("paper_fig1");
   TracedProgram p = buildTraced(f.recipe());
   bool naiveFailedSomewhere = false;
@@ -96,51 +99,66 @@ TEST_CASE("example 1: RSC exploration covers the three partitions in three runs 
       CHECK(r.stats.divergences == 0);
       // The symbolic outputs of the three partitions: 0, x and y.
       std::set<std::string> outputs;
-      for (const auto &e : r.signature) outputs.insert(e.output.substr(0, e.output.find(' ')));
+      for (const auto &e : r.signature)
+        outputs.insert(e.output.substr(0, e.output.find(' ')));
       CHECK(outputs.count("\"0\""));
       CHECK(outputs.count("tok@0:i32"));
       bool hasY = false;
-      for (const auto &o : outputs) hasY |= o.rfind("tok@", 0) == 0 && o != "tok@0:i32";
+      for (const auto &o : outputs)
+        hasY |= o.rfind("tok@", 0) == 0 && o != "tok@0:i32";
       CHECK(hasY);
 
       opt.strategy = Strategy::Dart;
       ExploreResult d = explore(p, {seed, {}}, opt);
       CHECK(d.stats.runs == 8);
-      CHECK(d.partitionKeys == r.partitionKeys);  // same partitions, in 8 runs instead of 3
+      CHECK(d.partitionKeys == r.partitionKeys); // same partitions, in 8 runs instead of 3
 
       opt.strategy = Strategy::NaiveRsc;
       ExploreResult n = explore(p, {seed, {}}, opt);
-      if (n.stats.partitions < 3 || n.stats.runs > n.stats.partitions) naiveFailedSomewhere = true;
+      if (n.stats.partitions < 3 || n.stats.runs > n.stats.partitions)
+        naiveFailedSomewhere = true;
     }
   }
-  CHECK(naiveFailedSomewhere);  // without reordering, some seed misses or repeats a partition
+  CHECK(naiveFailedSomewhere); // without reordering, some seed misses or repeats a partition
 }
 
-TEST_CASE("RSC exploration reaches the same partitions as DART on every exploration fixture", "[slice][explore]") {
-  std::vector<fs::path> subjects = {fixturesDir() / "programs" / "paper_fig1", fixturesDir() / "programs" / "symbolic_index",
+TEST_CASE("RSC exploration reaches the same partitions as DART on every exploration fixture",
+          "[slice][explore]") {
+  std::vector<fs::path> subjects = {fixturesDir() / "programs" / "paper_fig1",
+                                    fixturesDir() / "programs" / "symbolic_index",
                                     fixturesDir() / "bench" / "tcas"};
   for (const auto &e : fs::directory_iterator(fixturesDir() / "explore"))
-    if (fs::exists(e.path() / "main.c")) subjects.push_back(e.path());
+    if (fs::exists(e.path() / "main.c"))
+      subjects.push_back(e.path());
   std::sort(subjects.begin(), subjects.end());
   for (const auto &dir : subjects) {
-    auto j = fs::exists(dir / "fixture.json") ? nlohmann::json::parse(readFile(dir / "fixture.json")) : nlohmann::json::object();
+    auto j = fs::exists(dir / "fixture.json")
+                 ? nlohmann::json::parse(readFile(dir / "fixture.json"))
+                 : nlohmann::json::object();
     std::string name = dir.filename().string();
-    if (name == "getchar_words") continue;  // path explosion: DART does not finish within a test's budget
+    if (name == "getchar_words")
+      continue; // path explosion: DART does not finish within a test's budget
     DYNAMIC_SECTION(name) {
       TracedProgram p = buildTraced(BuildRecipe{{{dir / "main.c", {}, dir}}, {}, "test"});
-      std::string seedFile = j.contains("stdin") && j["stdin"].is_string() ? j["stdin"].get<std::string>() : "input.txt";
-      if (!fs::exists(dir / seedFile)) seedFile = "seed.txt";
+      std::string seedFile = j.contains("stdin") && j["stdin"].is_string()
+                                 ? j["stdin"].get<std::string>()
+                                 : "input.txt";
+      if (!fs::exists(dir / seedFile))
+        seedFile = "seed.txt";
       ProgramInput seed{readFile(dir / seedFile), {}};
       ExploreOptions opt;
-      opt.loopBound = j.contains("loop_bound") && j["loop_bound"].is_number() ? j["loop_bound"].get<unsigned>() : 0;
+      opt.loopBound = j.contains("loop_bound") && j["loop_bound"].is_number()
+                          ? j["loop_bound"].get<unsigned>()
+                          : 0;
       opt.maxRuns = 200;
       opt.findBugs = false;
       opt.strategy = Strategy::Dart;
       ExploreResult dart = explore(p, seed, opt);
       opt.strategy = Strategy::Rsc;
       ExploreResult rsc = explore(p, seed, opt);
-      INFO(name << ": DART " << dart.stats.runs << " runs, " << dart.stats.partitions << " partitions; RSC "
-                << rsc.stats.runs << " runs, " << rsc.stats.partitions << " partitions");
+      INFO(name << ": DART " << dart.stats.runs << " runs, " << dart.stats.partitions
+                << " partitions; RSC " << rsc.stats.runs << " runs, " << rsc.stats.partitions
+                << " partitions");
       CHECK(rsc.stats.runs <= dart.stats.runs);
       // Under a loop bound the theorem's premise (exhaustive exploration) does not hold:
       // the bound prunes the k-th instance of a loop branch in the path condition and in
@@ -149,7 +167,8 @@ TEST_CASE("RSC exploration reaches the same partitions as DART on every explorat
       bool exhaustive = opt.loopBound == 0;
       if (exhaustive && dart.stats.runs < opt.maxRuns) {
         // DART finished: every partition it saw, RSC exploration reaches too.
-        for (const auto &k : dart.partitionKeys) CHECK(rsc.partitionKeys.count(k));
+        for (const auto &k : dart.partitionKeys)
+          CHECK(rsc.partitionKeys.count(k));
       }
     }
   }
@@ -159,28 +178,29 @@ TEST_CASE("rootline slice prints the slice, the RSC and the PC", "[slice][cli]")
   ProgramFixture f = programFixture("paper_fig1");
   TempDir t;
   writeText(t.path / "in.txt", "-3 -4 0\n");
-  auto r = runRootline({"slice", "--src", (f.dir / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
-                        "--criterion", "main.c:10"});
+  auto r = runRootline({"slice", "--src", (f.dir / "main.c").string(), "--stdin",
+                        (t.path / "in.txt").string(), "--criterion", "main.c:10"});
   REQUIRE(r.exitedWith(0));
   CHECK(r.out.find("main.c:6") != std::string::npos);
-  CHECK(r.out.find("main.c:5 ") == std::string::npos);  // b1 is not relevant
+  CHECK(r.out.find("main.c:5 ") == std::string::npos); // b1 is not relevant
   CHECK(r.out.find("RSC (1 constraints)") != std::string::npos);
   CHECK(r.out.find("PC  (3 constraints)") != std::string::npos);
 
-  r = runRootline({"--json", "slice", "--src", (f.dir / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
-                   "--criterion", "output:2", "--smt2", (t.path / "rsc.smt2").string()});
+  r = runRootline({"--json", "slice", "--src", (f.dir / "main.c").string(), "--stdin",
+                   (t.path / "in.txt").string(), "--criterion", "output:2", "--smt2",
+                   (t.path / "rsc.smt2").string()});
   REQUIRE(r.exitedWith(0));
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["rsc_constraints"] == 1);
   CHECK(j["pc_constraints"] == 3);
   CHECK(fs::exists(t.path / "rsc.smt2"));
 
-  r = runRootline({"slice", "--src", (f.dir / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
-                   "--criterion", "main.c:99"});
+  r = runRootline({"slice", "--src", (f.dir / "main.c").string(), "--stdin",
+                   (t.path / "in.txt").string(), "--criterion", "main.c:99"});
   CHECK(r.exitCode == ExitBadInput);
   CHECK(r.err.find("not executed") != std::string::npos);
-  r = runRootline({"slice", "--src", (f.dir / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
-                   "--criterion", "crash"});
+  r = runRootline({"slice", "--src", (f.dir / "main.c").string(), "--stdin",
+                   (t.path / "in.txt").string(), "--criterion", "crash"});
   CHECK(r.exitCode == ExitBadInput);
   CHECK(r.err.find("did not crash") != std::string::npos);
 }
@@ -200,8 +220,9 @@ TEST_CASE("the crash criterion slices back from the faulting instruction", "[sli
   for (uint64_t i = 0; i < r.trace.dynamic.records.size(); ++i)
     if (s.contains(i)) {
       auto *inst = r.index->instruction(r.trace.dynamic.records[i].id);
-      if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && call->getCalledFunction() &&
-                                                             call->getCalledFunction()->getName().contains("scanf"))
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst);
+          call && call->getCalledFunction() &&
+          call->getCalledFunction()->getName().contains("scanf"))
         scanfInSlice = true;
     }
   CHECK(scanfInSlice);
@@ -213,8 +234,10 @@ std::set<unsigned> linesOf(const SlicedRun &r, const Slice &s) {
   std::set<unsigned> lines;
   for (uint64_t i = 0; i < r.trace.dynamic.records.size(); ++i)
     if (s.contains(i)) {
-      SourceLocation loc = ModuleIndex::locationOf(r.index->instruction(r.trace.dynamic.records[i].id));
-      if (loc.valid()) lines.insert(loc.line);
+      SourceLocation loc =
+          ModuleIndex::locationOf(r.index->instruction(r.trace.dynamic.records[i].id));
+      if (loc.valid())
+        lines.insert(loc.line);
     }
   return lines;
 }
@@ -222,15 +245,18 @@ std::set<unsigned> linesOf(const SlicedRun &r, const Slice &s) {
 // Where rootline knowingly differs from the hand answer, and why.
 const std::map<std::string, std::pair<std::set<unsigned>, const char *>> kKnownExtraRelevant = {
     {"array_element",
-     {{9}, "may-def sets are per object (DESIGN.md 2.3: an alloca, a global, a heap site), so the untaken "
-           "`a[0] = 0` may define the pending a[2]; sound, one extra constraint"}},
+     {{9},
+      "may-def sets are per object (DESIGN.md 2.3: an alloca, a global, a heap site), so the "
+      "untaken "
+      "`a[0] = 0` may define the pending a[2]; sound, one extra constraint"}},
 };
 
 } // namespace
 
 TEST_CASE("relevant and dynamic slices match the hand-checked fixtures", "[slice][fixtures]") {
   for (const auto &e : fs::directory_iterator(fixturesDir() / "slices")) {
-    if (!fs::exists(e.path() / "expected.json")) continue;
+    if (!fs::exists(e.path() / "expected.json"))
+      continue;
     std::string name = e.path().filename().string();
     DYNAMIC_SECTION(name) {
       auto j = nlohmann::json::parse(readFile(e.path() / "expected.json"));
@@ -238,8 +264,10 @@ TEST_CASE("relevant and dynamic slices match the hand-checked fixtures", "[slice
       z3::context ctx;
       SlicedRun r = sliceRun(p, readFile(e.path() / "input.txt"), ctx);
       auto seeds = resolveCriterion(j["criterion"], r.trace.dynamic, *r.index);
-      std::set<unsigned> relevant = linesOf(r, computeSlice(r.trace.dynamic, *r.index, *r.analysis, seeds, true));
-      std::set<unsigned> dynamic = linesOf(r, computeSlice(r.trace.dynamic, *r.index, *r.analysis, seeds, false));
+      std::set<unsigned> relevant =
+          linesOf(r, computeSlice(r.trace.dynamic, *r.index, *r.analysis, seeds, true));
+      std::set<unsigned> dynamic =
+          linesOf(r, computeSlice(r.trace.dynamic, *r.index, *r.analysis, seeds, false));
       auto expectedRelevant = j["relevant_lines"].get<std::set<unsigned>>();
       auto expectedDynamic = j["dynamic_lines"].get<std::set<unsigned>>();
       if (auto known = kKnownExtraRelevant.find(name); known != kKnownExtraRelevant.end()) {

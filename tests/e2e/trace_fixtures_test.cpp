@@ -29,7 +29,8 @@ struct Counter : ReplayObserver {
   uint64_t n = 0, lastIndex = 0;
   bool ordered = true;
   void onInstance(const Instance &i) override {
-    if (n && i.index != lastIndex + 1) ordered = false;
+    if (n && i.index != lastIndex + 1)
+      ordered = false;
     lastIndex = i.index;
     ++n;
   }
@@ -51,16 +52,19 @@ Replayed replayOf(const TracedProgram &p, const fs::path &trace, ReplayObserver 
 
 } // namespace
 
-TEST_CASE("every fixture traces with native behaviour and replays without mismatch", "[trace][fixtures]") {
+TEST_CASE("every fixture traces with native behaviour and replays without mismatch",
+          "[trace][fixtures]") {
   for (const auto &f : programFixtures()) {
-    if (f.hasTag("cpu-heavy") || f.hasTag("stress")) continue;  // covered by the stress test and bench/
+    if (f.hasTag("cpu-heavy") || f.hasTag("stress"))
+      continue; // covered by the stress test and bench/
     DYNAMIC_SECTION(f.name) {
       TracedProgram p = buildTraced(f.recipe());
       fs::path native = buildNative(p.recipe, p.module);
       TempDir t;
       TracedRun run = runTraced(p, testOf(f), t.path / "run.trace");
       ProcessResult ref = runNative(native, testOf(f));
-      INFO(f.name << ": traced " << run.process.outcome() << ", native " << ref.outcome() << "\n" << run.process.err);
+      INFO(f.name << ": traced " << run.process.outcome() << ", native " << ref.outcome() << "\n"
+                  << run.process.err);
       CHECK(run.process.out == ref.out);
       CHECK(run.process.err == ref.err);
       CHECK(run.process.outcome() == ref.outcome());
@@ -105,7 +109,8 @@ TEST_CASE("both versions of every regression fixture trace and replay", "[trace]
   }
 }
 
-TEST_CASE("a stress run of at least ten million instructions traces and replays", "[trace][stress]") {
+TEST_CASE("a stress run of at least ten million instructions traces and replays",
+          "[trace][stress]") {
   ProgramFixture f = programFixture("stress_loop");
   TracedProgram p = buildTraced(f.recipe());
   TempDir t;
@@ -132,16 +137,18 @@ TEST_CASE("a hanging program is stopped at the timeout with its trace flushed", 
   CHECK(r.signal == SIGTERM);
   REQUIRE(r.crashInst != nullptr);
   INFO(ModuleIndex::describe(r.crashInst));
-  CHECK(ModuleIndex::locationOf(r.crashInst).line == 2);  // stopped inside sleep()
+  CHECK(ModuleIndex::locationOf(r.crashInst).line == 2); // stopped inside sleep()
 
   auto cli = runRootline({"trace", "--src", (t.path / "hang.c").string(), "--timeout", "1"});
   CHECK(cli.exitCode == ExitBadInput);
   CHECK(cli.err.find("did not finish within 1 s") != std::string::npos);
 }
 
-TEST_CASE("a busy program stopped by SIGTERM mid-event still leaves a well-formed trace", "[trace]") {
+TEST_CASE("a busy program stopped by SIGTERM mid-event still leaves a well-formed trace",
+          "[trace]") {
   TempDir t;
-  writeText(t.path / "spin.c", "int g[4];\nint main(void) { for (unsigned i = 0;; i++) g[i & 3] += i; }\n");
+  writeText(t.path / "spin.c",
+            "int g[4];\nint main(void) { for (unsigned i = 0;; i++) g[i & 3] += i; }\n");
   BuildRecipe recipe{{{t.path / "spin.c", {}, t.path}}, {}, "test"};
   TracedProgram p = buildTraced(recipe);
   TestCase test;
@@ -163,7 +170,8 @@ TEST_CASE("a busy program stopped by SIGTERM mid-event still leaves a well-forme
 
 TEST_CASE("a trace larger than --max-trace-bytes stops cleanly with a clear error", "[trace]") {
   ProgramFixture f = programFixture("stress_loop");
-  auto cli = runRootline({"trace", "--src", (f.dir / "main.c").string(), "--max-trace-bytes", "2000000"});
+  auto cli =
+      runRootline({"trace", "--src", (f.dir / "main.c").string(), "--max-trace-bytes", "2000000"});
   CHECK(cli.exitCode == ExitBadInput);
   CHECK(cli.err.find("--max-trace-bytes") != std::string::npos);
   CHECK(std::count(cli.err.begin(), cli.err.end(), '\n') <= 2);
@@ -172,8 +180,10 @@ TEST_CASE("a trace larger than --max-trace-bytes stops cleanly with a clear erro
 TEST_CASE("rootline trace passes output and exit status through and summarises", "[trace][cli]") {
   ProgramFixture f = programFixture("exit_status");
   std::vector<std::string> args = {"trace"};
-  for (const auto &s : f.sources) args.insert(args.end(), {"--src", (f.dir / s).string()});
-  if (f.stdinFile) args.insert(args.end(), {"--stdin", f.stdinFile->string()});
+  for (const auto &s : f.sources)
+    args.insert(args.end(), {"--src", (f.dir / s).string()});
+  if (f.stdinFile)
+    args.insert(args.end(), {"--stdin", f.stdinFile->string()});
   auto r = runRootline(args);
   CHECK(r.exitedWith(f.exitCode));
   CHECK(r.out == f.expectedStdout);
@@ -191,8 +201,10 @@ TEST_CASE("rootline trace passes output and exit status through and summarises",
 TEST_CASE("rootline trace reports the crash site of a crashing program", "[trace][cli]") {
   ProgramFixture f = programFixture("crash_divzero");
   std::vector<std::string> args = {"--json", "trace"};
-  for (const auto &s : f.sources) args.insert(args.end(), {"--src", (f.dir / s).string()});
-  if (f.stdinFile) args.insert(args.end(), {"--stdin", f.stdinFile->string()});
+  for (const auto &s : f.sources)
+    args.insert(args.end(), {"--src", (f.dir / s).string()});
+  if (f.stdinFile)
+    args.insert(args.end(), {"--stdin", f.stdinFile->string()});
   auto r = runRootline(args);
   CHECK(r.exitCode == 128 + SIGFPE);
   auto j = nlohmann::json::parse(r.out);
@@ -200,11 +212,13 @@ TEST_CASE("rootline trace reports the crash site of a crashing program", "[trace
   CHECK(j["crash"]["line"].get<int>() == f.crashLine->second);
 }
 
-TEST_CASE("rootline trace rejects a missing stdin file and a program that does not compile", "[trace][cli]") {
+TEST_CASE("rootline trace rejects a missing stdin file and a program that does not compile",
+          "[trace][cli]") {
   TempDir t;
   writeText(t.path / "ok.c", "int main(void) { return 0; }\n");
   writeText(t.path / "bad.c", "int main(void) { return x; }\n");
-  auto r = runRootline({"trace", "--src", (t.path / "ok.c").string(), "--stdin", (t.path / "nope.txt").string()});
+  auto r = runRootline(
+      {"trace", "--src", (t.path / "ok.c").string(), "--stdin", (t.path / "nope.txt").string()});
   CHECK(r.exitCode == ExitBadInput);
   CHECK(r.err.find("nope.txt") != std::string::npos);
   r = runRootline({"trace", "--src", (t.path / "bad.c").string()});

@@ -9,17 +9,17 @@
 #include "rl_runtime.h"
 
 struct rl_stub_event {
-  int tag;               /* RL_EV_* */
-  int fd;                /* OUTPUT */
-  int32_t arg;           /* OUTPUT */
-  char conv;             /* TOKEN */
-  int byte;              /* MEM_SET */
-  uint64_t offset;       /* INPUT, INPUT_CHAR, TOKEN, OUTPUT */
-  uint64_t len;          /* INPUT, TOKEN, OUTPUT, MEM_*; HEAP_ALLOC size; EXIT status */
-  uint32_t size;         /* TOKEN */
-  const void *addr;      /* INPUT, TOKEN, MEM_*, HEAP_* (MEM_COPY: dst) */
-  const void *src;       /* OUTPUT, MEM_COPY */
-  unsigned char *bytes;  /* OUTPUT: a copy of the bytes */
+  int tag;              /* RL_EV_* */
+  int fd;               /* OUTPUT */
+  int32_t arg;          /* OUTPUT */
+  char conv;            /* TOKEN */
+  int byte;             /* MEM_SET */
+  uint64_t offset;      /* INPUT, INPUT_CHAR, TOKEN, OUTPUT */
+  uint64_t len;         /* INPUT, TOKEN, OUTPUT, MEM_*; HEAP_ALLOC size; EXIT status */
+  uint32_t size;        /* TOKEN */
+  const void *addr;     /* INPUT, TOKEN, MEM_*, HEAP_* (MEM_COPY: dst) */
+  const void *src;      /* OUTPUT, MEM_COPY */
+  unsigned char *bytes; /* OUTPUT: a copy of the bytes */
 };
 
 extern struct rl_stub_event *rl_stub_events;

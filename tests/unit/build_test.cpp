@@ -9,12 +9,15 @@ using namespace rootline::test;
 
 namespace {
 
-const char *kHello = "#include <stdio.h>\n#include \"msg.h\"\nint main(void) { printf(\"%s %d\\n\", MSG, N); return 0; }\n";
+const char *kHello = "#include <stdio.h>\n#include \"msg.h\"\nint main(void) { printf(\"%s "
+                     "%d\\n\", MSG, N); return 0; }\n";
 
-BuildRecipe recipeOf(const fs::path &dir, std::vector<std::string> files, std::vector<std::string> flags = {}) {
+BuildRecipe recipeOf(const fs::path &dir, std::vector<std::string> files,
+                     std::vector<std::string> flags = {}) {
   BuildRecipe r;
   r.origin = "test";
-  for (auto &f : files) r.units.push_back({dir / f, flags, dir});
+  for (auto &f : files)
+    r.units.push_back({dir / f, flags, dir});
   return r;
 }
 
@@ -72,7 +75,8 @@ TEST_CASE("the build cache hits for unchanged input and misses after a header ed
 TEST_CASE("several source files link into one module", "[build]") {
   TempDir t;
   writeText(t.path / "add.c", "int add(int a, int b) { return a + b; }\n");
-  writeText(t.path / "main.c", "#include <stdio.h>\nint add(int, int);\nint main(void) { printf(\"%d\\n\", add(2, 3)); return 0; }\n");
+  writeText(t.path / "main.c", "#include <stdio.h>\nint add(int, int);\nint main(void) { "
+                               "printf(\"%d\\n\", add(2, 3)); return 0; }\n");
   auto mod = buildModule(recipeOf(t.path, {"main.c", "add.c"}));
   auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, {});
   CHECK(runExe(exe.path) == "5\n");
@@ -107,7 +111,8 @@ TEST_CASE("two definitions of main fail to link with a clear error", "[build]") 
   }
 }
 
-TEST_CASE("recipes come from the command line, rootline.json, then compile_commands.json", "[build]") {
+TEST_CASE("recipes come from the command line, rootline.json, then compile_commands.json",
+          "[build]") {
   TempDir t;
   writeText(t.path / "src" / "main.c", "#include \"msg.h\"\nint main(void) { return N; }\n");
   writeText(t.path / "inc" / "msg.h", "#define N 4\n");
@@ -128,7 +133,8 @@ TEST_CASE("recipes come from the command line, rootline.json, then compile_comma
     }
   }
   SECTION("rootline.json") {
-    writeText(t.path / "rootline.json", R"({"sources": ["src/main.c"], "cflags": ["-Iinc"], "libs": ["m"]})");
+    writeText(t.path / "rootline.json",
+              R"({"sources": ["src/main.c"], "cflags": ["-Iinc"], "libs": ["m"]})");
     RecipeRequest req;
     req.projectDir = t.path;
     auto recipe = resolveRecipe(req);
@@ -149,14 +155,17 @@ TEST_CASE("recipes come from the command line, rootline.json, then compile_comma
   }
   SECTION("compile_commands.json") {
     std::string db = "[{\"directory\": \"" + t.path.string() +
-                     "\", \"file\": \"src/main.c\", \"command\": \"cc -Iinc -Wall -O2 -c src/main.c -o main.o\"}]";
+                     "\", \"file\": \"src/main.c\", \"command\": \"cc -Iinc -Wall -O2 -c "
+                     "src/main.c -o main.o\"}]";
     writeText(t.path / "compile_commands.json", db);
     RecipeRequest req;
     req.projectDir = t.path;
     auto recipe = resolveRecipe(req);
     REQUIRE(recipe.units.size() == 1);
-    CHECK(std::find(recipe.units[0].flags.begin(), recipe.units[0].flags.end(), "-Iinc") != recipe.units[0].flags.end());
-    CHECK(std::find(recipe.units[0].flags.begin(), recipe.units[0].flags.end(), "-O2") == recipe.units[0].flags.end());
+    CHECK(std::find(recipe.units[0].flags.begin(), recipe.units[0].flags.end(), "-Iinc") !=
+          recipe.units[0].flags.end());
+    CHECK(std::find(recipe.units[0].flags.begin(), recipe.units[0].flags.end(), "-O2") ==
+          recipe.units[0].flags.end());
     auto mod = buildModule(recipe);
     CHECK(fs::exists(mod.bitcode));
   }

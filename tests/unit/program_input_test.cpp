@@ -26,14 +26,16 @@ InputVar byteVar(uint64_t offset) {
 
 z3::model modelOf(z3::context &ctx, std::vector<std::pair<InputVar, int64_t>> values) {
   z3::solver s(ctx);
-  for (auto &[v, x] : values) s.add(ctx.bv_const(v.name.c_str(), v.bits) == ctx.bv_val(static_cast<int64_t>(x), v.bits));
+  for (auto &[v, x] : values)
+    s.add(ctx.bv_const(v.name.c_str(), v.bits) == ctx.bv_val(static_cast<int64_t>(x), v.bits));
   REQUIRE(s.check() == z3::sat);
   return s.get_model();
 }
 
 } // namespace
 
-TEST_CASE("a model re-prints scanf tokens in place and keeps the rest of the input", "[explore][input]") {
+TEST_CASE("a model re-prints scanf tokens in place and keeps the rest of the input",
+          "[explore][input]") {
   z3::context ctx;
   ProgramInput seed{"10 200\nrest\n", {}};
   InputVar qty = token(0, 2, 32, 'd'), code = token(3, 3, 32, 'd');
@@ -44,7 +46,8 @@ TEST_CASE("a model re-prints scanf tokens in place and keeps the rest of the inp
   CHECK(out.stdinBytes == "10 5\nrest\n");
 }
 
-TEST_CASE("unsigned, hex and narrow tokens print in the conversion's own format", "[explore][input]") {
+TEST_CASE("unsigned, hex and narrow tokens print in the conversion's own format",
+          "[explore][input]") {
   z3::context ctx;
   ProgramInput seed{"1 1 1", {}};
   InputVar u = token(0, 1, 32, 'u'), x = token(2, 1, 32, 'x'), c = token(4, 1, 8, 'd');

@@ -55,10 +55,10 @@ TEST_CASE("trace files round-trip through writer and reader", "[trace]") {
   CHECK(e.tag == Ev::ENTER);
   REQUIRE(r.next(e));
   CHECK((e.tag == Ev::LOAD && e.a == 0x7ffd12345678ull && e.b == ~0ull));
-  REQUIRE(r.peek(e));  // peeking must not disturb the delta-encoded addresses
+  REQUIRE(r.peek(e)); // peeking must not disturb the delta-encoded addresses
   REQUIRE(r.peek(e));
   REQUIRE(r.next(e));
-  CHECK((e.tag == Ev::STORE && e.a == 0x7ffd12345670ull));  // delta-encoded address restored
+  CHECK((e.tag == Ev::STORE && e.a == 0x7ffd12345670ull)); // delta-encoded address restored
   REQUIRE(r.next(e));
   CHECK((e.tag == Ev::OUTPUT && e.a == 1 && e.c == 2 && e.e == 3 && e.bytes == "abc"));
   REQUIRE(r.peek(e));
@@ -80,7 +80,8 @@ TEST_CASE("a truncated trace ends at the last whole event and says it was trunca
   TraceReader r = TraceReader::fromBytes(cut);
   Event e;
   int n = 0;
-  while (r.next(e)) ++n;
+  while (r.next(e))
+    ++n;
   CHECK(n == 4);
   CHECK(r.truncated());
   TraceReader whole = TraceReader::fromBytes(bytes);
@@ -88,19 +89,25 @@ TEST_CASE("a truncated trace ends at the last whole event and says it was trunca
   }
   CHECK_FALSE(whole.truncated());
   // A header cut short is not a trace at all.
-  CHECK(expectError([&] { TraceReader::fromBytes(bytes.substr(0, 10)); }).find("truncated") != std::string::npos);
+  CHECK(expectError([&] { TraceReader::fromBytes(bytes.substr(0, 10)); }).find("truncated") !=
+        std::string::npos);
 }
 
 TEST_CASE("a trace of another version, another module or no trace at all is refused", "[trace]") {
   TraceWriter old("k", 0);
-  CHECK(expectError([&] { TraceReader::fromBytes(old.bytes()); }).find("version 0") != std::string::npos);
-  CHECK(expectError([&] { TraceReader::fromBytes(sampleTrace("other"), "mine"); }).find("another program") !=
+  CHECK(expectError([&] { TraceReader::fromBytes(old.bytes()); }).find("version 0") !=
         std::string::npos);
-  CHECK(expectError([&] { TraceReader::fromBytes("hello world, not a trace"); }).find("not a rootline trace") !=
+  CHECK(expectError([&] {
+          TraceReader::fromBytes(sampleTrace("other"), "mine");
+        }).find("another program") != std::string::npos);
+  CHECK(expectError([&] {
+          TraceReader::fromBytes("hello world, not a trace");
+        }).find("not a rootline trace") != std::string::npos);
+  CHECK(expectError([&] { TraceReader::fromBytes(""); }).find("not a rootline trace") !=
         std::string::npos);
-  CHECK(expectError([&] { TraceReader::fromBytes(""); }).find("not a rootline trace") != std::string::npos);
   TempDir t;
-  CHECK(expectError([&] { TraceReader(t.path / "missing.trace"); }).find("cannot read trace") != std::string::npos);
+  CHECK(expectError([&] { TraceReader(t.path / "missing.trace"); }).find("cannot read trace") !=
+        std::string::npos);
 }
 
 TEST_CASE("an unknown event tag is reported as corruption", "[trace]") {

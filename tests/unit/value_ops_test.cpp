@@ -21,17 +21,18 @@ Val run(unsigned op, unsigned bits, uint64_t a, uint64_t b) {
 
 TEST_CASE("integer operators follow two's complement C semantics", "[replay][ops]") {
   using I = llvm::Instruction;
-  CHECK(run(I::Add, 32, 0x7fffffff, 1).lo == 0x80000000u);         // wraps
-  CHECK(run(I::Mul, 8, 200, 2).lo == 144);                          // mod 256
-  CHECK(run(I::SDiv, 32, static_cast<uint32_t>(-7), 2).lo == static_cast<uint32_t>(-3));  // truncates toward 0
+  CHECK(run(I::Add, 32, 0x7fffffff, 1).lo == 0x80000000u); // wraps
+  CHECK(run(I::Mul, 8, 200, 2).lo == 144);                 // mod 256
+  CHECK(run(I::SDiv, 32, static_cast<uint32_t>(-7), 2).lo ==
+        static_cast<uint32_t>(-3)); // truncates toward 0
   CHECK(run(I::SRem, 32, static_cast<uint32_t>(-7), 2).lo == static_cast<uint32_t>(-1));
   CHECK(run(I::UDiv, 32, static_cast<uint32_t>(-7), 2).lo == 0x7ffffffcu);
   CHECK(run(I::AShr, 32, 0x80000000u, 4).lo == 0xf8000000u);
   CHECK(run(I::LShr, 32, 0x80000000u, 4).lo == 0x08000000u);
   CHECK(run(I::Shl, 16, 0x8001, 1).lo == 0x0002);
-  CHECK(run(I::Shl, 32, 1, 33).lo == 2);           // x86 masks the count to 5 bits
-  CHECK(run(I::Shl, 64, 1, 65).lo == 2);           // 6 bits for 64-bit operands
-  CHECK(run(I::AShr, 8, 0x80, 9).lo == 0xff);      // count 9 >= width 8: sign fill
+  CHECK(run(I::Shl, 32, 1, 33).lo == 2);      // x86 masks the count to 5 bits
+  CHECK(run(I::Shl, 64, 1, 65).lo == 2);      // 6 bits for 64-bit operands
+  CHECK(run(I::AShr, 8, 0x80, 9).lo == 0xff); // count 9 >= width 8: sign fill
   CHECK(run(I::LShr, 8, 0x80, 9).lo == 0);
 
   Fault f;
@@ -46,21 +47,24 @@ TEST_CASE("integer operators follow two's complement C semantics", "[replay][ops
 TEST_CASE("comparisons distinguish signed and unsigned", "[replay][ops]") {
   CHECK(intCompare(llvm::CmpInst::ICMP_SLT, 32, v(0xffffffffu), v(0)));
   CHECK_FALSE(intCompare(llvm::CmpInst::ICMP_ULT, 32, v(0xffffffffu), v(0)));
-  CHECK(intCompare(llvm::CmpInst::ICMP_EQ, 8, v(0x1ff), v(0xff)));  // only the low 8 bits count
+  CHECK(intCompare(llvm::CmpInst::ICMP_EQ, 8, v(0x1ff), v(0xff))); // only the low 8 bits count
 }
 
 TEST_CASE("casts extend, truncate and convert like x86-64", "[replay][ops]") {
   llvm::LLVMContext ctx;
-  llvm::DataLayout dl("e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128");
-  auto *i8 = llvm::Type::getInt8Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::DataLayout dl(
+      "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128");
+  auto *i8 = llvm::Type::getInt8Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx),
+       *i64 = llvm::Type::getInt64Ty(ctx);
   auto *dbl = llvm::Type::getDoubleTy(ctx), *flt = llvm::Type::getFloatTy(ctx);
   CHECK(cast(llvm::Instruction::SExt, i8, i32, v(0x80), dl).lo == 0xffffff80u);
   CHECK(cast(llvm::Instruction::ZExt, i8, i32, v(0x80), dl).lo == 0x80u);
   CHECK(cast(llvm::Instruction::Trunc, i64, i8, v(0x1234), dl).lo == 0x34u);
   Val minus25 = cast(llvm::Instruction::SIToFP, i32, dbl, v(static_cast<uint32_t>(-25)), dl);
   CHECK(cast(llvm::Instruction::FPToSI, dbl, i32, minus25, dl).lo == static_cast<uint32_t>(-25));
-  Val third = floatBinary(llvm::Instruction::FDiv, dbl, cast(llvm::Instruction::SIToFP, i32, dbl, v(1), dl),
-                          cast(llvm::Instruction::SIToFP, i32, dbl, v(3), dl));
+  Val third =
+      floatBinary(llvm::Instruction::FDiv, dbl, cast(llvm::Instruction::SIToFP, i32, dbl, v(1), dl),
+                  cast(llvm::Instruction::SIToFP, i32, dbl, v(3), dl));
   double d;
   std::memcpy(&d, &third.lo, 8);
   CHECK(d == 1.0 / 3.0);
