@@ -8,8 +8,13 @@
 #include "rootline/replay.h"
 #include "rootline/symbolic.h"
 
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class CallBase;
+}
 
 namespace rootline {
 
@@ -73,6 +78,10 @@ struct CriterionSeed {
 // a criterion matches nothing in the run.
 std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const DynamicTrace &trace,
                                             const ModuleIndex &index);
+
+// The operand of an output call that produced an output piece logged with runtime
+// argument number `arg` (docs/trace-format.md); none for the format's literal text.
+std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg);
 
 struct Slice {
   std::vector<bool> member; // by instance index

@@ -103,17 +103,7 @@ std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &
     CriterionSeed s{p.instance, false, {}, p.fromMemory};
     auto *call =
         llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records[p.instance].id));
-    const llvm::Function *f = call->getCalledFunction();
-    std::string name = f ? f->getName().str() : "";
-    std::optional<unsigned> op;
-    if (name == "printf")
-      op = p.arg ? std::optional<unsigned>(p.arg) : std::nullopt;
-    else if (name == "fprintf")
-      op = p.arg ? std::optional<unsigned>(p.arg + 1) : std::nullopt;
-    else if (name == "write")
-      op = p.arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
-    else
-      op = p.arg == 1 ? std::optional<unsigned>(0) : std::nullopt;
+    std::optional<unsigned> op = outputOperand(call, p.arg);
     if (op)
       s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
     SourceLocation loc = ModuleIndex::locationOf(call);

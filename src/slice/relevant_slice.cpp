@@ -129,7 +129,8 @@ private:
   std::unordered_map<uint64_t, std::vector<AbsLoc>> byWriter_;
 };
 
-// The call operand that produced an output piece (runtime numbering, docs/trace-format.md).
+} // namespace
+
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) {
   const llvm::Function *f = call->getCalledFunction();
   std::string name = f ? f->getName().str() : "";
@@ -142,8 +143,6 @@ std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) 
   return arg == 1 ? std::optional<unsigned>(0)
                   : std::nullopt; // puts, putchar, fputs, fputc, putc, fwrite
 }
-
-} // namespace
 
 Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index,
                    const StaticAnalysis &analysis, const std::vector<CriterionSeed> &seeds,
