@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <stdexcept>
 
 namespace rootline::test {
 
@@ -121,6 +123,55 @@ ProcessResult runRootline(const std::vector<std::string> &args,
   spec.stdinFile = stdinFile;
   spec.timeoutSeconds = timeout;
   return runProcess(spec);
+}
+
+json makeHistory(const fs::path &dir, const std::vector<std::string> &options) {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", (fixturesDir() / "git" / "make_history.py").string(),
+               dir.string()};
+  spec.argv.insert(spec.argv.end(), options.begin(), options.end());
+  spec.timeoutSeconds = 120;
+  ProcessResult r = runProcess(spec);
+  if (!r.exitedWith(0))
+    throw std::runtime_error("make_history.py failed: " + r.err);
+  return json::parse(r.out);
+}
+
+ProcessResult git(const fs::path &repo, const std::vector<std::string> &args) {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/git", "-C", repo.string(), "-c", "commit.gpgsign=false"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.extraEnv = {{"GIT_AUTHOR_NAME", "Rootline Test"},
+                   {"GIT_AUTHOR_EMAIL", "test@rootline.invalid"},
+                   {"GIT_COMMITTER_NAME", "Rootline Test"},
+                   {"GIT_COMMITTER_EMAIL", "test@rootline.invalid"},
+                   {"GIT_AUTHOR_DATE", "2025-01-01T00:00:00+0000"},
+                   {"GIT_COMMITTER_DATE", "2025-01-01T00:00:00+0000"},
+                   {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                   {"GIT_CONFIG_NOSYSTEM", "1"}};
+  spec.timeoutSeconds = 60;
+  return runProcess(spec);
+}
+
+std::map<std::string, std::string> snapshotTree(const fs::path &dir) {
+  std::map<std::string, std::string> out;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path &p = it->path();
+    auto st = it->symlink_status();
+    std::string rel = p.lexically_relative(dir).string();
+    std::string desc = std::to_string(static_cast<int>(st.type())) + " " +
+                       std::to_string(static_cast<unsigned>(st.permissions()));
+    if (fs::is_symlink(st)) {
+      desc += " -> " + fs::read_symlink(p).string();
+    } else {
+      desc += " " + std::to_string(fs::last_write_time(p).time_since_epoch().count());
+      if (fs::is_regular_file(st))
+        desc += " " + std::to_string(fs::file_size(p)) + " " + std::to_string(std::hash<std::string>{}(readFile(p)));
+    }
+    out[rel] = desc;
+  }
+  return out;
 }
 
 ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout) {

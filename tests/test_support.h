@@ -4,6 +4,9 @@
 #include "rootline/build.h"
 #include "rootline/process.h"
 
+#include <nlohmann/json.hpp>
+
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +65,16 @@ void writeText(const fs::path &path, const std::string &text);
 // Runs the rootline binary with the given arguments.
 ProcessResult runRootline(const std::vector<std::string> &args,
                           std::optional<std::string> stdinFile = {}, double timeout = 300);
+
+// A git repository made by fixtures/git/make_history.py in `dir` (which must not exist
+// or be empty) with the given options; returns the script's JSON manifest.
+nlohmann::json makeHistory(const fs::path &dir, const std::vector<std::string> &options);
+// Runs git in `repo` with the fixture's fixed identity and dates (for extra commits).
+ProcessResult git(const fs::path &repo, const std::vector<std::string> &args);
+
+// Every entry under `dir` (the repository and its .git included): path, type, mode,
+// size, mtime and content hash, symlink target. Equal snapshots mean nothing changed.
+std::map<std::string, std::string> snapshotTree(const fs::path &dir);
 
 // Runs an executable with a fixture's stdin and args.
 ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout = 60);

@@ -37,6 +37,9 @@ struct RecipeRequest {
 };
 
 BuildRecipe resolveRecipe(const RecipeRequest &request);
+// The same request in another tree (a version of the project): relative --src paths and
+// the project directory are taken from `root`.
+BuildRecipe resolveRecipeIn(const RecipeRequest &request, const fs::path &root);
 // Reads a rootline.json (schema in docs/build.md).
 BuildRecipe recipeFromProjectFile(const fs::path &jsonPath);
 // Reads a compile_commands.json: every C file in it joins the program.

@@ -7,6 +7,7 @@
 
 #include "rootline/explore.h"
 #include "rootline/text_diff.h"
+#include "rootline/vcs.h"
 
 #include <map>
 #include <optional>
@@ -21,7 +22,13 @@ enum class ConditionKind { Rsc, Pc };
 struct DebugRequest {
   BuildRecipe oldRecipe, newRecipe;
   fs::path oldRoot, newRoot;                      // for file names in reports and the diff
-  std::string oldLabel = "old", newLabel = "new"; // e.g. commit ids later
+  std::string oldLabel = "old", newLabel = "new"; // directories, or commits' short hashes
+  // Between two commits: their metadata for the reports, and git's diff of the two
+  // trees (renames included) for ranking and line mapping. Without it each file pair
+  // is diffed by path.
+  std::optional<CommitInfo> oldCommit, newCommit;
+  std::optional<SourceDiff> sourceDiff;
+  fs::path repository; // the repository's top directory, with commits
   ProgramInput input;
   std::optional<std::string> expectedStdout; // --expect; else the old version's output
   ConditionKind condition = ConditionKind::Rsc;
@@ -57,6 +64,8 @@ struct DebugCandidate {
 
 struct DebugReport {
   std::string oldLabel, newLabel;
+  std::optional<CommitInfo> oldCommit, newCommit;
+  fs::path repository;
   ProgramInput input;
   RunSummary expected, oldRun, newRun;
   std::string failure;                           // one sentence: what differs
@@ -84,5 +93,10 @@ nlohmann::json reportSarif(const DebugReport &report); // SARIF 2.1.0
 // highlighted, evidence inputs.
 std::string reportHtml(const DebugReport &report);
 std::string reportSummary(const DebugReport &report); // short, for the terminal
+
+// A commit in reports: JSON {hash, short, author, email, date, subject, parents}, and
+// one line "abc1234 Subject (Author, date)".
+nlohmann::json commitJson(const CommitInfo &commit);
+std::string commitLine(const CommitInfo &commit);
 
 } // namespace rootline

@@ -73,8 +73,9 @@ BuildRecipe recipeFromProjectFile(const fs::path &jsonPath) {
     throw Error("'" + jsonPath.string() + "' needs a \"sources\" array");
   std::vector<std::string> cflags;
   try {
-    if (j.contains("cflags"))
-      cflags = j["cflags"].get<std::vector<std::string>>();
+    if (j.contains("cflags")) // an array, or one string split like a shell would
+      cflags = j["cflags"].is_string() ? splitFlags(j["cflags"].get<std::string>())
+                                       : j["cflags"].get<std::vector<std::string>>();
     if (j.contains("libs"))
       recipe.libs = j["libs"].get<std::vector<std::string>>();
     for (const auto &s : j["sources"])
@@ -156,6 +157,15 @@ BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const 
         f = "-I" + rebase(fs::path(f.substr(2))).string();
   }
   return out;
+}
+
+BuildRecipe resolveRecipeIn(const RecipeRequest &request, const fs::path &root) {
+  RecipeRequest r = request;
+  r.projectDir = root;
+  for (auto &s : r.sources)
+    if (fs::path(s).is_relative())
+      s = (root / s).string();
+  return resolveRecipe(r);
 }
 
 } // namespace rootline

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rootline/build.h"
+#include "rootline/debug.h"
 
 #include <CLI/CLI.hpp>
 
@@ -26,10 +27,28 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
 // The --stdin option's file as an absolute path, checked; none when not given.
 std::optional<fs::path> stdinOption(const std::string &file);
 
+// The test of a regression: stdin file, expected stdout file, program arguments.
+struct TestOptions {
+  std::string stdinFile, expectFile;
+  std::vector<std::string> args;
+  double timeout = 30;
+};
+void addTestOptions(CLI::App &cmd, TestOptions &options);
+ProgramInput testInput(const TestOptions &options);           // reads --stdin
+std::optional<std::string> testExpected(const TestOptions &options); // reads --expect
+
+// Writes report files into `dir` (created when missing). Refuses a directory that holds
+// other files and no earlier rootline report, so --out never overwrites user data.
+using ReportFiles = std::vector<std::pair<std::string, std::string>>; // name, contents
+void writeReportFiles(const fs::path &dir, const ReportFiles &files);
+// report.json, report.md, report.sarif and report.html of a debug report.
+ReportFiles debugReportFiles(const DebugReport &report);
+
 void addTraceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addSliceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action);
+void addBisectCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 // Subcommands whose issue has not landed yet: help text, and exit code 2 when run.
 void addPlaceholderCommands(CLI::App &app, Action &action);
 

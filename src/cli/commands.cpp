@@ -1,6 +1,7 @@
 // Options shared by subcommands, and the subcommands still to be built.
 #include "cli/cli.h"
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 
 #include <iostream>
 
@@ -26,6 +27,52 @@ std::optional<fs::path> stdinOption(const std::string &file) {
   return fs::absolute(file);
 }
 
+void addTestOptions(CLI::App &cmd, TestOptions &options) {
+  cmd.add_option("--stdin", options.stdinFile, "The test's stdin (a file)");
+  cmd.add_option("--expect", options.expectFile,
+                 "The test's expected stdout (a file; default: what the good version prints)");
+  cmd.add_option("--timeout", options.timeout, "Seconds per program run (default 30)");
+  cmd.add_option("args", options.args, "Program arguments of the test (after --)");
+}
+
+ProgramInput testInput(const TestOptions &options) {
+  ProgramInput in;
+  if (auto f = stdinOption(options.stdinFile))
+    in.stdinBytes = readFile(*f);
+  in.args = options.args;
+  return in;
+}
+
+std::optional<std::string> testExpected(const TestOptions &options) {
+  if (options.expectFile.empty())
+    return std::nullopt;
+  if (!fs::is_regular_file(options.expectFile))
+    throw Error("--expect file '" + options.expectFile + "' does not exist");
+  return readFile(options.expectFile);
+}
+
+void writeReportFiles(const fs::path &dir, const ReportFiles &files) {
+  fs::path out = fs::absolute(dir);
+  bool ours = false;
+  for (const auto &[name, text] : files)
+    ours = ours || fs::exists(out / name);
+  if (fs::exists(out) && !fs::is_directory(out))
+    throw Error("--out '" + out.string() + "' is not a directory");
+  if (fs::exists(out) && !fs::is_empty(out) && !ours)
+    throw Error("--out '" + out.string() +
+                "' is not empty and holds no rootline report; choose a new directory");
+  fs::create_directories(out);
+  for (const auto &[name, text] : files)
+    writeFileAtomic(out / name, text);
+}
+
+ReportFiles debugReportFiles(const DebugReport &report) {
+  return {{"report.json", jsonText(reportJson(report))},
+          {"report.md", reportMarkdown(report)},
+          {"report.sarif", jsonText(reportSarif(report))},
+          {"report.html", reportHtml(report)}};
+}
+
 namespace {
 
 struct Placeholder {
@@ -34,7 +81,6 @@ struct Placeholder {
 };
 
 const Placeholder kPlaceholders[] = {
-    {"bisect", "Find the first bad commit between a good and a bad revision, then root-cause it"},
     {"validate", "Check that a fix restores the old behaviour for the failing input's whole "
                  "partition"},
 };

@@ -1,5 +1,6 @@
 // rootline debug: root-cause a regression between two source trees.
 #include "cli/cli.h"
+#include "cli/versions.h"
 #include "rootline/debug.h"
 #include "rootline/error.h"
 #include "rootline/json_text.h"
@@ -12,6 +13,7 @@ namespace {
 
 struct DebugOptions {
   std::string oldDir, newDir;
+  RepoOptions repo;
   RecipeRequest recipe;
   std::string stdinFile, expectFile, condition = "rsc", out;
   double timeout = 30;
@@ -19,34 +21,35 @@ struct DebugOptions {
   std::vector<std::string> args;
 };
 
-// The same recipe in both trees: --src paths are relative to each tree; without
-// --src each tree's rootline.json or compile_commands.json is used.
-BuildRecipe recipeIn(const DebugOptions &opt, const fs::path &root) {
-  RecipeRequest r = opt.recipe;
-  r.projectDir = root;
-  for (auto &s : r.sources) {
-    fs::path p(s);
-    if (p.is_relative())
-      s = (root / p).string();
-  }
-  return resolveRecipe(r);
-}
-
 int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
-  if (opt.oldDir.empty() || opt.newDir.empty())
-    throw Error("--old DIR and --new DIR are required");
-  for (const auto &d : {opt.oldDir, opt.newDir})
-    if (!fs::is_directory(d))
-      throw Error("'" + d + "' is not a directory");
   if (opt.condition != "rsc" && opt.condition != "pc")
     throw Error("--condition must be rsc or pc");
   DebugRequest req;
-  req.oldRoot = fs::absolute(opt.oldDir);
-  req.newRoot = fs::absolute(opt.newDir);
-  req.oldRecipe = recipeIn(opt, req.oldRoot);
-  req.newRecipe = recipeIn(opt, req.newRoot);
-  req.oldLabel = opt.oldDir;
-  req.newLabel = opt.newDir;
+  VersionTree oldV, newV;
+  if (opt.repo.given()) {
+    if (!opt.oldDir.empty() || !opt.newDir.empty())
+      throw Error("use either --old/--new (directories) or --repo/--good/--bad (commits)");
+    if (opt.repo.repo.empty() || opt.repo.good.empty() || opt.repo.bad.empty())
+      throw Error("--repo, --good and --bad go together");
+    Repository repo = Repository::open(opt.repo.repo);
+    oldV = commitVersion(repo, opt.repo.good);
+    newV = commitVersion(repo, opt.repo.bad);
+    req.sourceDiff = repo.diff(oldV.commit->hash, newV.commit->hash);
+    req.oldCommit = oldV.commit;
+    req.newCommit = newV.commit;
+    req.repository = repo.root();
+  } else {
+    if (opt.oldDir.empty() || opt.newDir.empty())
+      throw Error("--old DIR and --new DIR (or --repo, --good and --bad) are required");
+    oldV = directoryVersion(opt.oldDir);
+    newV = directoryVersion(opt.newDir);
+  }
+  req.oldRoot = oldV.root;
+  req.newRoot = newV.root;
+  req.oldRecipe = resolveRecipeIn(opt.recipe, req.oldRoot);
+  req.newRecipe = resolveRecipeIn(opt.recipe, req.newRoot);
+  req.oldLabel = oldV.label;
+  req.newLabel = newV.label;
   if (auto in = stdinOption(opt.stdinFile))
     req.input.stdinBytes = readFile(*in);
   req.input.args = opt.args;
@@ -59,17 +62,8 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.timeoutSeconds = opt.timeout;
   req.maxCandidates = opt.maxCandidates;
   DebugReport report = debugRegression(req);
-  if (!opt.out.empty()) {
-    fs::path out = fs::absolute(opt.out);
-    if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "report.json"))
-      throw Error("--out '" + out.string() +
-                  "' is not empty and holds no rootline report; choose a new directory");
-    fs::create_directories(out);
-    writeFileAtomic(out / "report.json", jsonText(reportJson(report)));
-    writeFileAtomic(out / "report.md", reportMarkdown(report));
-    writeFileAtomic(out / "report.sarif", jsonText(reportSarif(report)));
-    writeFileAtomic(out / "report.html", reportHtml(report));
-  }
+  if (!opt.out.empty())
+    writeReportFiles(opt.out, debugReportFiles(report));
   if (global.json)
     std::cout << jsonText(reportJson(report));
   else
@@ -86,6 +80,7 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
                                   "(Darwin with relevant slice conditions)");
   cmd->add_option("--old", opt->oldDir, "Source tree where the test passes");
   cmd->add_option("--new", opt->newDir, "Source tree where the test fails");
+  addRepoOptions(*cmd, opt->repo);
   addRecipeOptions(*cmd, opt->recipe);
   cmd->add_option("--stdin", opt->stdinFile, "The test's stdin");
   cmd->add_option("--expect", opt->expectFile,
@@ -101,9 +96,12 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
                   "At most this many candidates (default 20)");
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");
   cmd->footer(
-      "--src paths are relative to each tree. Exit status: 0 candidates found, 1 none found,\n"
-      "2 bad input (no failure, fails on old too, nondeterministic, does not build).\n"
-      "Example: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/");
+      "--src paths are relative to each tree (the repository's top for commits). With --repo,\n"
+      "git's diff between the commits ranks and maps lines, and every report names both\n"
+      "commits. Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
+      "fails on old too, nondeterministic, does not build, unknown revision).\n"
+      "Examples: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/\n"
+      "          rootline debug --repo . --good v1.2 --bad HEAD --stdin t17.in");
   cmd->callback(
       [&global, &action, opt] { action = [&global, opt] { return runDebug(global, *opt); }; });
 }

@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   cli::addSliceCommand(app, global, action);
   cli::addExploreCommand(app, global, action);
   cli::addDebugCommand(app, global, action);
+  cli::addBisectCommand(app, global, action);
   cli::addPlaceholderCommands(app, action);
 
   try {

@@ -202,16 +202,22 @@ private:
   std::unique_ptr<z3::params> params_;
 };
 
+// The changed lines of a file in either version: from git's diff of the two commits
+// when there is one, else from diffing the file at the same path in both trees.
 struct Diffs {
   const fs::path &oldRoot, &newRoot;
+  const std::optional<SourceDiff> &git;
   std::map<std::string, TextDiff> cache;
-  const TextDiff &of(const std::string &rel) {
-    auto it = cache.find(rel);
+  const TextDiff &of(const std::string &rel, bool inNew) {
+    std::string key = (inNew ? "n:" : "o:") + rel;
+    auto it = cache.find(key);
     if (it != cache.end())
       return it->second;
+    if (git)
+      return cache[key] = inNew ? git->ofNew(rel) : git->ofOld(rel);
     std::string a = fs::exists(oldRoot / rel) ? readFile(oldRoot / rel) : "";
     std::string b = fs::exists(newRoot / rel) ? readFile(newRoot / rel) : "";
-    return cache[rel] = diffTexts(a, b);
+    return cache[key] = diffTexts(a, b);
   }
 };
 
@@ -225,7 +231,7 @@ DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, cons
   c.line = loc.line;
   c.function = inst->getFunction()->getName().str();
   c.source = sourceLine(loc.path(), loc.line);
-  const TextDiff &d = diffs.of(c.file);
+  const TextDiff &d = diffs.of(c.file, v.name == "new");
   if (v.name == "new") {
     c.inChangedRegion = d.changedInNew(c.line);
     c.otherLine = d.oldLineOf(c.line);
@@ -236,6 +242,41 @@ DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, cons
   return c;
 }
 
+// The changed line closest to a branch instance along its data dependences (operands
+// and the memory they were loaded from, not control): a deviating branch in unchanged
+// code whose condition a changed line computes (`if (is_large(v))` over a changed
+// `return v > 10;`) points at that line.
+std::optional<uint64_t> changedDefinitionBehind(const Version &v, uint64_t branch, Diffs &diffs) {
+  const DynamicTrace &t = v.trace.dynamic;
+  std::vector<uint64_t> work{branch};
+  std::set<uint64_t> seen{branch};
+  std::optional<uint64_t> best;
+  constexpr size_t kMaxVisited = 20000;
+  while (!work.empty() && seen.size() < kMaxVisited) {
+    uint64_t i = work.back();
+    work.pop_back();
+    const InstanceRecord &r = t.records[i];
+    if (i != branch) {
+      SourceLocation loc = ModuleIndex::locationOf(v.index->instruction(r.id));
+      if (loc.valid()) {
+        std::string rel = relativeTo(loc.path(), v.root);
+        const TextDiff &d = diffs.of(rel, v.name == "new");
+        if (v.name == "new" ? d.changedInNew(loc.line) : d.changedInOld(loc.line)) {
+          if (!best || i > *best)
+            best = i;
+          continue; // the nearest changed definition on this chain
+        }
+      }
+    }
+    for (uint32_t k = 0; k < r.operandCount + r.writerCount; ++k) {
+      uint64_t d = t.defs[r.defBegin + k];
+      if (d != kNoDef && d < t.records.size() && seen.insert(d).second)
+        work.push_back(d);
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 DebugReport debugRegression(const DebugRequest &req) {
@@ -243,6 +284,9 @@ DebugReport debugRegression(const DebugRequest &req) {
   DebugReport report;
   report.oldLabel = req.oldLabel;
   report.newLabel = req.newLabel;
+  report.oldCommit = req.oldCommit;
+  report.newCommit = req.newCommit;
+  report.repository = req.repository;
   report.input = req.input;
   report.condition = req.condition == ConditionKind::Rsc ? "rsc" : "pc";
   Version oldV, newV;
@@ -321,7 +365,7 @@ DebugReport debugRegression(const DebugRequest &req) {
   std::vector<z3::expr> domain = oldV.trace.symbolic.domain;
   domain.insert(domain.end(), newV.trace.symbolic.domain.begin(), newV.trace.symbolic.domain.end());
   Composer composer(ctx, req, report);
-  Diffs diffs{oldV.root, newV.root, {}};
+  Diffs diffs{oldV.root, newV.root, req.sourceDiff, {}};
   std::vector<DebugCandidate> candidates;
   auto fromDeviations = [&](const Version &where, const std::vector<PathConstraint> &seq,
                             const std::vector<std::pair<size_t, z3::model>> &found,
@@ -332,6 +376,19 @@ DebugReport debugRegression(const DebugRequest &req) {
       c.hasAlternative = true;
       c.alternative = applyModel(req.input, where.trace.symbolic.inputs, model);
       c.distance = static_cast<unsigned>(seq.size() - 1 - i);
+      if (!c.inChangedRegion)
+        if (auto def = changedDefinitionBehind(where, seq[i].instance, diffs)) {
+          const llvm::Instruction *inst =
+              where.index->instruction(where.trace.dynamic.records[*def].id);
+          DebugCandidate behind = candidateAt(where, inst, "changed computation", diffs);
+          behind.condition = c.condition;
+          behind.hasAlternative = true;
+          behind.alternative = c.alternative;
+          behind.distance = c.distance;
+          behind.reasons.push_back("computes the condition of the branch at " + c.file + ":" +
+                                   std::to_string(c.line));
+          candidates.push_back(std::move(behind));
+        }
       candidates.push_back(std::move(c));
     }
   };

@@ -51,8 +51,14 @@ json reportJson(const DebugReport &r) {
     }
     cands.push_back(j);
   }
+  json commits = nullptr;
+  if (r.oldCommit && r.newCommit)
+    commits = {{"repository", r.repository.string()},
+               {"old", commitJson(*r.oldCommit)},
+               {"new", commitJson(*r.newCommit)}};
   return {{"schema", "rootline.debug/1"},
           {"versions", {{"old", r.oldLabel}, {"new", r.newLabel}}},
+          {"commits", commits},
           {"test", {{"input", inputJson(r.input)}, {"expected", runJson(r.expected)}}},
           {"failure",
            {{"summary", r.failure},
@@ -77,6 +83,9 @@ json reportJson(const DebugReport &r) {
 std::string reportMarkdown(const DebugReport &r) {
   std::ostringstream md;
   md << "## Regression: " << r.oldLabel << " → " << r.newLabel << "\n\n";
+  if (r.oldCommit && r.newCommit)
+    md << "- good: " << commitLine(*r.oldCommit) << "\n- bad: " << commitLine(*r.newCommit)
+       << "\n\n";
   md << "**Failure.** " << r.failure << ".\n\n";
   md << "Input (stdin):\n" << fence(r.input.stdinBytes);
   if (!r.input.args.empty()) {
@@ -121,8 +130,21 @@ std::string reportMarkdown(const DebugReport &r) {
   return md.str();
 }
 
+nlohmann::json commitJson(const CommitInfo &c) {
+  return {{"hash", c.hash},     {"short", c.shortHash}, {"author", c.author},
+          {"email", c.email},   {"date", c.date},       {"subject", c.subject},
+          {"parents", c.parents}};
+}
+
+std::string commitLine(const CommitInfo &c) {
+  return c.shortHash + " " + c.subject + " (" + c.author + ", " + c.date + ")";
+}
+
 std::string reportSummary(const DebugReport &r) {
   std::ostringstream s;
+  if (r.oldCommit && r.newCommit)
+    s << "rootline: good " << commitLine(*r.oldCommit) << "\nrootline: bad  "
+      << commitLine(*r.newCommit) << "\n";
   s << "rootline: " << r.failure << "\n";
   s << "rootline: " << r.direction << " (" << r.condition << ": " << r.oldConstraints << " old / "
     << r.newConstraints << " new constraints)\n";

@@ -48,20 +48,34 @@ json reportSarif(const DebugReport &r) {
                           {"region", {{"startLine", std::max(1u, c.line)}}}}}}})},
          {"properties", props}});
   }
-  return {
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       json::array({{{"tool",
-                      {{"driver",
-                        {{"name", "rootline"},
-                         {"version", ROOTLINE_VERSION},
-                         {"informationUri", "https://example.invalid/rootline"},
-                         {"rules", rules}}}}},
-                     {"originalUriBaseIds",
-                      {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
-                       {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
-                     {"results", results}}})}};
+  // Between commits: each version's commit, with its metadata in the property bag.
+  json provenance = json::array();
+  if (r.oldCommit && r.newCommit)
+    for (const auto &[commit, base] :
+         {std::pair{&*r.oldCommit, "OLD"}, std::pair{&*r.newCommit, "NEW"}})
+      provenance.push_back({{"repositoryUri", "file://" + r.repository.string()},
+                            {"revisionId", commit->hash},
+                            {"mappedTo", {{"uriBaseId", base}}},
+                            {"properties",
+                             {{"author", commit->author},
+                              {"email", commit->email},
+                              {"date", commit->date},
+                              {"subject", commit->subject}}}});
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "rootline"},
+                  {"version", ROOTLINE_VERSION},
+                  {"informationUri", "https://example.invalid/rootline"},
+                  {"rules", rules}}}}},
+              {"originalUriBaseIds",
+               {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
+                {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
+              {"results", results}};
+  if (!provenance.empty())
+    run["versionControlProvenance"] = provenance;
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({run})}};
 }
 
 } // namespace rootline

@@ -1,17 +1,10 @@
 #include "rootline/text_diff.h"
 
-#include "rootline/error.h"
-
-#include <git2.h>
+#include "vcs/git_handle.h"
 
 namespace rootline {
 
 namespace {
-
-struct LibGit2 {
-  LibGit2() { git_libgit2_init(); }
-  ~LibGit2() { git_libgit2_shutdown(); }
-};
 
 int onHunk(const git_diff_delta *, const git_diff_hunk *hunk, void *payload) {
   auto *out = static_cast<std::vector<DiffHunk> *>(payload);
@@ -67,15 +60,13 @@ std::optional<unsigned> TextDiff::newLineOf(unsigned oldLine) const {
 }
 
 TextDiff diffTexts(const std::string &oldText, const std::string &newText) {
-  static LibGit2 lib;
+  vcs::ensureLibgit2();
   TextDiff d;
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.context_lines = 0;
   if (git_diff_buffers(oldText.data(), oldText.size(), nullptr, newText.data(), newText.size(),
                        nullptr, &opts, nullptr, nullptr, onHunk, nullptr, &d.hunks) != 0) {
-    const git_error *e = git_error_last();
-    throw Error(std::string("cannot diff the two versions: ") + (e ? e->message : "libgit2 error"),
-                ExitInternal);
+    throw Error("cannot diff the two versions: " + vcs::lastGitError(), ExitInternal);
   }
   return d;
 }

@@ -55,11 +55,6 @@ const std::map<std::string, const char *> kKnownMisses = {
      "a loop bound moved by one: the old partition pins n to one value per iteration count, so "
      "both Darwin directions are unsatisfiable at the loop test; the changed loop line comes "
      "second, after an inner branch whose alternative input makes the versions agree"},
-    {"swapped_args",
-     "the swap changes a value, not a branch: branches of the callee deviate first and their "
-     "alternative inputs make the versions agree (both print 0%), outranking the changed call"},
-    {"swapped_call_args",
-     "as swapped_args: a callee branch with agreeing evidence ranks above the changed call"},
     {"deleted_else",
      "a branch deviation whose alternative input makes the versions agree ranks above the "
      "deleted else of the old version"},

@@ -1,0 +1,84 @@
+// rootline bisect: the first bad commit on the first-parent history between a good and
+// a bad revision. Each tested commit is materialised from git's object store, built
+// (cached by content) and run natively, without instrumentation; a commit that does not
+// build is skipped, like `git bisect skip`. The first bad commit is then debugged
+// against its parent (docs/bisect.md).
+#pragma once
+
+#include "rootline/debug.h"
+#include "rootline/vcs.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// What decides whether a commit is good.
+struct CommitCheck {
+  RecipeRequest recipe; // --src paths relative to each commit's tree
+  ProgramInput input;
+  std::optional<std::string> expectedStdout; // else the good commit's behaviour
+  // A shell command instead of comparing output: run with sh -c in a scratch copy of
+  // the commit's tree, $ROOTLINE_PROGRAM naming the built program (when the commit has
+  // a recipe). Exit 0 good, 125 cannot test, 1-127 bad, like `git bisect run`.
+  std::optional<std::string> shellCommand;
+  double timeoutSeconds = 30;
+};
+
+// The behaviour a good commit shows: its stdout, and how it ends (when known).
+struct ExpectedBehaviour {
+  std::string stdoutBytes;
+  std::optional<std::string> outcome; // "exit 0"; unset: any ending but a crash or timeout
+};
+
+enum class Verdict { Good, Bad, Skip };
+std::string verdictName(Verdict v); // "good", "bad", "skip"
+
+struct CommitVerdict {
+  CommitInfo commit;
+  Verdict verdict = Verdict::Skip;
+  std::string reason; // "stdout differs from byte 16", "does not build: ...", "exit 1"
+  bool built = false, buildCached = false; // a build was attempted; it came from the cache
+  RunSummary run;                          // the test's native run (not with --cmd)
+  double seconds = 0;
+};
+
+// Builds the commit natively and runs the test on it. `expected` unset: the verdict is
+// Good whenever the program builds and runs to an end that is not a crash or timeout
+// (used to learn the good commit's behaviour).
+CommitVerdict checkCommit(const Repository &repo, const std::string &hash,
+                          const CommitCheck &check,
+                          const std::optional<ExpectedBehaviour> &expected);
+
+struct BisectOptions {
+  bool debugFirstBad = true;
+  DebugRequest debugTemplate; // condition, timeouts, candidate limit for the attached debug
+  std::function<void(const std::string &)> progress;
+};
+
+struct BisectResult {
+  CommitInfo good, bad;
+  size_t rangeSize = 0; // commits on bad's first-parent chain that good cannot reach
+  std::vector<CommitVerdict> steps; // in test order: good, bad, then the bisection
+  std::optional<CommitInfo> firstBad;
+  // With skipped commits next to the boundary the answer is a set, as in git.
+  std::vector<CommitInfo> possibleFirstBad;
+  std::optional<DebugReport> debug; // the first bad commit against its parent
+  std::string debugError;           // why there is no debug report
+  double seconds = 0;
+  unsigned compiled() const; // builds that were not in the cache
+  unsigned skipped() const;
+};
+
+// Throws Error (exit 2) when good is not an ancestor of bad, the test fails at good,
+// passes at bad, or either end cannot be built.
+BisectResult bisectHistory(const Repository &repo, const std::string &good, const std::string &bad,
+                           const CommitCheck &check, const BisectOptions &options);
+
+nlohmann::json bisectJson(const BisectResult &result);
+std::string bisectMarkdown(const BisectResult &result);
+std::string bisectSummary(const BisectResult &result);
+
+} // namespace rootline

@@ -1,0 +1,151 @@
+// Binary search over the first-parent history, then debug of the first bad commit.
+#include "rootline/bisect.h"
+
+#include "rootline/error.h"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+namespace rootline {
+
+namespace {
+
+std::string stepLine(const CommitVerdict &v, const std::string &what) {
+  std::string build = !v.built ? "" : v.buildCached ? ", cached build" : ", compiled";
+  return what + " " + v.commit.shortHash + " " + v.commit.subject + ": " + verdictName(v.verdict) +
+         " (" + v.reason + build + ")";
+}
+
+// The untested, unskipped commit nearest the middle of (lo, hi), if any.
+std::optional<long> nextProbe(long lo, long hi, const std::set<long> &skipped) {
+  long mid = lo + (hi - lo + 1) / 2; // lo < mid <= hi when hi - lo >= 2
+  auto usable = [&](long i) { return i > lo && i < hi && !skipped.count(i); };
+  for (long d = 0; mid - d > lo || mid + d < hi; ++d) {
+    if (usable(mid - d))
+      return mid - d;
+    if (usable(mid + d))
+      return mid + d;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+unsigned BisectResult::compiled() const {
+  unsigned n = 0;
+  for (const auto &s : steps)
+    n += s.built && !s.buildCached;
+  return n;
+}
+
+unsigned BisectResult::skipped() const {
+  unsigned n = 0;
+  for (const auto &s : steps)
+    n += s.verdict == Verdict::Skip;
+  return n;
+}
+
+BisectResult bisectHistory(const Repository &repo, const std::string &good, const std::string &bad,
+                           const CommitCheck &check, const BisectOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto say = [&](const std::string &s) {
+    if (options.progress)
+      options.progress(s);
+  };
+  BisectResult result;
+  result.good = repo.commit(good);
+  result.bad = repo.commit(bad);
+  if (good == bad)
+    throw Error("--good and --bad name the same commit " + result.good.shortHash);
+  if (!repo.isAncestor(good, bad))
+    throw Error("the good commit " + result.good.shortHash + " is not an ancestor of the bad commit " +
+                result.bad.shortHash);
+  std::vector<std::string> range = repo.firstParentRange(good, bad);
+  result.rangeSize = range.size();
+  long steps = range.size() > 1 ? std::lround(std::ceil(std::log2(double(range.size())))) : 0;
+  say("bisect: " + std::to_string(range.size()) + " commit(s) after " + result.good.shortHash +
+      " up to " + result.bad.shortHash + ", about " + std::to_string(steps) + " step(s)");
+
+  // Both ends first: the good one defines the expected behaviour unless --expect does.
+  std::optional<ExpectedBehaviour> expected;
+  if (check.expectedStdout)
+    expected = ExpectedBehaviour{*check.expectedStdout, std::nullopt};
+  CommitVerdict g = checkCommit(repo, good, check, expected);
+  result.steps.push_back(g);
+  say(stepLine(g, "good end"));
+  if (g.verdict == Verdict::Skip)
+    throw Error("cannot test the good commit " + g.commit.shortHash + ": " + g.reason);
+  if (g.verdict == Verdict::Bad)
+    throw Error("the test fails at the good commit " + g.commit.shortHash + ": " + g.reason);
+  if (!check.shellCommand)
+    expected = ExpectedBehaviour{check.expectedStdout.value_or(g.run.stdoutBytes), g.run.outcome};
+  CommitVerdict b = checkCommit(repo, bad, check, expected);
+  result.steps.push_back(b);
+  say(stepLine(b, "bad end"));
+  if (b.verdict == Verdict::Skip)
+    throw Error("cannot test the bad commit " + b.commit.shortHash + ": " + b.reason);
+  if (b.verdict == Verdict::Good)
+    throw Error("the test passes at the bad commit " + b.commit.shortHash + ": " + b.reason);
+
+  // Indices into range; -1 stands for the good commit, range.size()-1 is the bad one.
+  long lo = -1, hi = static_cast<long>(range.size()) - 1;
+  std::set<long> skipped;
+  while (auto probe = nextProbe(lo, hi, skipped)) {
+    CommitVerdict v = checkCommit(repo, range[*probe], check, expected);
+    result.steps.push_back(v);
+    long left = hi - lo - 1 - static_cast<long>(skipped.size());
+    say(stepLine(v, "step " + std::to_string(result.steps.size() - 2) + " (" +
+                        std::to_string(left) + " left):"));
+    if (v.verdict == Verdict::Good)
+      lo = *probe;
+    else if (v.verdict == Verdict::Bad)
+      hi = *probe;
+    else
+      skipped.insert(*probe);
+  }
+  for (long i : skipped)
+    if (i > lo && i < hi)
+      result.possibleFirstBad.push_back(repo.commit(range[i]));
+  CommitInfo last = repo.commit(range[hi]);
+  if (result.possibleFirstBad.empty()) {
+    result.firstBad = last;
+    say("bisect: first bad commit " + last.shortHash + " " + last.subject);
+  } else {
+    result.possibleFirstBad.push_back(last);
+    say("bisect: skipped commits hide the first bad commit: one of " +
+        std::to_string(result.possibleFirstBad.size()) + " commits");
+  }
+
+  if (result.firstBad && options.debugFirstBad) {
+    if (check.shellCommand && check.input.stdinBytes.empty() && check.input.args.empty()) {
+      result.debugError = "debug needs the failing input (--stdin/ARGS) besides --cmd";
+    } else {
+      std::string parent = lo >= 0 ? range[lo] : good;
+      say("bisect: debugging " + last.shortHash + " against its parent " + parent.substr(0, 7));
+      try {
+        DebugRequest req = options.debugTemplate;
+        req.oldRoot = repo.materialize(parent);
+        req.newRoot = repo.materialize(last.hash);
+        req.oldRecipe = resolveRecipeIn(check.recipe, req.oldRoot);
+        req.newRecipe = resolveRecipeIn(check.recipe, req.newRoot);
+        req.oldCommit = repo.commit(parent);
+        req.newCommit = last;
+        req.oldLabel = req.oldCommit->shortHash;
+        req.newLabel = last.shortHash;
+        req.sourceDiff = repo.diff(parent, last.hash);
+        req.repository = repo.root();
+        req.input = check.input;
+        req.expectedStdout = check.expectedStdout;
+        result.debug = debugRegression(req);
+      } catch (const Error &e) {
+        result.debugError = e.what();
+      }
+    }
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+} // namespace rootline

@@ -1,0 +1,132 @@
+// rootline bisect: the first bad commit between two revisions, then its root cause.
+#include "cli/cli.h"
+#include "cli/versions.h"
+#include "rootline/bisect.h"
+#include "rootline/error.h"
+#include "rootline/json_text.h"
+
+#include <iostream>
+
+namespace rootline::cli {
+
+namespace {
+
+// `git bisect run` stops at exit codes of 128 and above: --check uses 128 for errors so
+// a misconfigured check never marks commits bad.
+constexpr int kCheckError = 128;
+
+struct BisectOptions {
+  RepoOptions repo;
+  RecipeRequest recipe;
+  TestOptions test;
+  std::string command, check, out, condition = "rsc";
+  bool noDebug = false;
+};
+
+CommitCheck commitCheck(const BisectOptions &opt) {
+  CommitCheck c;
+  c.recipe = opt.recipe;
+  c.input = testInput(opt.test);
+  c.expectedStdout = testExpected(opt.test);
+  if (!opt.command.empty())
+    c.shellCommand = opt.command;
+  c.timeoutSeconds = opt.test.timeout;
+  return c;
+}
+
+int runCheck(const GlobalOptions &global, const BisectOptions &opt) {
+  try {
+    if (!opt.repo.good.empty() || !opt.repo.bad.empty())
+      throw Error("--check REV tests one commit; it takes no --good/--bad");
+    Repository repo = Repository::open(opt.repo.repo.empty() ? "." : opt.repo.repo);
+    std::string hash = repo.resolve(opt.check);
+    CommitCheck check = commitCheck(opt);
+    if (!check.shellCommand && !check.expectedStdout)
+      throw Error("--check needs --expect FILE or --cmd COMMAND to tell a good commit");
+    std::optional<ExpectedBehaviour> expected;
+    if (check.expectedStdout)
+      expected = ExpectedBehaviour{*check.expectedStdout, std::nullopt};
+    CommitVerdict v = checkCommit(repo, hash, check, expected);
+    if (global.json)
+      std::cout << jsonText({{"commit", commitJson(v.commit)},
+                             {"verdict", verdictName(v.verdict)},
+                             {"reason", v.reason}});
+    else if (!global.quiet)
+      std::cerr << "rootline: " << v.commit.shortHash << " is " << verdictName(v.verdict) << " ("
+                << v.reason << ")\n";
+    return v.verdict == Verdict::Good ? ExitOk
+           : v.verdict == Verdict::Bad ? ExitFailure
+                                       : ExitCannotTest;
+  } catch (const Error &e) {
+    std::cerr << "rootline: error: " << e.what() << "\n";
+    return kCheckError;
+  }
+}
+
+int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
+  if (!opt.check.empty())
+    return runCheck(global, opt);
+  if (opt.repo.good.empty() || opt.repo.bad.empty())
+    throw Error("bisect needs --good REV and --bad REV (or --check REV)");
+  if (opt.condition != "rsc" && opt.condition != "pc")
+    throw Error("--condition must be rsc or pc");
+  Repository repo = Repository::open(opt.repo.repo.empty() ? "." : opt.repo.repo);
+  std::string good = repo.resolve(opt.repo.good);
+  std::string bad = repo.resolve(opt.repo.bad);
+  CommitCheck check = commitCheck(opt);
+  rootline::BisectOptions options;
+  options.debugFirstBad = !opt.noDebug;
+  options.debugTemplate.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;
+  options.debugTemplate.timeoutSeconds = opt.test.timeout;
+  if (!global.quiet && !global.json)
+    options.progress = [](const std::string &s) { std::cerr << s << "\n"; };
+  BisectResult result = bisectHistory(repo, good, bad, check, options);
+  if (!opt.out.empty()) {
+    ReportFiles files = {{"bisect.json", jsonText(bisectJson(result))},
+                         {"bisect.md", bisectMarkdown(result)}};
+    if (result.debug)
+      for (auto &f : debugReportFiles(*result.debug))
+        files.push_back(std::move(f));
+    writeReportFiles(opt.out, files);
+  }
+  if (global.json)
+    std::cout << jsonText(bisectJson(result));
+  else
+    std::cout << bisectSummary(result);
+  return result.firstBad ? ExitOk : ExitFailure;
+}
+
+} // namespace
+
+void addBisectCommand(CLI::App &app, const GlobalOptions &global, Action &action) {
+  auto opt = std::make_shared<BisectOptions>();
+  CLI::App *cmd = app.add_subcommand(
+      "bisect", "Find the first bad commit between a good and a bad revision, then root-cause it");
+  addRepoOptions(*cmd, opt->repo);
+  addRecipeOptions(*cmd, opt->recipe);
+  addTestOptions(*cmd, opt->test);
+  cmd->add_option("--cmd", opt->command,
+                  "Shell test command instead of --expect: runs in a scratch copy of each "
+                  "commit's tree with $ROOTLINE_PROGRAM set; exit 0 good, 125 skip, 1-127 bad");
+  cmd->add_option("--check", opt->check,
+                  "Test this one revision and exit 0 good, 1 bad, 125 cannot test (does not "
+                  "build), 128 error: a `git bisect run` script");
+  cmd->add_option("--condition", opt->condition, "rsc (default) or pc, for the attached debug");
+  cmd->add_flag("--no-debug", opt->noDebug, "Do not debug the first bad commit");
+  cmd->add_option("--out", opt->out,
+                  "Directory for bisect.json, bisect.md and the debug report's files");
+  cmd->footer(
+      "Walks the first-parent history from --good to --bad (default --repo: .). Each tested\n"
+      "commit is read from git's object store into the cache (the work tree, index and HEAD\n"
+      "are never touched), built natively (cached) and run; a commit that does not build is\n"
+      "skipped. Without --expect the good commit's output and exit are the reference.\n"
+      "Exit status: 0 first bad commit found, 1 skipped commits leave several candidates,\n"
+      "2 bad input (unknown revision, good not an ancestor of bad, the test fails at good or\n"
+      "passes at bad). With --check: 0/1/125 as above, 128 on any error.\n"
+      "Examples: rootline bisect --good v1.0 --bad HEAD --stdin t.in --out bisect-report/\n"
+      "          git bisect run rootline bisect --check HEAD --stdin t.in --expect t.out");
+  cmd->callback(
+      [&global, &action, opt] { action = [&global, opt] { return runBisect(global, *opt); }; });
+}
+
+} // namespace rootline::cli
