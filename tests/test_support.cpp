@@ -167,7 +167,8 @@ std::map<std::string, std::string> snapshotTree(const fs::path &dir) {
     } else {
       desc += " " + std::to_string(fs::last_write_time(p).time_since_epoch().count());
       if (fs::is_regular_file(st))
-        desc += " " + std::to_string(fs::file_size(p)) + " " + std::to_string(std::hash<std::string>{}(readFile(p)));
+        desc += " " + std::to_string(fs::file_size(p)) + " " +
+                std::to_string(std::hash<std::string>{}(readFile(p)));
     }
     out[rel] = desc;
   }

@@ -48,8 +48,7 @@ struct CommitVerdict {
 // Builds the commit natively and runs the test on it. `expected` unset: the verdict is
 // Good whenever the program builds and runs to an end that is not a crash or timeout
 // (used to learn the good commit's behaviour).
-CommitVerdict checkCommit(const Repository &repo, const std::string &hash,
-                          const CommitCheck &check,
+CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const CommitCheck &check,
                           const std::optional<ExpectedBehaviour> &expected);
 
 struct BisectOptions {
@@ -60,7 +59,7 @@ struct BisectOptions {
 
 struct BisectResult {
   CommitInfo good, bad;
-  size_t rangeSize = 0; // commits on bad's first-parent chain that good cannot reach
+  size_t rangeSize = 0;             // commits on bad's first-parent chain that good cannot reach
   std::vector<CommitVerdict> steps; // in test order: good, bad, then the bisection
   std::optional<CommitInfo> firstBad;
   // With skipped commits next to the boundary the answer is a set, as in git.

@@ -59,8 +59,8 @@ BisectResult bisectHistory(const Repository &repo, const std::string &good, cons
   if (good == bad)
     throw Error("--good and --bad name the same commit " + result.good.shortHash);
   if (!repo.isAncestor(good, bad))
-    throw Error("the good commit " + result.good.shortHash + " is not an ancestor of the bad commit " +
-                result.bad.shortHash);
+    throw Error("the good commit " + result.good.shortHash +
+                " is not an ancestor of the bad commit " + result.bad.shortHash);
   std::vector<std::string> range = repo.firstParentRange(good, bad);
   result.rangeSize = range.size();
   long steps = range.size() > 1 ? std::lround(std::ceil(std::log2(double(range.size())))) : 0;
@@ -143,8 +143,7 @@ BisectResult bisectHistory(const Repository &repo, const std::string &good, cons
       }
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -15,7 +15,9 @@ nlohmann::json bisectJson(const BisectResult &r) {
                      {"subject", s.commit.subject},
                      {"verdict", verdictName(s.verdict)},
                      {"reason", s.reason},
-                     {"build", !s.built ? "none" : s.buildCached ? "cached" : "compiled"},
+                     {"build", !s.built        ? "none"
+                               : s.buildCached ? "cached"
+                                               : "compiled"},
                      {"outcome", s.run.outcome},
                      {"seconds", s.seconds}});
   json possible = json::array();
@@ -55,7 +57,10 @@ std::string bisectMarkdown(const BisectResult &r) {
     const auto &s = r.steps[i];
     md << "| " << i + 1 << " | `" << s.commit.shortHash << "` " << s.commit.subject << " | "
        << verdictName(s.verdict) << " | " << s.reason << " | "
-       << (!s.built ? "-" : s.buildCached ? "cached" : "compiled") << " |\n";
+       << (!s.built        ? "-"
+           : s.buildCached ? "cached"
+                           : "compiled")
+       << " |\n";
   }
   md << "\n";
   if (r.debug)

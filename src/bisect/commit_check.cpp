@@ -20,9 +20,7 @@ bool treeHasRecipe(const RecipeRequest &r, const fs::path &tree) {
          fs::exists(tree / "build" / "compile_commands.json");
 }
 
-std::string firstLine(const std::string &s) {
-  return s.substr(0, s.find('\n'));
-}
+std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
 
 // The verdict of a `git bisect run`-style exit status.
 void judgeCommand(CommitVerdict &v, const ProcessResult &r) {
@@ -97,8 +95,7 @@ std::string verdictName(Verdict v) {
   return v == Verdict::Good ? "good" : v == Verdict::Bad ? "bad" : "skip";
 }
 
-CommitVerdict checkCommit(const Repository &repo, const std::string &hash,
-                          const CommitCheck &check,
+CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const CommitCheck &check,
                           const std::optional<ExpectedBehaviour> &expected) {
   auto start = std::chrono::steady_clock::now();
   CommitVerdict v;

@@ -54,7 +54,7 @@ int runCheck(const GlobalOptions &global, const BisectOptions &opt) {
     else if (!global.quiet)
       std::cerr << "rootline: " << v.commit.shortHash << " is " << verdictName(v.verdict) << " ("
                 << v.reason << ")\n";
-    return v.verdict == Verdict::Good ? ExitOk
+    return v.verdict == Verdict::Good  ? ExitOk
            : v.verdict == Verdict::Bad ? ExitFailure
                                        : ExitCannotTest;
   } catch (const Error &e) {

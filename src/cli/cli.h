@@ -34,7 +34,7 @@ struct TestOptions {
   double timeout = 30;
 };
 void addTestOptions(CLI::App &cmd, TestOptions &options);
-ProgramInput testInput(const TestOptions &options);           // reads --stdin
+ProgramInput testInput(const TestOptions &options);                  // reads --stdin
 std::optional<std::string> testExpected(const TestOptions &options); // reads --expect
 
 // Writes report files into `dir` (created when missing). Refuses a directory that holds

@@ -11,7 +11,7 @@
 namespace rootline::cli {
 
 struct VersionTree {
-  fs::path root;   // the files of this version
+  fs::path root;     // the files of this version
   std::string label; // the directory as typed, or the commit's short hash
   std::optional<CommitInfo> commit;
 };

@@ -131,9 +131,8 @@ std::string reportMarkdown(const DebugReport &r) {
 }
 
 nlohmann::json commitJson(const CommitInfo &c) {
-  return {{"hash", c.hash},     {"short", c.shortHash}, {"author", c.author},
-          {"email", c.email},   {"date", c.date},       {"subject", c.subject},
-          {"parents", c.parents}};
+  return {{"hash", c.hash}, {"short", c.shortHash}, {"author", c.author},  {"email", c.email},
+          {"date", c.date}, {"subject", c.subject}, {"parents", c.parents}};
 }
 
 std::string commitLine(const CommitInfo &c) {

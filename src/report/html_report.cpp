@@ -69,8 +69,8 @@ std::string reportHtml(const DebugReport &r) {
        "text-align:left;vertical-align:top}code{background:#f4f4f4}</style></head><body>";
   h << "<h1>Regression " << esc(r.oldLabel) << " → " << esc(r.newLabel) << "</h1>";
   if (r.oldCommit && r.newCommit)
-    h << "<p><b>Good:</b> <code>" << esc(commitLine(*r.oldCommit)) << "</code><br><b>Bad:</b> <code>"
-      << esc(commitLine(*r.newCommit)) << "</code></p>";
+    h << "<p><b>Good:</b> <code>" << esc(commitLine(*r.oldCommit))
+      << "</code><br><b>Bad:</b> <code>" << esc(commitLine(*r.newCommit)) << "</code></p>";
   h << "<p><b>Failure:</b> " << esc(r.failure) << ". " << esc(r.direction) << " ("
     << esc(r.condition) << ").</p>";
   h << "<p>Input:</p><pre>" << esc(r.input.stdinBytes) << "</pre>";

@@ -70,8 +70,7 @@ int onEntry(const char *root, const git_tree_entry *entry, void *payload) {
       if (git_tree_entry_filemode(entry) == GIT_FILEMODE_LINK)
         fs::create_symlink(std::string(static_cast<const char *>(data), size), out);
       else
-        writeBlob(out, data, size,
-                  git_tree_entry_filemode(entry) == GIT_FILEMODE_BLOB_EXECUTABLE);
+        writeBlob(out, data, size, git_tree_entry_filemode(entry) == GIT_FILEMODE_BLOB_EXECUTABLE);
       return 0;
     }
     default:

@@ -48,9 +48,8 @@ unsigned bound(size_t range, unsigned skipped) {
 TEST_CASE("vcs: revisions, metadata, first-parent history, tree diffs and materialised trees",
           "[vcs]") {
   TempDir t;
-  json m = makeHistory(t.path / "repo",
-                       {"--commits", "24", "--bad-at", "13", "--broken-at", "6", "--merge-at",
-                        "10", "--fixes"});
+  json m = makeHistory(t.path / "repo", {"--commits", "24", "--bad-at", "13", "--broken-at", "6",
+                                         "--merge-at", "10", "--fixes"});
   fs::path dir = t.path / "repo";
   Repository repo = Repository::open(dir / "src"); // found from a subdirectory too
   CHECK(fs::equivalent(repo.root(), dir));
@@ -172,8 +171,8 @@ TEST_CASE("debug --repo --good --bad ranks the regressed line and names both com
                               "--stdin", (dir / "tests" / "t1.in").string()});
   CHECK(unknown.exitedWith(ExitBadInput));
   CHECK(unknown.err == "rootline: error: unknown revision 'nope' in '" + dir.string() + "'\n");
-  auto mixed = runRootline({"debug", "--repo", dir.string(), "--old", dir.string(), "--good",
-                            "main", "--bad", "main"});
+  auto mixed = runRootline(
+      {"debug", "--repo", dir.string(), "--old", dir.string(), "--good", "main", "--bad", "main"});
   CHECK(mixed.exitedWith(ExitBadInput));
   CHECK(lineCount(mixed.err) == 1);
 }
@@ -184,8 +183,8 @@ TEST_CASE("bisect finds the first bad commit past a merge and a commit that does
   TempDir t;
   fs::path dir = t.path / "repo";
   // The first probe of the 23-commit range is commit 13, which does not build.
-  json m = makeHistory(dir, {"--commits", "24", "--bad-at", "17", "--broken-at", "13",
-                             "--merge-at", "10"});
+  json m = makeHistory(
+      dir, {"--commits", "24", "--bad-at", "17", "--broken-at", "13", "--merge-at", "10"});
   Repository repo = Repository::open(dir);
   std::vector<std::string> progress;
   BisectOptions options;
@@ -226,14 +225,18 @@ TEST_CASE("bisect finds the first bad commit past a merge and a commit that does
 
   // Bad input.
   auto commits = m["commits"].get<std::vector<std::string>>();
-  CHECK(errorOf([&] { bisectHistory(repo, h(m, "bad"), h(m, "good"), t1Check(dir), options); })
-            .find("is not an ancestor of the bad commit") != std::string::npos);
-  CHECK(errorOf([&] { bisectHistory(repo, commits[16], h(m, "bad"), t1Check(dir), options); })
-            .find("the test fails at the good commit") != std::string::npos);
-  CHECK(errorOf([&] { bisectHistory(repo, h(m, "good"), commits[15], t1Check(dir), options); })
-            .find("the test passes at the bad commit") != std::string::npos);
-  CHECK(errorOf([&] { bisectHistory(repo, h(m, "good"), h(m, "broken"), t1Check(dir), options); })
-            .find("cannot test the bad commit") != std::string::npos);
+  CHECK(errorOf([&] {
+          bisectHistory(repo, h(m, "bad"), h(m, "good"), t1Check(dir), options);
+        }).find("is not an ancestor of the bad commit") != std::string::npos);
+  CHECK(errorOf([&] {
+          bisectHistory(repo, commits[16], h(m, "bad"), t1Check(dir), options);
+        }).find("the test fails at the good commit") != std::string::npos);
+  CHECK(errorOf([&] {
+          bisectHistory(repo, h(m, "good"), commits[15], t1Check(dir), options);
+        }).find("the test passes at the bad commit") != std::string::npos);
+  CHECK(errorOf([&] {
+          bisectHistory(repo, h(m, "good"), h(m, "broken"), t1Check(dir), options);
+        }).find("cannot test the bad commit") != std::string::npos);
 }
 
 TEST_CASE("rootline bisect on the command line, with --cmd, and as a git bisect run script",
@@ -244,9 +247,9 @@ TEST_CASE("rootline bisect on the command line, with --cmd, and as a git bisect 
   auto commits = m["commits"].get<std::vector<std::string>>();
   std::string in = (dir / "tests" / "t1.in").string(), out = (dir / "tests" / "t1.out").string();
 
-  auto res = runRootline({"bisect", "--repo", dir.string(), "--good", commits[0].substr(0, 7),
-                          "--bad", "main", "--stdin", in, "--expect", out, "--out",
-                          (t.path / "rep").string()});
+  auto res =
+      runRootline({"bisect", "--repo", dir.string(), "--good", commits[0].substr(0, 7), "--bad",
+                   "main", "--stdin", in, "--expect", out, "--out", (t.path / "rep").string()});
   INFO(res.err);
   REQUIRE(res.exitedWith(0));
   json b = json::parse(readFile(t.path / "rep" / "bisect.json"));
@@ -264,8 +267,8 @@ TEST_CASE("rootline bisect on the command line, with --cmd, and as a git bisect 
   std::string cmd = "test \"$ROOTLINE_COMMIT\" = " + commits[10] +
                     " && exit 125; \"$ROOTLINE_PROGRAM\" < tests/t1.in > got && cmp -s got "
                     "tests/t1.out";
-  auto amb = runRootline({"--json", "bisect", "--repo", dir.string(), "--good", commits[0],
-                          "--bad", "main", "--cmd", cmd, "--no-debug"});
+  auto amb = runRootline({"--json", "bisect", "--repo", dir.string(), "--good", commits[0], "--bad",
+                          "main", "--cmd", cmd, "--no-debug"});
   INFO(amb.err);
   CHECK(amb.exitedWith(ExitFailure));
   json a = json::parse(amb.out);
@@ -277,8 +280,8 @@ TEST_CASE("rootline bisect on the command line, with --cmd, and as a git bisect 
 
   // --check REV: the exit codes of a git bisect run script.
   auto check = [&](const std::string &rev) {
-    return runRootline({"-q", "bisect", "--repo", dir.string(), "--check", rev, "--stdin", in,
-                        "--expect", out});
+    return runRootline(
+        {"-q", "bisect", "--repo", dir.string(), "--check", rev, "--stdin", in, "--expect", out});
   };
   CHECK(check(commits[0]).exitedWith(0));
   CHECK(check(commits[10]).exitedWith(0));
@@ -299,13 +302,13 @@ TEST_CASE("rootline bisect on the command line, with --cmd, and as a git bisect 
   CHECK(git(dir, {"bisect", "reset"}).exitedWith(0));
 
   // Errors of the full bisection: one line, exit 2.
-  for (const auto &args : std::vector<std::vector<std::string>>{
-           {"--good", "main", "--bad", commits[0]},
-           {"--good", "nope", "--bad", "main"},
-           {"--good", commits[0], "--bad", commits[5]},
-           {"--good", "main~1", "--bad", "main"}}) {
-    std::vector<std::string> full = {"-q", "bisect", "--repo", dir.string(), "--stdin", in,
-                                     "--expect", out};
+  for (const auto &args :
+       std::vector<std::vector<std::string>>{{"--good", "main", "--bad", commits[0]},
+                                             {"--good", "nope", "--bad", "main"},
+                                             {"--good", commits[0], "--bad", commits[5]},
+                                             {"--good", "main~1", "--bad", "main"}}) {
+    std::vector<std::string> full = {"-q",      "bisect", "--repo",   dir.string(),
+                                     "--stdin", in,       "--expect", out};
     full.insert(full.end(), args.begin(), args.end());
     ProcessResult e = runRootline(full);
     INFO(e.err);
@@ -333,8 +336,8 @@ TEST_CASE("no rootline command changes the repository: work tree, index, HEAD, r
   std::vector<std::vector<std::string>> commands = {
       {"debug", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in, "--out",
        (t.path / "r1").string()},
-      {"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in,
-       "--expect", out, "--out", (t.path / "r2").string()},
+      {"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in, "--expect",
+       out, "--out", (t.path / "r2").string()},
       {"bisect", "--repo", repo, "--check", "HEAD", "--stdin", in, "--expect", out},
       {"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--cmd",
        "echo x > scratch.txt; \"$ROOTLINE_PROGRAM\" < tests/t1.in | cmp -s - tests/t1.out"},
