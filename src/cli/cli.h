@@ -49,7 +49,6 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
 void addSliceCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 void addBisectCommand(CLI::App &app, const GlobalOptions &global, Action &action);
-// Subcommands whose issue has not landed yet: help text, and exit code 2 when run.
-void addPlaceholderCommands(CLI::App &app, Action &action);
+void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &action);
 
 } // namespace rootline::cli

@@ -1,4 +1,4 @@
-// Options shared by subcommands, and the subcommands still to be built.
+// Options and report output shared by subcommands.
 #include "cli/cli.h"
 #include "rootline/error.h"
 #include "rootline/json_text.h"
@@ -71,34 +71,6 @@ ReportFiles debugReportFiles(const DebugReport &report) {
           {"report.md", reportMarkdown(report)},
           {"report.sarif", jsonText(reportSarif(report))},
           {"report.html", reportHtml(report)}};
-}
-
-namespace {
-
-struct Placeholder {
-  const char *name;
-  const char *description;
-};
-
-const Placeholder kPlaceholders[] = {
-    {"validate", "Check that a fix restores the old behaviour for the failing input's whole "
-                 "partition"},
-};
-
-} // namespace
-
-void addPlaceholderCommands(CLI::App &app, Action &action) {
-  for (const auto &p : kPlaceholders) {
-    CLI::App *cmd = app.add_subcommand(p.name, std::string(p.description) + " [not built yet]");
-    cmd->allow_extras();
-    std::string name = p.name;
-    cmd->callback([&action, name] {
-      action = [name] {
-        std::cerr << "rootline: '" << name << "' is not built yet in this version\n";
-        return static_cast<int>(ExitBadInput);
-      };
-    });
-  }
 }
 
 } // namespace rootline::cli

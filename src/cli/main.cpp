@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   cli::addExploreCommand(app, global, action);
   cli::addDebugCommand(app, global, action);
   cli::addBisectCommand(app, global, action);
-  cli::addPlaceholderCommands(app, action);
+  cli::addValidateCommand(app, global, action);
 
   try {
     app.parse(argc, argv);

@@ -3,6 +3,7 @@
 // guarantee that no rootline command changes the user's repository.
 #include "rootline/bisect.h"
 #include "rootline/error.h"
+#include "rootline/run.h"
 #include "rootline/vcs.h"
 #include "test_support.h"
 
@@ -333,22 +334,26 @@ TEST_CASE("no rootline command changes the repository: work tree, index, HEAD, r
   auto before = snapshotTree(dir);
   std::string in = (dir / "tests" / "t1.in").string(), out = (dir / "tests" / "t1.out").string();
   std::string repo = dir.string();
-  std::vector<std::vector<std::string>> commands = {
-      {"debug", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in, "--out",
-       (t.path / "r1").string()},
-      {"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in, "--expect",
-       out, "--out", (t.path / "r2").string()},
-      {"bisect", "--repo", repo, "--check", "HEAD", "--stdin", in, "--expect", out},
-      {"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--cmd",
-       "echo x > scratch.txt; \"$ROOTLINE_PROGRAM\" < tests/t1.in | cmp -s - tests/t1.out"},
-      {"validate", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--fix", "fix",
-       "--stdin", in, "--out", (t.path / "r3").string()},
-      {"debug", "--repo", repo, "--good", "nope", "--bad", "main"},
+  std::vector<std::pair<std::vector<std::string>, int>> commands = {
+      {{"debug", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in, "--out",
+        (t.path / "r1").string()},
+       0},
+      {{"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--stdin", in,
+        "--expect", out, "--out", (t.path / "r2").string()},
+       0},
+      {{"bisect", "--repo", repo, "--check", "HEAD", "--stdin", in, "--expect", out}, 1},
+      {{"bisect", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--cmd",
+        "echo x > scratch.txt; \"$ROOTLINE_PROGRAM\" < tests/t1.in | cmp -s - tests/t1.out"},
+       0},
+      {{"validate", "--repo", repo, "--good", h(m, "good"), "--bad", "main", "--fix", "fix",
+        "--stdin", in, "--out", (t.path / "r3").string()},
+       0},
+      {{"debug", "--repo", repo, "--good", "nope", "--bad", "main"}, 2},
   };
-  for (const auto &c : commands) {
-    ProcessResult r = runRootline(c);
-    INFO(c[0] << " " << c.back() << ": " << r.err);
-    CHECK((r.exitedWith(0) || r.exitedWith(1) || r.exitedWith(2)));
+  for (const auto &[args, code] : commands) {
+    ProcessResult r = runRootline(args);
+    INFO(args[0] << " " << args.back() << ": " << r.err);
+    CHECK(r.exitedWith(code));
   }
   auto after = snapshotTree(dir);
   for (const auto &[path, desc] : before) {
@@ -361,4 +366,136 @@ TEST_CASE("no rootline command changes the repository: work tree, index, HEAD, r
     INFO(path);
     CHECK(before.count(path));
   }
+}
+
+namespace {
+
+// The program of `commit` built natively (from the cache) and run on `stdinBytes`.
+std::string runCommit(const Repository &repo, const std::string &commit,
+                      const std::string &stdinBytes, const fs::path &work) {
+  BuildRecipe recipe = resolveRecipeIn({}, repo.materialize(commit));
+  BuiltModule m = buildModule(recipe);
+  fs::path exe = linkExecutable(m.bitcode, m.key, "native", {}, recipe.libs).path;
+  writeText(work / "in", stdinBytes);
+  TestCase t;
+  t.stdinFile = work / "in";
+  return runNative(exe, t).out;
+}
+
+} // namespace
+
+TEST_CASE("validate accepts a correct fix and rejects an incomplete one with confirming inputs",
+          "[vcs][validate]") {
+  TempDir t;
+  fs::path dir = t.path / "repo";
+  json m = makeHistory(dir, {"--commits", "8", "--bad-at", "5", "--fixes"});
+  std::string good = m["commits"][3], in = (dir / "tests" / "t1.in").string();
+  auto validate = [&](const std::string &fix, const fs::path &out) {
+    return runRootline({"validate", "--repo", dir.string(), "--good", good, "--bad", "main",
+                        "--fix", fix, "--stdin", in, "--out", out.string()});
+  };
+
+  ProcessResult ok = validate("fix", t.path / "ok");
+  INFO(ok.err);
+  CHECK(ok.exitedWith(0));
+  json a = json::parse(readFile(t.path / "ok" / "validate.json"));
+  CHECK(a["schema"] == "rootline.validate/1");
+  CHECK(a["accepted"] == true);
+  CHECK(a["test"]["passes_on_fix"] == true);
+  CHECK(a["proof"]["result"] == "proved");
+  CHECK(a["proof"]["outputs_compared"].get<unsigned>() >= 1);
+  CHECK(a["neighbours"]["tried"].get<unsigned>() >= 3);
+  CHECK(a["neighbours"]["disagreements"].empty());
+  CHECK(a["commits"]["fix"]["hash"] == m["fix"]);
+  CHECK(a["commits"]["good"]["hash"] == good);
+  CHECK(ok.out.rfind("rootline: accepted", 0) == 0);
+
+  ProcessResult partial = validate("fix-partial", t.path / "partial");
+  INFO(partial.err);
+  CHECK(partial.exitedWith(1));
+  json r = json::parse(readFile(t.path / "partial" / "validate.json"));
+  CHECK(r["accepted"] == false);
+  CHECK(r["test"]["passes_on_fix"] == true); // the failing test alone would accept it
+  auto &dis = r["neighbours"]["disagreements"];
+  REQUIRE_FALSE(dis.empty());
+  Repository repo = Repository::open(dir);
+  for (const auto &d : dis) {
+    CHECK(d["confirmed"] == true);
+    // Confirmed independently: the good and the partially fixed program, run here.
+    std::string stdinBytes = d["input"]["stdin"];
+    std::string g = runCommit(repo, good, stdinBytes, t.path);
+    std::string f = runCommit(repo, m["fix_partial"], stdinBytes, t.path);
+    CHECK(g == d["good"]["stdout"]);
+    CHECK(f == d["fix"]["stdout"]);
+    CHECK(g != f);
+  }
+  CHECK(partial.out.find("rejected") != std::string::npos);
+  for (const char *f : {"validate.md", "validate.html", "validate.sarif"})
+    CHECK(fs::exists(t.path / "partial" / f));
+  CHECK(readFile(t.path / "partial" / "validate.md").find("Disagreement") != std::string::npos);
+  json sarif = json::parse(readFile(t.path / "partial" / "validate.sarif"));
+  CHECK(sarif["runs"][0]["results"].size() == dis.size());
+  CHECK(sarif["runs"][0]["versionControlProvenance"].size() == 3);
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/python3", (sourceDir() / "tests" / "tools" / "validate_json.py").string(),
+               (t.path / "partial" / "validate.sarif").string(), ROOTLINE_SARIF_SCHEMA};
+  ProcessResult v = runProcess(spec);
+  INFO(v.err);
+  CHECK(v.exitedWith(0));
+
+  // The bad version as the "fix": the failing test fails on it.
+  ProcessResult same = runRootline({"validate", "--repo", dir.string(), "--good", good, "--bad",
+                                    "main", "--fix", "main", "--stdin", in});
+  CHECK(same.exitedWith(1));
+  CHECK(same.out.find("the failing test still fails on the fix") != std::string::npos);
+
+  // Bad input: the test fails at good; an unknown fix revision. One line, exit 2.
+  for (const auto &args :
+       std::vector<std::vector<std::string>>{{"--good", "main", "--bad", "main", "--fix", "fix"},
+                                             {"--good", good, "--bad", "main", "--fix", "nope"},
+                                             {"--good", good, "--bad", good, "--fix", "fix"}}) {
+    std::vector<std::string> full = {"validate", "--repo", dir.string(), "--stdin", in};
+    full.insert(full.end(), args.begin(), args.end());
+    ProcessResult e = runRootline(full);
+    INFO(e.err);
+    CHECK(e.exitedWith(ExitBadInput));
+    CHECK(lineCount(e.err) == 1);
+  }
+}
+
+TEST_CASE("validate refutes a fix that computes another output inside the same partition",
+          "[validate]") {
+  TempDir t;
+  auto program = [&](const char *name, const char *expr) {
+    fs::create_directories(t.path / name);
+    writeText(t.path / name / "main.c",
+              std::string("#include <stdio.h>\nint main(void) {\n  int x;\n"
+                          "  if (scanf(\"%d\", &x) != 1) return 1;\n  printf(\"%d\\n\", ") +
+                  expr + ");\n  return 0;\n}\n");
+  };
+  program("good", "x * 2");
+  program("bad", "x * 3");
+  program("fix", "x + x + (x == 7)"); // right on the failing input, wrong on 7
+  program("fix2", "x << 1");
+  writeText(t.path / "in", "3\n");
+  auto validate = [&](const char *fix) {
+    return runRootline({"--json", "validate", "--old", (t.path / "good").string(), "--new",
+                        (t.path / "bad").string(), "--fix", (t.path / fix).string(), "--src",
+                        "main.c", "--stdin", (t.path / "in").string()});
+  };
+  ProcessResult wrong = validate("fix");
+  INFO(wrong.err);
+  CHECK(wrong.exitedWith(1));
+  json r = json::parse(wrong.out);
+  CHECK(r["test"]["passes_on_fix"] == true);
+  CHECK(r["proof"]["result"] == "refuted");
+  REQUIRE(r["proof"]["counterexample"].is_object());
+  CHECK(r["proof"]["counterexample"]["input"]["stdin"] == "7\n");
+  CHECK(r["proof"]["counterexample"]["good"]["stdout"] == "14\n");
+  CHECK(r["proof"]["counterexample"]["fix"]["stdout"] == "15\n");
+
+  ProcessResult right = validate("fix2");
+  INFO(right.err);
+  CHECK(right.exitedWith(0));
+  CHECK(json::parse(right.out)["proof"]["result"] == "proved");
 }

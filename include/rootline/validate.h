@@ -1,0 +1,71 @@
+// rootline validate: does a fix restore the good version's behaviour? The failing test
+// must pass on the fix; for the failing input's partition (the good version's relevant
+// slice condition f) the solver proves f ∧ f_fix ⇒ out = out_fix or returns a
+// counterexample input, which is run natively; then the partitions next to it (one
+// constraint of f or f_fix negated) are run on both, and every input on which the fix
+// and the good version disagree is reported (DESIGN.md 2.7, docs/validate.md).
+#pragma once
+
+#include "rootline/debug.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+struct ValidateRequest {
+  BuildRecipe goodRecipe, badRecipe, fixRecipe;
+  fs::path goodRoot, badRoot, fixRoot;
+  std::string goodLabel = "good", badLabel = "bad", fixLabel = "fix";
+  std::optional<CommitInfo> goodCommit, badCommit, fixCommit;
+  fs::path repository;
+  ProgramInput input;
+  std::optional<std::string> expectedStdout; // else the good version's output
+  double timeoutSeconds = 30;
+  unsigned solverTimeoutMs = 10000;
+  unsigned maxNeighbours = 40; // inputs tried in neighbouring partitions
+};
+
+// An input on which the fix and the good version behave differently (or, unconfirmed,
+// on which the solver predicted they would).
+struct Disagreement {
+  std::string
+      how; // "counterexample to the proof", "leaves the fix's partition at <file:line>", ...
+  ProgramInput input;
+  RunSummary good, fix;
+  bool confirmed = false; // the native runs differ
+};
+
+struct ValidateReport {
+  std::string goodLabel, badLabel, fixLabel;
+  std::optional<CommitInfo> goodCommit, badCommit, fixCommit;
+  fs::path repository;
+  ProgramInput input;
+  RunSummary expected, goodRun, badRun, fixRun;
+  bool testPasses = false; // the fix prints the expected output and ends like the good version
+  // "proved", "refuted" (a confirmed counterexample), or "not proved: <why>".
+  std::string proof;
+  size_t goodConstraints = 0, fixConstraints = 0; // |f|, |f_fix|
+  unsigned outputsCompared = 0;                   // symbolic output values in the claim
+  std::optional<Disagreement> counterexample;
+  unsigned neighboursTried = 0;
+  std::vector<Disagreement> disagreements; // confirmed, from the neighbouring partitions
+  bool accepted = false;
+  std::string verdict; // one sentence
+  std::vector<std::string> notes;
+  unsigned solverCalls = 0;
+  double seconds = 0;
+};
+
+// Throws Error (exit 2) when a version does not build, the test fails on the good
+// version or passes on the bad one.
+ValidateReport validateFix(const ValidateRequest &request);
+
+nlohmann::json validateJson(const ValidateReport &report); // schema rootline.validate/1
+std::string validateMarkdown(const ValidateReport &report);
+nlohmann::json validateSarif(const ValidateReport &report);
+std::string validateHtml(const ValidateReport &report);
+std::string validateSummary(const ValidateReport &report);
+
+} // namespace rootline

@@ -1,0 +1,100 @@
+// rootline validate: does a fix restore the good version's behaviour?
+#include "cli/cli.h"
+#include "cli/versions.h"
+#include "rootline/error.h"
+#include "rootline/json_text.h"
+#include "rootline/validate.h"
+
+#include <iostream>
+
+namespace rootline::cli {
+
+namespace {
+
+struct ValidateOptions {
+  RepoOptions repo;
+  std::string fix, oldDir, newDir, out;
+  RecipeRequest recipe;
+  TestOptions test;
+  unsigned maxNeighbours = 40;
+};
+
+int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
+  if (opt.fix.empty())
+    throw Error("--fix is required: the revision (with --repo) or directory of the fix");
+  ValidateRequest req;
+  VersionTree good, bad, fix;
+  if (opt.repo.given()) {
+    if (!opt.oldDir.empty() || !opt.newDir.empty())
+      throw Error("use either --old/--new/--fix (directories) or --repo/--good/--bad/--fix");
+    if (opt.repo.good.empty() || opt.repo.bad.empty())
+      throw Error("--good and --bad are required with --repo");
+    Repository repo = Repository::open(opt.repo.repo.empty() ? "." : opt.repo.repo);
+    good = commitVersion(repo, opt.repo.good);
+    bad = commitVersion(repo, opt.repo.bad);
+    fix = commitVersion(repo, opt.fix);
+    req.goodCommit = good.commit;
+    req.badCommit = bad.commit;
+    req.fixCommit = fix.commit;
+    req.repository = repo.root();
+  } else {
+    if (opt.oldDir.empty() || opt.newDir.empty())
+      throw Error("give --repo R --good A --bad B --fix C, or --old DIR --new DIR --fix DIR");
+    good = directoryVersion(opt.oldDir);
+    bad = directoryVersion(opt.newDir);
+    fix = directoryVersion(opt.fix);
+  }
+  req.goodRoot = good.root;
+  req.badRoot = bad.root;
+  req.fixRoot = fix.root;
+  req.goodLabel = good.label;
+  req.badLabel = bad.label;
+  req.fixLabel = fix.label;
+  req.goodRecipe = resolveRecipeIn(opt.recipe, good.root);
+  req.badRecipe = resolveRecipeIn(opt.recipe, bad.root);
+  req.fixRecipe = resolveRecipeIn(opt.recipe, fix.root);
+  req.input = testInput(opt.test);
+  req.expectedStdout = testExpected(opt.test);
+  req.timeoutSeconds = opt.test.timeout;
+  req.maxNeighbours = opt.maxNeighbours;
+  ValidateReport report = validateFix(req);
+  if (!opt.out.empty())
+    writeReportFiles(opt.out, {{"validate.json", jsonText(validateJson(report))},
+                               {"validate.md", validateMarkdown(report)},
+                               {"validate.sarif", jsonText(validateSarif(report))},
+                               {"validate.html", validateHtml(report)}});
+  if (global.json)
+    std::cout << jsonText(validateJson(report));
+  else
+    std::cout << validateSummary(report);
+  return report.accepted ? ExitOk : ExitFailure;
+}
+
+} // namespace
+
+void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &action) {
+  auto opt = std::make_shared<ValidateOptions>();
+  CLI::App *cmd = app.add_subcommand(
+      "validate", "Check that a fix restores the good version's behaviour for the failing "
+                  "input's whole partition, and look for inputs where it still differs");
+  addRepoOptions(*cmd, opt->repo);
+  cmd->add_option("--fix", opt->fix, "The fix: a revision with --repo, else a directory");
+  cmd->add_option("--old", opt->oldDir, "Directory of the good version (without --repo)");
+  cmd->add_option("--new", opt->newDir, "Directory of the bad version (without --repo)");
+  addRecipeOptions(*cmd, opt->recipe);
+  addTestOptions(*cmd, opt->test);
+  cmd->add_option("--max-neighbours", opt->maxNeighbours,
+                  "Inputs from neighbouring partitions to run on both versions (default 40)");
+  cmd->add_option("--out", opt->out,
+                  "Directory for validate.json, validate.md, validate.sarif and validate.html");
+  cmd->footer("Accepted when the failing test passes on the fix, the solver proves that the fix\n"
+              "computes the good version's output for every input in both versions' partitions of\n"
+              "the failing input, and no input from a neighbouring partition makes them disagree.\n"
+              "Exit status: 0 accepted, 1 not accepted (the report shows why, with inputs),\n"
+              "2 bad input (unknown revision, the test fails at good or passes at bad, no build).\n"
+              "Example: rootline validate --repo . --good v1.0 --bad v1.1 --fix HEAD --stdin t.in");
+  cmd->callback(
+      [&global, &action, opt] { action = [&global, opt] { return runValidate(global, *opt); }; });
+}
+
+} // namespace rootline::cli

@@ -1,0 +1,279 @@
+// Fix validation: the failing test, a solver proof over the failing input's partition,
+// and native runs of the neighbouring partitions (DESIGN.md 2.7).
+#include "rootline/validate.h"
+
+#include "rootline/error.h"
+
+#include <chrono>
+#include <set>
+
+namespace rootline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One version, built and traced symbolically on the failing input.
+struct Side {
+  std::string name;
+  fs::path root;
+  TracedProgram program;
+  fs::path native;
+  LoadedModule module;
+  std::unique_ptr<ModuleIndex> index;
+  std::unique_ptr<StaticAnalysis> analysis;
+  SymbolicTrace trace;
+  std::vector<PathConstraint> condition; // RSC of every output
+};
+
+void build(Side &s, const BuildRecipe &recipe) {
+  try {
+    s.program = buildTraced(recipe);
+    s.native = buildNative(recipe, s.program.module);
+  } catch (const Error &e) {
+    throw Error("the " + s.name + " version does not build: " + e.what(), e.exitCode(), e.detail());
+  }
+  s.module = loadModule(s.program.module.bitcode);
+  s.index = std::make_unique<ModuleIndex>(*s.module.module);
+  s.analysis = std::make_unique<StaticAnalysis>(*s.module.module, *s.index);
+}
+
+RunSummary run(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
+               double timeout) {
+  fs::create_directories(dir);
+  writeFileAtomic(dir / "stdin", input.stdinBytes);
+  TestCase t;
+  t.stdinFile = dir / "stdin";
+  t.args = input.args;
+  t.timeoutSeconds = timeout;
+  ProcessResult r = runNative(exe, t);
+  return {r.outcome(), r.out};
+}
+
+bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
+  return a.stdoutBytes == b.stdoutBytes && a.outcome == b.outcome;
+}
+
+void traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::path &dir,
+               double timeout) {
+  s.trace = traceSymbolic(s.program, *s.module.module, *s.index, input, ctx, dir, timeout,
+                          s.analysis.get());
+  std::vector<CriterionSeed> seeds;
+  try {
+    seeds = resolveCriterion("output", s.trace.dynamic, *s.index);
+  } catch (const Error &) {
+    return; // prints nothing: no output depends on anything
+  }
+  Slice slice = computeSlice(s.trace.dynamic, *s.index, *s.analysis, seeds);
+  s.condition = relevantSliceCondition(s.trace.symbolic, slice);
+}
+
+// The value an expression has on the traced run (inputs at their seed values).
+z3::expr seedValueOf(z3::context &ctx, const std::vector<InputVar> &vars, const z3::expr &e) {
+  z3::expr_vector from(ctx), to(ctx);
+  for (const auto &v : vars) {
+    from.push_back(ctx.bv_const(v.name.c_str(), v.bits));
+    to.push_back(ctx.bv_val(static_cast<uint64_t>(v.seedValue), v.bits));
+  }
+  z3::expr copy = e;
+  return copy.substitute(from, to).simplify();
+}
+
+// out = out_fix as a formula: the symbolic stdout values of both runs, aligned by the
+// byte range they printed (on the failing input both print the same bytes). A value
+// symbolic on one side only must keep the value it had on this run.
+z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, unsigned &compared) {
+  std::map<std::pair<uint64_t, uint64_t>, const SymbolicOutput *> fixAt;
+  for (const auto &o : fix.trace.symbolic.outputs)
+    if (o.fd == 1)
+      fixAt[{o.offset, o.length}] = &o;
+  std::vector<InputVar> vars = good.trace.symbolic.inputs;
+  z3::expr all = ctx.bool_val(true);
+  std::set<std::pair<uint64_t, uint64_t>> matched;
+  for (const auto &o : good.trace.symbolic.outputs) {
+    if (o.fd != 1)
+      continue;
+    ++compared;
+    auto it = fixAt.find({o.offset, o.length});
+    if (it != fixAt.end() &&
+        it->second->value.get_sort().bv_size() == o.value.get_sort().bv_size()) {
+      all = all && o.value == it->second->value;
+      matched.insert(it->first);
+    } else {
+      all = all && o.value == seedValueOf(ctx, vars, o.value);
+    }
+  }
+  for (const auto &o : fix.trace.symbolic.outputs)
+    if (o.fd == 1 && !matched.count({o.offset, o.length})) {
+      ++compared;
+      all = all && o.value == seedValueOf(ctx, fix.trace.symbolic.inputs, o.value);
+    }
+  return all;
+}
+
+std::vector<InputVar> unionOfInputs(const Side &a, const Side &b) {
+  std::vector<InputVar> out = a.trace.symbolic.inputs;
+  std::set<std::string> names;
+  for (const auto &v : out)
+    names.insert(v.name);
+  for (const auto &v : b.trace.symbolic.inputs)
+    if (names.insert(v.name).second)
+      out.push_back(v);
+  return out;
+}
+
+// "src/stats.c:29": the constraint's line, relative to its version's tree.
+std::string where(const PathConstraint &c, const fs::path &root) {
+  SourceLocation loc = ModuleIndex::locationOf(c.inst);
+  fs::path rel =
+      fs::path(loc.path()).lexically_normal().lexically_relative(root.lexically_normal());
+  std::string file = rel.empty() || *rel.begin() == ".." ? loc.path() : rel.string();
+  return file + ":" + std::to_string(loc.line);
+}
+
+} // namespace
+
+ValidateReport validateFix(const ValidateRequest &req) {
+  auto start = Clock::now();
+  ValidateReport report;
+  report.goodLabel = req.goodLabel;
+  report.badLabel = req.badLabel;
+  report.fixLabel = req.fixLabel;
+  report.goodCommit = req.goodCommit;
+  report.badCommit = req.badCommit;
+  report.fixCommit = req.fixCommit;
+  report.repository = req.repository;
+  report.input = req.input;
+  Side good, bad, fix;
+  good.name = "good";
+  bad.name = "bad";
+  fix.name = "fix";
+  good.root = fs::absolute(req.goodRoot);
+  fix.root = fs::absolute(req.fixRoot);
+  build(good, req.goodRecipe);
+  build(bad, req.badRecipe);
+  build(fix, req.fixRecipe);
+  fs::path work = makeWorkDir("validate");
+
+  // The failing test on all three.
+  report.goodRun = run(good.native, req.input, work / "good", req.timeoutSeconds);
+  report.badRun = run(bad.native, req.input, work / "bad", req.timeoutSeconds);
+  report.fixRun = run(fix.native, req.input, work / "fix", req.timeoutSeconds);
+  report.expected = {report.goodRun.outcome,
+                     req.expectedStdout.value_or(report.goodRun.stdoutBytes)};
+  if (report.goodRun.stdoutBytes != report.expected.stdoutBytes)
+    throw Error("the test fails on the good version: its output differs from --expect");
+  if (sameBehaviour(report.badRun, report.expected))
+    throw Error("the test passes on the bad version: there is no failure for the fix to remove");
+  report.testPasses = sameBehaviour(report.fixRun, report.expected);
+
+  // The proof over the failing input's partition of the good version.
+  z3::context ctx;
+  traceSide(good, req.input, ctx, work / "tg", req.timeoutSeconds);
+  traceSide(fix, req.input, ctx, work / "tf", req.timeoutSeconds);
+  report.goodConstraints = good.condition.size();
+  report.fixConstraints = fix.condition.size();
+  for (const Side *s : {&good, &fix})
+    for (const auto &c : s->trace.symbolic.concretizedCalls)
+      report.notes.push_back(s->name + " version: symbolic input flowed into " + c +
+                             " and was made concrete, so the proof covers less than the partition");
+  std::vector<InputVar> vars = unionOfInputs(good, fix);
+  z3::params params(ctx);
+  params.set("timeout", req.solverTimeoutMs);
+  z3::solver base(ctx);
+  base.set(params);
+  for (const Side *s : {&good, &fix})
+    for (const auto &d : s->trace.symbolic.domain)
+      base.add(d);
+
+  auto runBoth = [&](Disagreement &d, const std::string &dir) {
+    d.good = run(good.native, d.input, work / dir / "good", req.timeoutSeconds);
+    d.fix = run(fix.native, d.input, work / dir / "fix", req.timeoutSeconds);
+    d.confirmed = !sameBehaviour(d.good, d.fix);
+  };
+  if (!report.testPasses) {
+    report.proof = "not proved: the failing test does not pass on the fix";
+  } else {
+    base.push();
+    for (const Side *s : {&good, &fix})
+      for (const auto &c : s->condition)
+        base.add(c.taken);
+    base.add(!outputsEqual(ctx, good, fix, report.outputsCompared));
+    ++report.solverCalls;
+    z3::check_result r = base.check();
+    if (r == z3::unsat) {
+      report.proof = "proved";
+    } else if (r == z3::sat) {
+      Disagreement d;
+      d.how = "counterexample to the proof: in both partitions, different output";
+      d.input = applyModel(req.input, vars, base.get_model());
+      runBoth(d, "cex");
+      report.proof = d.confirmed ? "refuted"
+                                 : "not proved: the solver's counterexample behaves alike when run "
+                                   "natively (the symbolic model is incomplete here)";
+      report.counterexample = d;
+    } else {
+      report.proof = "not proved: the solver gave up (" + base.reason_unknown() + ")";
+    }
+    base.pop();
+  }
+
+  // Neighbouring partitions: inputs in one version's partition that leave the other's at
+  // one constraint, then inputs that leave the good partition at one constraint.
+  std::set<ProgramInput, bool (*)(const ProgramInput &, const ProgramInput &)> tried(
+      [](const ProgramInput &a, const ProgramInput &b) {
+        return std::tie(a.stdinBytes, a.args) < std::tie(b.stdinBytes, b.args);
+      });
+  tried.insert(req.input);
+  auto neighbours = [&](const std::vector<PathConstraint> &inside,
+                        const std::vector<PathConstraint> &leave, const Side &version) {
+    base.push();
+    for (const auto &c : inside)
+      base.add(c.taken);
+    for (size_t i = 0; i < leave.size() && report.neighboursTried < req.maxNeighbours; ++i) {
+      base.push();
+      base.add(!leave[i].taken);
+      ++report.solverCalls;
+      if (base.check() == z3::sat) {
+        Disagreement d;
+        d.input = applyModel(req.input, vars, base.get_model());
+        if (tried.insert(d.input).second) {
+          ++report.neighboursTried;
+          d.how = "leaves the " + version.name + " version's partition at " +
+                  where(leave[i], version.root);
+          runBoth(d, "n" + std::to_string(report.neighboursTried));
+          if (d.confirmed)
+            report.disagreements.push_back(d);
+        }
+      }
+      base.pop();
+      base.add(leave[i].taken);
+    }
+    base.pop();
+  };
+  neighbours(good.condition, fix.condition, fix);
+  neighbours(fix.condition, good.condition, good);
+  neighbours({}, good.condition, good);
+  if (report.counterexample && report.counterexample->confirmed)
+    report.disagreements.insert(report.disagreements.begin(), *report.counterexample);
+
+  report.accepted = report.testPasses && report.proof == "proved" && report.disagreements.empty();
+  if (report.accepted)
+    report.verdict = "accepted: the fix passes the failing test, computes the good version's "
+                     "output for every input in both versions' partitions of the failing input, "
+                     "and agrees with it on " +
+                     std::to_string(report.neighboursTried) + " neighbouring input(s)";
+  else if (!report.testPasses)
+    report.verdict = "rejected: the failing test still fails on the fix";
+  else if (!report.disagreements.empty())
+    report.verdict = "rejected: the fix and the good version disagree on " +
+                     std::to_string(report.disagreements.size()) + " input(s), run natively";
+  else
+    report.verdict = "not accepted: " + report.proof;
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+} // namespace rootline

@@ -1,0 +1,200 @@
+// The validation in every report format: JSON (rootline.validate/1, docs/report-schema.md),
+// Markdown, SARIF 2.1.0 (one result per disagreement) and HTML; and a terminal summary.
+#include "rootline/validate.h"
+
+#include <sstream>
+
+namespace rootline {
+
+namespace {
+
+using json = nlohmann::json;
+
+json runJson(const RunSummary &r) { return {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}}; }
+
+json inputJson(const ProgramInput &in) { return {{"stdin", in.stdinBytes}, {"args", in.args}}; }
+
+json disagreementJson(const Disagreement &d) {
+  return {{"how", d.how},
+          {"input", inputJson(d.input)},
+          {"good", runJson(d.good)},
+          {"fix", runJson(d.fix)},
+          {"confirmed", d.confirmed}};
+}
+
+std::string oneLine(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += c == '\n' ? std::string("⏎ ") : std::string(1, c);
+  return out.size() > 120 ? out.substr(0, 120) + "…" : out;
+}
+
+std::string esc(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+  return out;
+}
+
+std::vector<std::pair<std::string, const CommitInfo *>> commitsOf(const ValidateReport &r) {
+  std::vector<std::pair<std::string, const CommitInfo *>> out;
+  if (r.goodCommit)
+    out.push_back({"good", &*r.goodCommit});
+  if (r.badCommit)
+    out.push_back({"bad", &*r.badCommit});
+  if (r.fixCommit)
+    out.push_back({"fix", &*r.fixCommit});
+  return out;
+}
+
+} // namespace
+
+json validateJson(const ValidateReport &r) {
+  json commits = nullptr;
+  if (!commitsOf(r).empty()) {
+    commits = {{"repository", r.repository.string()}};
+    for (const auto &[name, c] : commitsOf(r))
+      commits[name] = commitJson(*c);
+  }
+  json dis = json::array();
+  for (const auto &d : r.disagreements)
+    dis.push_back(disagreementJson(d));
+  return {{"schema", "rootline.validate/1"},
+          {"versions", {{"good", r.goodLabel}, {"bad", r.badLabel}, {"fix", r.fixLabel}}},
+          {"commits", commits},
+          {"test",
+           {{"input", inputJson(r.input)},
+            {"expected", runJson(r.expected)},
+            {"good", runJson(r.goodRun)},
+            {"bad", runJson(r.badRun)},
+            {"fix", runJson(r.fixRun)},
+            {"passes_on_fix", r.testPasses}}},
+          {"proof",
+           {{"result", r.proof},
+            {"good_constraints", r.goodConstraints},
+            {"fix_constraints", r.fixConstraints},
+            {"outputs_compared", r.outputsCompared},
+            {"counterexample",
+             r.counterexample ? disagreementJson(*r.counterexample) : json(nullptr)}}},
+          {"neighbours", {{"tried", r.neighboursTried}, {"disagreements", dis}}},
+          {"accepted", r.accepted},
+          {"verdict", r.verdict},
+          {"notes", r.notes},
+          {"stats", {{"solver_calls", r.solverCalls}, {"seconds", r.seconds}}}};
+}
+
+std::string validateMarkdown(const ValidateReport &r) {
+  std::ostringstream md;
+  md << "## Fix validation: " << r.fixLabel << " (good " << r.goodLabel << ", bad " << r.badLabel
+     << ")\n\n";
+  for (const auto &[name, c] : commitsOf(r))
+    md << "- " << name << ": " << commitLine(*c) << "\n";
+  md << "\n**" << (r.accepted ? "Accepted" : "Not accepted") << ".** " << r.verdict << ".\n\n";
+  md << "| check | result |\n|---|---|\n";
+  md << "| failing test on the fix | " << (r.testPasses ? "passes" : "fails") << " (`"
+     << oneLine(r.fixRun.stdoutBytes) << "`, " << r.fixRun.outcome << ") |\n";
+  md << "| proof f ∧ f_fix ⇒ out = out_fix | " << r.proof << " (" << r.goodConstraints << " + "
+     << r.fixConstraints << " constraints, " << r.outputsCompared << " output values) |\n";
+  md << "| neighbouring inputs run on both | " << r.neighboursTried << ", "
+     << r.disagreements.size() << " disagreement(s) |\n\n";
+  for (const auto &d : r.disagreements) {
+    md << "### Disagreement: " << d.how << "\n\nInput (stdin):\n```\n"
+       << d.input.stdinBytes << (d.input.stdinBytes.ends_with('\n') ? "" : "\n") << "```\n";
+    md << "- good: " << d.good.outcome << ", stdout `" << oneLine(d.good.stdoutBytes) << "`\n";
+    md << "- fix: " << d.fix.outcome << ", stdout `" << oneLine(d.fix.stdoutBytes) << "`\n\n";
+  }
+  for (const auto &n : r.notes)
+    md << "> Note: " << n << ".\n";
+  md << "\n_rootline: " << r.solverCalls << " solver calls, " << r.seconds << " s._\n";
+  return md.str();
+}
+
+json validateSarif(const ValidateReport &r) {
+  json results = json::array();
+  auto result = [&](const std::string &rule, const std::string &text, json props) {
+    results.push_back({{"ruleId", rule},
+                       {"level", "error"},
+                       {"message", {{"text", text}}},
+                       {"properties", std::move(props)}});
+  };
+  if (!r.testPasses)
+    result("test-still-fails",
+           "The failing test still fails on the fix (" + r.fixRun.outcome + ").",
+           {{"stdout", r.fixRun.stdoutBytes}});
+  for (const auto &d : r.disagreements)
+    result("fix-disagrees",
+           "The fix and the good version disagree on an input that " + d.how + ": good " +
+               d.good.outcome + ", fix " + d.fix.outcome + ".",
+           {{"stdin", d.input.stdinBytes},
+            {"args", d.input.args},
+            {"goodStdout", d.good.stdoutBytes},
+            {"fixStdout", d.fix.stdoutBytes}});
+  json run = {
+      {"tool",
+       {{"driver",
+         {{"name", "rootline"},
+          {"version", ROOTLINE_VERSION},
+          {"informationUri", "https://example.invalid/rootline"},
+          {"rules",
+           json::array(
+               {{{"id", "test-still-fails"},
+                 {"shortDescription", {{"text", "The failing test fails on the fix"}}}},
+                {{"id", "fix-disagrees"},
+                 {"shortDescription", {{"text", "The fix and the good version disagree"}}}}})}}}}},
+      {"results", results},
+      {"properties", {{"accepted", r.accepted}, {"verdict", r.verdict}, {"proof", r.proof}}}};
+  json provenance = json::array();
+  for (const auto &[name, c] : commitsOf(r))
+    provenance.push_back(
+        {{"repositoryUri", "file://" + r.repository.string()},
+         {"revisionId", c->hash},
+         {"properties",
+          {{"role", name}, {"author", c->author}, {"date", c->date}, {"subject", c->subject}}}});
+  if (!provenance.empty())
+    run["versionControlProvenance"] = provenance;
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({run})}};
+}
+
+std::string validateHtml(const ValidateReport &r) {
+  std::ostringstream h;
+  h << "<!doctype html><html><head><meta charset=utf-8><title>rootline validate: "
+    << esc(r.fixLabel) << "</title><style>body{font-family:sans-serif;margin:1em}"
+    << "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:"
+       "left;vertical-align:top}.ok{color:#070}.no{color:#a00}</style></head><body>";
+  h << "<h1>Fix validation: " << esc(r.fixLabel) << "</h1>";
+  for (const auto &[name, c] : commitsOf(r))
+    h << "<div><b>" << name << ":</b> <code>" << esc(commitLine(*c)) << "</code></div>";
+  h << "<p class=" << (r.accepted ? "ok" : "no") << "><b>"
+    << (r.accepted ? "Accepted" : "Not accepted") << ".</b> " << esc(r.verdict) << ".</p>";
+  h << "<table><tr><th>check</th><th>result</th></tr><tr><td>failing test on the fix</td><td>"
+    << (r.testPasses ? "passes" : "fails") << "</td></tr><tr><td>proof</td><td>" << esc(r.proof)
+    << "</td></tr><tr><td>neighbouring inputs</td><td>" << r.neighboursTried << " tried, "
+    << r.disagreements.size() << " disagree</td></tr></table>";
+  if (!r.disagreements.empty()) {
+    h << "<h2>Disagreements</h2><table><tr><th>how</th><th>stdin</th><th>good</th><th>fix</th></"
+         "tr>";
+    for (const auto &d : r.disagreements)
+      h << "<tr><td>" << esc(d.how) << "</td><td><pre>" << esc(d.input.stdinBytes)
+        << "</pre></td><td><pre>" << esc(d.good.stdoutBytes) << "</pre></td><td><pre>"
+        << esc(d.fix.stdoutBytes) << "</pre></td></tr>";
+    h << "</table>";
+  }
+  h << "</body></html>\n";
+  return h.str();
+}
+
+std::string validateSummary(const ValidateReport &r) {
+  std::ostringstream s;
+  s << "rootline: " << r.verdict << "\n";
+  s << "rootline: failing test on the fix: " << (r.testPasses ? "passes" : "fails")
+    << "; proof: " << r.proof << "; " << r.neighboursTried << " neighbouring input(s), "
+    << r.disagreements.size() << " disagreement(s)\n";
+  for (const auto &d : r.disagreements)
+    s << "  " << d.how << ": stdin `" << oneLine(d.input.stdinBytes) << "`: good `"
+      << oneLine(d.good.stdoutBytes) << "`, fix `" << oneLine(d.fix.stdoutBytes) << "`\n";
+  return s.str();
+}
+
+} // namespace rootline
