@@ -1,6 +1,9 @@
 #include "test_support.h"
 
+#include "rootline/error.h"
 #include "rootline/fs.h"
+
+#include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -173,6 +176,17 @@ std::map<std::string, std::string> snapshotTree(const fs::path &dir) {
     out[rel] = desc;
   }
   return out;
+}
+
+std::string badInputError(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    CHECK(e.exitCode() == ExitBadInput);
+    return e.what();
+  }
+  FAIL("expected an error");
+  return {};
 }
 
 ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,6 +76,10 @@ ProcessResult git(const fs::path &repo, const std::vector<std::string> &args);
 // Every entry under `dir` (the repository and its .git included): path, type, mode,
 // size, mtime and content hash, symlink target. Equal snapshots mean nothing changed.
 std::map<std::string, std::string> snapshotTree(const fs::path &dir);
+
+// The message of the rootline::Error that `fn` throws; fails the test unless it throws
+// one with exit code 2 (bad input).
+std::string badInputError(const std::function<void()> &fn);
 
 // Runs an executable with a fixture's stdin and args.
 ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout = 60);

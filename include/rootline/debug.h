@@ -5,6 +5,7 @@
 // evidence from running alternative inputs natively on both versions.
 #pragma once
 
+#include "rootline/analysed_version.h"
 #include "rootline/explore.h"
 #include "rootline/text_diff.h"
 #include "rootline/vcs.h"
@@ -35,11 +36,6 @@ struct DebugRequest {
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
   unsigned maxCandidates = 20;
-};
-
-struct RunSummary {
-  std::string outcome; // "exit 0", "signal SIGSEGV"
-  std::string stdoutBytes;
 };
 
 struct DebugCandidate {

@@ -142,13 +142,7 @@ CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const
         spec.extraEnv["ROOTLINE_PROGRAM"] = program->string();
       judgeCommand(v, runProcess(spec));
     } else {
-      writeFileAtomic(work / "stdin", check.input.stdinBytes);
-      TestCase t;
-      t.stdinFile = work / "stdin";
-      t.args = check.input.args;
-      t.timeoutSeconds = check.timeoutSeconds;
-      ProcessResult r = runNative(*program, t);
-      v.run = {r.outcome(), r.out};
+      v.run = runInputNatively(*program, check.input, work, check.timeoutSeconds);
       judgeOutput(v, expected);
     }
   } catch (...) {

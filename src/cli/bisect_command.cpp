@@ -38,7 +38,7 @@ int runCheck(const GlobalOptions &global, const BisectOptions &opt) {
   try {
     if (!opt.repo.good.empty() || !opt.repo.bad.empty())
       throw Error("--check REV tests one commit; it takes no --good/--bad");
-    Repository repo = Repository::open(opt.repo.repo.empty() ? "." : opt.repo.repo);
+    Repository repo = openRepository(opt.repo);
     std::string hash = repo.resolve(opt.check);
     CommitCheck check = commitCheck(opt);
     if (!check.shellCommand && !check.expectedStdout)
@@ -70,7 +70,7 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
     throw Error("bisect needs --good REV and --bad REV (or --check REV)");
   if (opt.condition != "rsc" && opt.condition != "pc")
     throw Error("--condition must be rsc or pc");
-  Repository repo = Repository::open(opt.repo.repo.empty() ? "." : opt.repo.repo);
+  Repository repo = openRepository(opt.repo);
   std::string good = repo.resolve(opt.repo.good);
   std::string bad = repo.resolve(opt.repo.bad);
   CommitCheck check = commitCheck(opt);

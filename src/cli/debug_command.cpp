@@ -31,7 +31,7 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
       throw Error("use either --old/--new (directories) or --repo/--good/--bad (commits)");
     if (opt.repo.repo.empty() || opt.repo.good.empty() || opt.repo.bad.empty())
       throw Error("--repo, --good and --bad go together");
-    Repository repo = Repository::open(opt.repo.repo);
+    Repository repo = openRepository(opt.repo);
     oldV = commitVersion(repo, opt.repo.good);
     newV = commitVersion(repo, opt.repo.bad);
     req.sourceDiff = repo.diff(oldV.commit->hash, newV.commit->hash);

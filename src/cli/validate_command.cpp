@@ -29,7 +29,7 @@ int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
       throw Error("use either --old/--new/--fix (directories) or --repo/--good/--bad/--fix");
     if (opt.repo.good.empty() || opt.repo.bad.empty())
       throw Error("--good and --bad are required with --repo");
-    Repository repo = Repository::open(opt.repo.repo.empty() ? "." : opt.repo.repo);
+    Repository repo = openRepository(opt.repo);
     good = commitVersion(repo, opt.repo.good);
     bad = commitVersion(repo, opt.repo.bad);
     fix = commitVersion(repo, opt.fix);

@@ -16,6 +16,10 @@ VersionTree commitVersion(const Repository &repo, const std::string &revision) {
   return {repo.materialize(hash), info.shortHash, info};
 }
 
+Repository openRepository(const RepoOptions &options) {
+  return Repository::open(options.repo.empty() ? "." : options.repo);
+}
+
 void addRepoOptions(CLI::App &cmd, RepoOptions &options) {
   cmd.add_option("--repo", options.repo,
                  "Git repository (any directory inside its work tree); the versions are "

@@ -25,5 +25,7 @@ struct RepoOptions {
   bool given() const { return !repo.empty() || !good.empty() || !bad.empty(); }
 };
 void addRepoOptions(CLI::App &cmd, RepoOptions &options);
+// The repository --repo names (default: the one containing the current directory).
+Repository openRepository(const RepoOptions &options);
 
 } // namespace rootline::cli

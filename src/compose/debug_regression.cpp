@@ -26,44 +26,15 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// One version of the program, built, with its traced run on the failing input.
-struct Version {
-  std::string name;
-  fs::path root;
-  TracedProgram program;
-  fs::path native;
-  LoadedModule module;
-  std::unique_ptr<ModuleIndex> index;
-  std::unique_ptr<StaticAnalysis> analysis;
+// One version of the program, built, with its traced run on the failing input and the
+// relevant slice of its criterion there.
+struct Version : AnalysedVersion {
   SymbolicTrace trace;
   std::vector<CriterionSeed> seeds;
   std::string criterion;
+  Slice slice;
   std::vector<PathConstraint> condition;
 };
-
-void build(Version &v, const BuildRecipe &recipe) {
-  try {
-    v.program = buildTraced(recipe);
-    v.native = buildNative(recipe, v.program.module);
-  } catch (const Error &e) {
-    throw Error("the " + v.name + " version does not build: " + e.what(), e.exitCode(), e.detail());
-  }
-  v.module = loadModule(v.program.module.bitcode);
-  v.index = std::make_unique<ModuleIndex>(*v.module.module);
-  v.analysis = std::make_unique<StaticAnalysis>(*v.module.module, *v.index);
-}
-
-RunSummary runInput(const Version &v, const ProgramInput &input, const fs::path &dir,
-                    double timeout) {
-  fs::create_directories(dir);
-  writeFileAtomic(dir / "stdin", input.stdinBytes);
-  TestCase t;
-  t.stdinFile = dir / "stdin";
-  t.args = input.args;
-  t.timeoutSeconds = timeout;
-  ProcessResult r = runNative(v.native, t);
-  return {r.outcome(), r.out};
-}
 
 std::string sourceLine(const std::string &path, unsigned line) {
   std::ifstream in(path);
@@ -75,14 +46,6 @@ std::string sourceLine(const std::string &path, unsigned line) {
       return l;
     }
   return "";
-}
-
-std::string relativeTo(const std::string &path, const fs::path &root) {
-  fs::path rel =
-      fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
-  if (rel.empty() || *rel.begin() == "..")
-    return path;
-  return rel.string();
 }
 
 // The logged stdout of a run (what the program handed to stdio, in order).
@@ -154,8 +117,7 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
 std::vector<PathConstraint> conditionOf(const Version &v, ConditionKind kind) {
   if (kind == ConditionKind::Pc)
     return v.trace.symbolic.path;
-  Slice s = computeSlice(v.trace.dynamic, *v.index, *v.analysis, v.seeds);
-  return relevantSliceCondition(v.trace.symbolic, s);
+  return relevantSliceCondition(v.trace.symbolic, v.slice);
 }
 
 class Composer {
@@ -294,15 +256,15 @@ DebugReport debugRegression(const DebugRequest &req) {
   oldV.root = req.oldRoot;
   newV.name = "new";
   newV.root = req.newRoot;
-  build(oldV, req.oldRecipe);
-  build(newV, req.newRecipe);
+  buildAnalysedVersion(oldV, req.oldRecipe);
+  buildAnalysedVersion(newV, req.newRecipe);
   fs::path work = makeWorkDir("debug");
 
   // The failure: native runs, twice each, against the expected output.
-  RunSummary old1 = runInput(oldV, req.input, work / "o1", req.timeoutSeconds);
-  RunSummary old2 = runInput(oldV, req.input, work / "o2", req.timeoutSeconds);
-  RunSummary new1 = runInput(newV, req.input, work / "n1", req.timeoutSeconds);
-  RunSummary new2 = runInput(newV, req.input, work / "n2", req.timeoutSeconds);
+  RunSummary old1 = runInputNatively(oldV.native, req.input, work / "o1", req.timeoutSeconds);
+  RunSummary old2 = runInputNatively(oldV.native, req.input, work / "o2", req.timeoutSeconds);
+  RunSummary new1 = runInputNatively(newV.native, req.input, work / "n1", req.timeoutSeconds);
+  RunSummary new2 = runInputNatively(newV.native, req.input, work / "n2", req.timeoutSeconds);
   if (old1.outcome == "timeout" || new1.outcome == "timeout")
     throw Error(std::string("the ") + (old1.outcome == "timeout" ? "old" : "new") +
                 " version does not finish the test within --timeout");
@@ -340,11 +302,12 @@ DebugReport debugRegression(const DebugRequest &req) {
   report.newCriterion = newV.criterion;
   report.oldRoot = oldV.root;
   report.newRoot = newV.root;
+  // Each version's relevant slice, computed once: report lines, RSC, changed lines.
   for (Version *v : {&oldV, &newV}) {
-    Slice s = computeSlice(v->trace.dynamic, *v->index, *v->analysis, v->seeds);
+    v->slice = computeSlice(v->trace.dynamic, *v->index, *v->analysis, v->seeds);
     auto &lines = v == &oldV ? report.oldSliceLines : report.newSliceLines;
     for (uint64_t i = 0; i < v->trace.dynamic.records.size(); ++i)
-      if (s.contains(i)) {
+      if (v->slice.contains(i)) {
         SourceLocation loc =
             ModuleIndex::locationOf(v->index->instruction(v->trace.dynamic.records[i].id));
         if (loc.valid())
@@ -414,7 +377,7 @@ DebugReport debugRegression(const DebugRequest &req) {
   if (candidates.empty() || !anyChanged) {
     bool none = candidates.empty();
     auto changedLines = [&](const Version &v, const char *kind) {
-      Slice s = computeSlice(v.trace.dynamic, *v.index, *v.analysis, v.seeds, true);
+      const Slice &s = v.slice;
       std::map<std::pair<std::string, unsigned>, DebugCandidate> byLine;
       unsigned distance = 0;
       for (uint64_t i = v.trace.dynamic.records.size(); i-- > 0;) {
@@ -446,8 +409,8 @@ DebugReport debugRegression(const DebugRequest &req) {
     if (!c.hasAlternative)
       continue;
     fs::path dir = work / ("alt" + std::to_string(n++));
-    c.oldRun = runInput(oldV, c.alternative, dir / "old", req.timeoutSeconds);
-    c.newRun = runInput(newV, c.alternative, dir / "new", req.timeoutSeconds);
+    c.oldRun = runInputNatively(oldV.native, c.alternative, dir / "old", req.timeoutSeconds);
+    c.newRun = runInputNatively(newV.native, c.alternative, dir / "new", req.timeoutSeconds);
     c.removesFailure =
         c.oldRun.stdoutBytes == c.newRun.stdoutBytes && c.oldRun.outcome == c.newRun.outcome;
     c.changesFailure = c.newRun.stdoutBytes != new1.stdoutBytes || c.newRun.outcome != new1.outcome;

@@ -2,34 +2,19 @@
 // for a bug ticket, and a short terminal summary.
 #include "rootline/debug.h"
 
+#include "report/report_text.h"
+
 #include <sstream>
 
 namespace rootline {
 
 using nlohmann::json;
 
-namespace {
+using report::inputJson;
+using report::oneLine;
+using report::runJson;
 
-json runJson(const RunSummary &r) { return {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}}; }
-json inputJson(const ProgramInput &in) { return {{"stdin", in.stdinBytes}, {"args", in.args}}; }
-
-std::string oneLine(std::string s, size_t max = 80) {
-  for (auto &c : s)
-    if (c == '\n')
-      c = ' ';
-  if (s.size() > max)
-    s = s.substr(0, max) + "...";
-  return s;
-}
-
-std::string fence(const std::string &text) {
-  std::string t = text;
-  if (t.empty() || t.back() != '\n')
-    t += '\n';
-  return "```\n" + t + "```\n";
-}
-
-} // namespace
+using report::markdownFence;
 
 json reportJson(const DebugReport &r) {
   json cands = json::array();
@@ -87,7 +72,7 @@ std::string reportMarkdown(const DebugReport &r) {
     md << "- good: " << commitLine(*r.oldCommit) << "\n- bad: " << commitLine(*r.newCommit)
        << "\n\n";
   md << "**Failure.** " << r.failure << ".\n\n";
-  md << "Input (stdin):\n" << fence(r.input.stdinBytes);
+  md << "Input (stdin):\n" << markdownFence(r.input.stdinBytes);
   if (!r.input.args.empty()) {
     md << "Arguments:";
     for (const auto &a : r.input.args)
@@ -110,11 +95,11 @@ std::string reportMarkdown(const DebugReport &r) {
   for (const auto &c : r.candidates) {
     md << "### " << c.rank << ". `" << c.file << ":" << c.line << "` (" << c.version << " version, "
        << c.kind << ", in `" << c.function << "`)\n\n";
-    md << fence(c.source);
+    md << markdownFence(c.source);
     if (!c.condition.empty())
       md << "Condition on the failing run: `" << c.condition << "`\n\n";
     if (c.hasAlternative) {
-      md << "Alternative input:\n" << fence(c.alternative.stdinBytes);
+      md << "Alternative input:\n" << markdownFence(c.alternative.stdinBytes);
       md << "- old: " << c.oldRun.outcome << ", stdout `" << oneLine(c.oldRun.stdoutBytes) << "`\n";
       md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes)
          << "`\n\n";

@@ -1,34 +1,13 @@
 // The HTML report: one file with no external resources, to attach to a bug ticket.
 #include "rootline/debug.h"
 
+#include "report/report_text.h"
+
 #include <sstream>
 
 namespace rootline {
 
 namespace {
-
-std::string esc(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::vector<std::string> linesOf(const fs::path &path) {
   std::vector<std::string> lines;
@@ -42,14 +21,14 @@ std::vector<std::string> linesOf(const fs::path &path) {
 
 void pane(std::ostringstream &h, const std::string &title, const fs::path &path,
           const std::set<unsigned> &slice, const std::map<unsigned, unsigned> &candidates) {
-  h << "<div class=pane><h3>" << esc(title) << "</h3><pre>";
+  h << "<div class=pane><h3>" << report::htmlEscape(title) << "</h3><pre>";
   auto lines = linesOf(path);
   for (size_t i = 0; i < lines.size(); ++i) {
     unsigned n = static_cast<unsigned>(i + 1);
     auto c = candidates.find(n);
     std::string cls = c != candidates.end() ? "cand" : slice.count(n) ? "slice" : "";
-    h << "<span class=\"l " << cls << "\" id=\"" << esc(title) << "-" << n << "\"><i>" << n
-      << "</i>" << esc(lines[i])
+    h << "<span class=\"l " << cls << "\" id=\"" << report::htmlEscape(title) << "-" << n
+      << "\"><i>" << n << "</i>" << report::htmlEscape(lines[i])
       << (c != candidates.end() ? "  <b>#" + std::to_string(c->second) + "</b>" : "") << "</span>";
   }
   h << "</pre></div>";
@@ -59,42 +38,48 @@ void pane(std::ostringstream &h, const std::string &title, const fs::path &path,
 
 std::string reportHtml(const DebugReport &r) {
   std::ostringstream h;
-  h << "<!doctype html><html><head><meta charset=utf-8><title>rootline: " << esc(r.oldLabel)
-    << " → " << esc(r.newLabel) << "</title><style>"
+  h << "<!doctype html><html><head><meta charset=utf-8><title>rootline: "
+    << report::htmlEscape(r.oldLabel) << " → " << report::htmlEscape(r.newLabel)
+    << "</title><style>"
     << "body{font-family:sans-serif;margin:1em}pre{margin:0}.panes{display:flex;gap:1em}"
        ".pane{flex:1;overflow:auto;border:1px solid #ccc}.l{display:block;white-space:pre}"
        ".l i{display:inline-block;width:3em;color:#888;font-style:normal}.slice{background:#fff6c8}"
        ".cand{background:#ffd0d0}table{border-collapse:collapse}td,th{border:1px solid "
        "#ccc;padding:2px 6px;"
        "text-align:left;vertical-align:top}code{background:#f4f4f4}</style></head><body>";
-  h << "<h1>Regression " << esc(r.oldLabel) << " → " << esc(r.newLabel) << "</h1>";
+  h << "<h1>Regression " << report::htmlEscape(r.oldLabel) << " → "
+    << report::htmlEscape(r.newLabel) << "</h1>";
   if (r.oldCommit && r.newCommit)
-    h << "<p><b>Good:</b> <code>" << esc(commitLine(*r.oldCommit))
-      << "</code><br><b>Bad:</b> <code>" << esc(commitLine(*r.newCommit)) << "</code></p>";
-  h << "<p><b>Failure:</b> " << esc(r.failure) << ". " << esc(r.direction) << " ("
-    << esc(r.condition) << ").</p>";
-  h << "<p>Input:</p><pre>" << esc(r.input.stdinBytes) << "</pre>";
+    h << "<p><b>Good:</b> <code>" << report::htmlEscape(commitLine(*r.oldCommit))
+      << "</code><br><b>Bad:</b> <code>" << report::htmlEscape(commitLine(*r.newCommit))
+      << "</code></p>";
+  h << "<p><b>Failure:</b> " << report::htmlEscape(r.failure) << ". "
+    << report::htmlEscape(r.direction) << " (" << report::htmlEscape(r.condition) << ").</p>";
+  h << "<p>Input:</p><pre>" << report::htmlEscape(r.input.stdinBytes) << "</pre>";
   h << "<table><tr><th>run</th><th>outcome</th><th>stdout</th></tr>";
-  h << "<tr><td>expected</td><td>" << esc(r.expected.outcome) << "</td><td><pre>"
-    << esc(r.expected.stdoutBytes) << "</pre></td></tr>";
-  h << "<tr><td>new</td><td>" << esc(r.newRun.outcome) << "</td><td><pre>"
-    << esc(r.newRun.stdoutBytes) << "</pre></td></tr></table>";
+  h << "<tr><td>expected</td><td>" << report::htmlEscape(r.expected.outcome) << "</td><td><pre>"
+    << report::htmlEscape(r.expected.stdoutBytes) << "</pre></td></tr>";
+  h << "<tr><td>new</td><td>" << report::htmlEscape(r.newRun.outcome) << "</td><td><pre>"
+    << report::htmlEscape(r.newRun.stdoutBytes) << "</pre></td></tr></table>";
   h << "<h2>Candidates</h2><table><tr><th>#</th><th>where</th><th>kind</th><th>line</"
        "th><th>alternative input</th>"
        "<th>old</th><th>new</th><th>why</th></tr>";
   for (const auto &c : r.candidates) {
     h << "<tr><td>" << c.rank << "</td><td><a href=\"#" << c.version << "-" << c.line << "\">"
-      << esc(c.version) << " " << esc(c.file) << ":" << c.line << "</a></td><td>" << esc(c.kind)
-      << "</td><td><code>" << esc(c.source) << "</code></td>";
+      << report::htmlEscape(c.version) << " " << report::htmlEscape(c.file) << ":" << c.line
+      << "</a></td><td>" << report::htmlEscape(c.kind) << "</td><td><code>"
+      << report::htmlEscape(c.source) << "</code></td>";
     if (c.hasAlternative)
-      h << "<td><pre>" << esc(c.alternative.stdinBytes) << "</pre></td><td>"
-        << esc(c.oldRun.outcome) << "<pre>" << esc(c.oldRun.stdoutBytes) << "</pre></td><td>"
-        << esc(c.newRun.outcome) << "<pre>" << esc(c.newRun.stdoutBytes) << "</pre></td>";
+      h << "<td><pre>" << report::htmlEscape(c.alternative.stdinBytes) << "</pre></td><td>"
+        << report::htmlEscape(c.oldRun.outcome) << "<pre>"
+        << report::htmlEscape(c.oldRun.stdoutBytes) << "</pre></td><td>"
+        << report::htmlEscape(c.newRun.outcome) << "<pre>"
+        << report::htmlEscape(c.newRun.stdoutBytes) << "</pre></td>";
     else
       h << "<td>-</td><td>-</td><td>-</td>";
     h << "<td>";
     for (const auto &reason : c.reasons)
-      h << esc(reason) << "<br>";
+      h << report::htmlEscape(reason) << "<br>";
     h << "</td></tr>";
   }
   h << "</table><h2>Sources</h2><p><span class=\"l slice\" style=\"display:inline\">relevant "
@@ -114,7 +99,7 @@ std::string reportHtml(const DebugReport &r) {
         (c.version == "old" ? oldCands : newCands).emplace(c.line, c.rank);
     static const std::set<unsigned> none;
     auto oldSlice = r.oldSliceLines.find(f), newSlice = r.newSliceLines.find(f);
-    h << "<h3>" << esc(f) << "</h3><div class=panes>";
+    h << "<h3>" << report::htmlEscape(f) << "</h3><div class=panes>";
     pane(h, "old", r.oldRoot / f, oldSlice == r.oldSliceLines.end() ? none : oldSlice->second,
          oldCands);
     pane(h, "new", r.newRoot / f, newSlice == r.newSliceLines.end() ? none : newSlice->second,

@@ -14,41 +14,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // One version, built and traced symbolically on the failing input.
-struct Side {
-  std::string name;
-  fs::path root;
-  TracedProgram program;
-  fs::path native;
-  LoadedModule module;
-  std::unique_ptr<ModuleIndex> index;
-  std::unique_ptr<StaticAnalysis> analysis;
+struct Side : AnalysedVersion {
   SymbolicTrace trace;
   std::vector<PathConstraint> condition; // RSC of every output
 };
-
-void build(Side &s, const BuildRecipe &recipe) {
-  try {
-    s.program = buildTraced(recipe);
-    s.native = buildNative(recipe, s.program.module);
-  } catch (const Error &e) {
-    throw Error("the " + s.name + " version does not build: " + e.what(), e.exitCode(), e.detail());
-  }
-  s.module = loadModule(s.program.module.bitcode);
-  s.index = std::make_unique<ModuleIndex>(*s.module.module);
-  s.analysis = std::make_unique<StaticAnalysis>(*s.module.module, *s.index);
-}
-
-RunSummary run(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
-               double timeout) {
-  fs::create_directories(dir);
-  writeFileAtomic(dir / "stdin", input.stdinBytes);
-  TestCase t;
-  t.stdinFile = dir / "stdin";
-  t.args = input.args;
-  t.timeoutSeconds = timeout;
-  ProcessResult r = runNative(exe, t);
-  return {r.outcome(), r.out};
-}
 
 bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
   return a.stdoutBytes == b.stdoutBytes && a.outcome == b.outcome;
@@ -144,21 +113,21 @@ ValidateReport validateFix(const ValidateRequest &req) {
   report.fixCommit = req.fixCommit;
   report.repository = req.repository;
   report.input = req.input;
-  Side good, bad, fix;
+  // The bad version is only run natively; good and fix are traced and analysed.
+  Side good, fix;
   good.name = "good";
-  bad.name = "bad";
+  good.root = req.goodRoot;
   fix.name = "fix";
-  good.root = fs::absolute(req.goodRoot);
-  fix.root = fs::absolute(req.fixRoot);
-  build(good, req.goodRecipe);
-  build(bad, req.badRecipe);
-  build(fix, req.fixRecipe);
+  fix.root = req.fixRoot;
+  buildAnalysedVersion(good, req.goodRecipe);
+  fs::path badNative = buildNativeVersion("bad", req.badRecipe);
+  buildAnalysedVersion(fix, req.fixRecipe);
   fs::path work = makeWorkDir("validate");
 
   // The failing test on all three.
-  report.goodRun = run(good.native, req.input, work / "good", req.timeoutSeconds);
-  report.badRun = run(bad.native, req.input, work / "bad", req.timeoutSeconds);
-  report.fixRun = run(fix.native, req.input, work / "fix", req.timeoutSeconds);
+  report.goodRun = runInputNatively(good.native, req.input, work / "good", req.timeoutSeconds);
+  report.badRun = runInputNatively(badNative, req.input, work / "bad", req.timeoutSeconds);
+  report.fixRun = runInputNatively(fix.native, req.input, work / "fix", req.timeoutSeconds);
   report.expected = {report.goodRun.outcome,
                      req.expectedStdout.value_or(report.goodRun.stdoutBytes)};
   if (report.goodRun.stdoutBytes != report.expected.stdoutBytes)
@@ -187,8 +156,8 @@ ValidateReport validateFix(const ValidateRequest &req) {
       base.add(d);
 
   auto runBoth = [&](Disagreement &d, const std::string &dir) {
-    d.good = run(good.native, d.input, work / dir / "good", req.timeoutSeconds);
-    d.fix = run(fix.native, d.input, work / dir / "fix", req.timeoutSeconds);
+    d.good = runInputNatively(good.native, d.input, work / dir / "good", req.timeoutSeconds);
+    d.fix = runInputNatively(fix.native, d.input, work / dir / "fix", req.timeoutSeconds);
     d.confirmed = !sameBehaviour(d.good, d.fix);
   };
   if (!report.testPasses) {

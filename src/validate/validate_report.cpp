@@ -2,6 +2,8 @@
 // Markdown, SARIF 2.1.0 (one result per disagreement) and HTML; and a terminal summary.
 #include "rootline/validate.h"
 
+#include "report/report_text.h"
+
 #include <sstream>
 
 namespace rootline {
@@ -9,10 +11,9 @@ namespace rootline {
 namespace {
 
 using json = nlohmann::json;
-
-json runJson(const RunSummary &r) { return {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}}; }
-
-json inputJson(const ProgramInput &in) { return {{"stdin", in.stdinBytes}, {"args", in.args}}; }
+using report::inputJson;
+using report::oneLine;
+using report::runJson;
 
 json disagreementJson(const Disagreement &d) {
   return {{"how", d.how},
@@ -20,20 +21,6 @@ json disagreementJson(const Disagreement &d) {
           {"good", runJson(d.good)},
           {"fix", runJson(d.fix)},
           {"confirmed", d.confirmed}};
-}
-
-std::string oneLine(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    out += c == '\n' ? std::string("⏎ ") : std::string(1, c);
-  return out.size() > 120 ? out.substr(0, 120) + "…" : out;
-}
-
-std::string esc(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-  return out;
 }
 
 std::vector<std::pair<std::string, const CommitInfo *>> commitsOf(const ValidateReport &r) {
@@ -98,8 +85,8 @@ std::string validateMarkdown(const ValidateReport &r) {
   md << "| neighbouring inputs run on both | " << r.neighboursTried << ", "
      << r.disagreements.size() << " disagreement(s) |\n\n";
   for (const auto &d : r.disagreements) {
-    md << "### Disagreement: " << d.how << "\n\nInput (stdin):\n```\n"
-       << d.input.stdinBytes << (d.input.stdinBytes.ends_with('\n') ? "" : "\n") << "```\n";
+    md << "### Disagreement: " << d.how << "\n\nInput (stdin):\n"
+       << report::markdownFence(d.input.stdinBytes);
     md << "- good: " << d.good.outcome << ", stdout `" << oneLine(d.good.stdoutBytes) << "`\n";
     md << "- fix: " << d.fix.outcome << ", stdout `" << oneLine(d.fix.stdoutBytes) << "`\n\n";
   }
@@ -160,25 +147,28 @@ json validateSarif(const ValidateReport &r) {
 std::string validateHtml(const ValidateReport &r) {
   std::ostringstream h;
   h << "<!doctype html><html><head><meta charset=utf-8><title>rootline validate: "
-    << esc(r.fixLabel) << "</title><style>body{font-family:sans-serif;margin:1em}"
+    << report::htmlEscape(r.fixLabel) << "</title><style>body{font-family:sans-serif;margin:1em}"
     << "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:"
        "left;vertical-align:top}.ok{color:#070}.no{color:#a00}</style></head><body>";
-  h << "<h1>Fix validation: " << esc(r.fixLabel) << "</h1>";
+  h << "<h1>Fix validation: " << report::htmlEscape(r.fixLabel) << "</h1>";
   for (const auto &[name, c] : commitsOf(r))
-    h << "<div><b>" << name << ":</b> <code>" << esc(commitLine(*c)) << "</code></div>";
+    h << "<div><b>" << name << ":</b> <code>" << report::htmlEscape(commitLine(*c))
+      << "</code></div>";
   h << "<p class=" << (r.accepted ? "ok" : "no") << "><b>"
-    << (r.accepted ? "Accepted" : "Not accepted") << ".</b> " << esc(r.verdict) << ".</p>";
+    << (r.accepted ? "Accepted" : "Not accepted") << ".</b> " << report::htmlEscape(r.verdict)
+    << ".</p>";
   h << "<table><tr><th>check</th><th>result</th></tr><tr><td>failing test on the fix</td><td>"
-    << (r.testPasses ? "passes" : "fails") << "</td></tr><tr><td>proof</td><td>" << esc(r.proof)
-    << "</td></tr><tr><td>neighbouring inputs</td><td>" << r.neighboursTried << " tried, "
-    << r.disagreements.size() << " disagree</td></tr></table>";
+    << (r.testPasses ? "passes" : "fails") << "</td></tr><tr><td>proof</td><td>"
+    << report::htmlEscape(r.proof) << "</td></tr><tr><td>neighbouring inputs</td><td>"
+    << r.neighboursTried << " tried, " << r.disagreements.size() << " disagree</td></tr></table>";
   if (!r.disagreements.empty()) {
     h << "<h2>Disagreements</h2><table><tr><th>how</th><th>stdin</th><th>good</th><th>fix</th></"
          "tr>";
     for (const auto &d : r.disagreements)
-      h << "<tr><td>" << esc(d.how) << "</td><td><pre>" << esc(d.input.stdinBytes)
-        << "</pre></td><td><pre>" << esc(d.good.stdoutBytes) << "</pre></td><td><pre>"
-        << esc(d.fix.stdoutBytes) << "</pre></td></tr>";
+      h << "<tr><td>" << report::htmlEscape(d.how) << "</td><td><pre>"
+        << report::htmlEscape(d.input.stdinBytes) << "</pre></td><td><pre>"
+        << report::htmlEscape(d.good.stdoutBytes) << "</pre></td><td><pre>"
+        << report::htmlEscape(d.fix.stdoutBytes) << "</pre></td></tr>";
     h << "</table>";
   }
   h << "</body></html>\n";

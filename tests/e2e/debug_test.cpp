@@ -37,17 +37,6 @@ RegressionFixture regression(const std::string &name) {
   return {};
 }
 
-std::string expectError(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    CHECK(e.exitCode() == ExitBadInput);
-    return e.what();
-  }
-  FAIL("expected an error");
-  return {};
-}
-
 // True causes rootline does not rank first, and why (docs/debug.md). A miss that gets
 // fixed fails the test until it is removed from this list.
 const std::map<std::string, const char *> kKnownMisses = {
@@ -140,13 +129,13 @@ TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
     DebugRequest req = requestFor(r);
     req.newRoot = req.oldRoot;
     req.newRecipe = req.oldRecipe;
-    CHECK(expectError([&] { debugRegression(req); }).find("does not fail on the new version") !=
+    CHECK(badInputError([&] { debugRegression(req); }).find("does not fail on the new version") !=
           std::string::npos);
   }
   SECTION("the test fails on the old version too") {
     DebugRequest req = requestFor(r);
     req.expectedStdout = "something else\n";
-    CHECK(expectError([&] { debugRegression(req); }).find("fails on the old version too") !=
+    CHECK(badInputError([&] { debugRegression(req); }).find("fails on the old version too") !=
           std::string::npos);
   }
   SECTION("a version does not build") {
@@ -154,7 +143,7 @@ TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
     DebugRequest req = requestFor(r);
     req.newRoot = t.path;
     req.newRecipe = BuildRecipe{{{t.path / "main.c", {}, t.path}}, {}, "test"};
-    std::string msg = expectError([&] { debugRegression(req); });
+    std::string msg = badInputError([&] { debugRegression(req); });
     CHECK(msg.find("the new version does not build") != std::string::npos);
   }
   SECTION("the program is nondeterministic") {
@@ -163,7 +152,8 @@ TEST_CASE("debug refuses tests that do not establish a regression", "[debug]") {
     DebugRequest req = requestFor(r);
     req.newRoot = t.path;
     req.newRecipe = BuildRecipe{{{t.path / "main.c", {}, t.path}}, {}, "test"};
-    CHECK(expectError([&] { debugRegression(req); }).find("nondeterministic") != std::string::npos);
+    CHECK(badInputError([&] { debugRegression(req); }).find("nondeterministic") !=
+          std::string::npos);
   }
 }
 

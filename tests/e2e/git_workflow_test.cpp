@@ -20,17 +20,6 @@ namespace {
 
 std::string h(const json &j, const char *key) { return j.at(key).get<std::string>(); }
 
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    CHECK(e.exitCode() == ExitBadInput);
-    return e.what();
-  }
-  FAIL("expected an error");
-  return {};
-}
-
 size_t lineCount(const std::string &s) { return std::count(s.begin(), s.end(), '\n'); }
 
 CommitCheck t1Check(const fs::path &repo) {
@@ -63,9 +52,9 @@ TEST_CASE("vcs: revisions, metadata, first-parent history, tree diffs and materi
   CHECK(repo.resolve("fix") == h(m, "fix"));
   REQUIRE(git(dir, {"tag", "-a", "v0.5", "-m", "release", commits[4]}).exitedWith(0));
   CHECK(repo.resolve("v0.5") == commits[4]); // an annotated tag peels to its commit
-  CHECK(errorOf([&] { repo.resolve("main^{tree}"); }) ==
+  CHECK(badInputError([&] { repo.resolve("main^{tree}"); }) ==
         "revision 'main^{tree}' does not name a commit");
-  CHECK(errorOf([&] { repo.resolve("no-such-branch"); }) ==
+  CHECK(badInputError([&] { repo.resolve("no-such-branch"); }) ==
         "unknown revision 'no-such-branch' in '" + (dir / "src").string() + "'");
 
   CommitInfo bad = repo.commit(h(m, "first_bad"));
@@ -112,12 +101,12 @@ TEST_CASE("vcs: revisions, metadata, first-parent history, tree diffs and materi
   // Repositories that cannot be used.
   fs::create_directories(t.path / "empty");
   REQUIRE(git(t.path / "empty", {"init", "-q"}).exitedWith(0));
-  CHECK(errorOf([&] { Repository::open(t.path / "empty"); }).find("has no commits") !=
+  CHECK(badInputError([&] { Repository::open(t.path / "empty"); }).find("has no commits") !=
         std::string::npos);
   // Outside any repository (the test tree itself may sit inside one).
   std::string plain = (fs::temp_directory_path() / "rootline-plain-XXXXXX").string();
   REQUIRE(mkdtemp(plain.data()));
-  CHECK(errorOf([&] { Repository::open(plain); }).find("not inside a git repository") !=
+  CHECK(badInputError([&] { Repository::open(plain); }).find("not inside a git repository") !=
         std::string::npos);
   fs::remove_all(plain);
 }
@@ -226,16 +215,16 @@ TEST_CASE("bisect finds the first bad commit past a merge and a commit that does
 
   // Bad input.
   auto commits = m["commits"].get<std::vector<std::string>>();
-  CHECK(errorOf([&] {
+  CHECK(badInputError([&] {
           bisectHistory(repo, h(m, "bad"), h(m, "good"), t1Check(dir), options);
         }).find("is not an ancestor of the bad commit") != std::string::npos);
-  CHECK(errorOf([&] {
+  CHECK(badInputError([&] {
           bisectHistory(repo, commits[16], h(m, "bad"), t1Check(dir), options);
         }).find("the test fails at the good commit") != std::string::npos);
-  CHECK(errorOf([&] {
+  CHECK(badInputError([&] {
           bisectHistory(repo, h(m, "good"), commits[15], t1Check(dir), options);
         }).find("the test passes at the bad commit") != std::string::npos);
-  CHECK(errorOf([&] {
+  CHECK(badInputError([&] {
           bisectHistory(repo, h(m, "good"), h(m, "broken"), t1Check(dir), options);
         }).find("cannot test the bad commit") != std::string::npos);
 }

@@ -1,0 +1,43 @@
+// One version of a program prepared for comparison with another (debug, validate):
+// built traced and native, its module loaded, indexed and analysed; and running an
+// input on a native executable.
+#pragma once
+
+#include "rootline/explore.h"
+
+#include <memory>
+#include <string>
+
+namespace rootline {
+
+struct RunSummary {
+  std::string outcome; // "exit 0", "signal SIGSEGV", "timeout"
+  std::string stdoutBytes;
+};
+
+struct AnalysedVersion {
+  std::string name; // "old", "new", "good", "fix": names the version in errors
+  fs::path root;    // its source tree
+  TracedProgram program;
+  fs::path native;
+  LoadedModule module; // program.module, loaded
+  std::unique_ptr<ModuleIndex> index;
+  std::unique_ptr<StaticAnalysis> analysis;
+};
+
+// Builds `v` from `recipe` (name and root already set). A build failure is an Error
+// naming the version ("the new version does not build: ...") with clang's diagnostics.
+void buildAnalysedVersion(AnalysedVersion &v, const BuildRecipe &recipe);
+
+// Only the native executable of a version (when no analysis is needed), with the same
+// error as buildAnalysedVersion.
+fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe);
+
+// Runs `input` on a native executable, its stdin written into `dir`.
+RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
+                            double timeoutSeconds);
+
+// `path` relative to `root` when it lies inside it, else unchanged.
+std::string relativeTo(const std::string &path, const fs::path &root);
+
+} // namespace rootline

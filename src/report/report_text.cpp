@@ -1,0 +1,52 @@
+#include "report/report_text.h"
+
+namespace rootline::report {
+
+nlohmann::json runJson(const RunSummary &r) {
+  return {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}};
+}
+
+nlohmann::json inputJson(const ProgramInput &in) {
+  return {{"stdin", in.stdinBytes}, {"args", in.args}};
+}
+
+std::string oneLine(std::string s, size_t max) {
+  for (auto &c : s)
+    if (c == '\n')
+      c = ' ';
+  if (s.size() > max)
+    s = s.substr(0, max) + "...";
+  return s;
+}
+
+std::string markdownFence(const std::string &text) {
+  std::string t = text;
+  if (t.empty() || t.back() != '\n')
+    t += '\n';
+  return "```\n" + t + "```\n";
+}
+
+std::string htmlEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+} // namespace rootline::report
