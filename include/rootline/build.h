@@ -5,6 +5,7 @@
 #include "rootline/fs.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct RecipeRequest {
 };
 
 BuildRecipe resolveRecipe(const RecipeRequest &request);
+// The project file a recipe without sources comes from: rootline.json, else
+// compile_commands.json, else build/compile_commands.json; none when there is none.
+std::optional<fs::path> projectRecipeFile(const fs::path &projectDir);
 // The same request in another tree (a version of the project): relative --src paths and
 // the project directory are taken from `root`.
 BuildRecipe resolveRecipeIn(const RecipeRequest &request, const fs::path &root);

@@ -14,12 +14,6 @@ double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-bool treeHasRecipe(const RecipeRequest &r, const fs::path &tree) {
-  return !r.sources.empty() || fs::exists(tree / "rootline.json") ||
-         fs::exists(tree / "compile_commands.json") ||
-         fs::exists(tree / "build" / "compile_commands.json");
-}
-
 std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
 
 // The verdict of a `git bisect run`-style exit status.
@@ -102,7 +96,7 @@ CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const
   v.commit = repo.commit(hash);
   fs::path tree = repo.materialize(hash);
   std::optional<fs::path> program;
-  if (!check.shellCommand || treeHasRecipe(check.recipe, tree)) {
+  if (!check.shellCommand || !check.recipe.sources.empty() || projectRecipeFile(tree)) {
     v.built = true;
     fs::path mark = failedBuildMark(check.recipe, tree);
     if (fs::exists(mark)) {

@@ -111,6 +111,14 @@ BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath) {
   return recipe;
 }
 
+std::optional<fs::path> projectRecipeFile(const fs::path &projectDir) {
+  for (fs::path f : {projectDir / "rootline.json", projectDir / "compile_commands.json",
+                     projectDir / "build" / "compile_commands.json"})
+    if (fs::exists(f))
+      return f;
+  return std::nullopt;
+}
+
 BuildRecipe resolveRecipe(const RecipeRequest &request) {
   fs::path project = fs::absolute(request.projectDir);
   BuildRecipe recipe;
@@ -121,12 +129,9 @@ BuildRecipe resolveRecipe(const RecipeRequest &request) {
     for (const auto &s : request.sources)
       recipe.units.push_back({absoluteFrom(cwd, s), flags, cwd});
     requireSourcesExist(recipe);
-  } else if (fs::exists(project / "rootline.json")) {
-    recipe = recipeFromProjectFile(project / "rootline.json");
-  } else if (fs::exists(project / "compile_commands.json")) {
-    recipe = recipeFromCompileCommands(project / "compile_commands.json");
-  } else if (fs::exists(project / "build" / "compile_commands.json")) {
-    recipe = recipeFromCompileCommands(project / "build" / "compile_commands.json");
+  } else if (auto file = projectRecipeFile(project)) {
+    recipe = file->filename() == "rootline.json" ? recipeFromProjectFile(*file)
+                                                 : recipeFromCompileCommands(*file);
   } else {
     throw Error(
         "no sources given: pass --src FILE..., or add rootline.json or compile_commands.json to '" +
