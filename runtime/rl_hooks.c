@@ -1,6 +1,7 @@
 /* Entry points called by instrumented code (inserted by src/instrument). Each logs
  * one event; ids are the stable instruction ids of docs/trace-format.md. */
 #include "rl_runtime.h"
+#include "rl_writer_state.h"
 
 #include <string.h>
 
@@ -11,16 +12,28 @@
 /* Previous address of a LOAD/LOAD_WIDE/STORE: addresses are logged as deltas. */
 static uint64_t rl_last_addr;
 
-static void rl_put_daddr(const void *addr) {
+static inline uint64_t rl_daddr(const void *addr) {
   uint64_t a = (uint64_t)(uintptr_t)addr;
   int64_t d = (int64_t)(a - rl_last_addr);
   rl_last_addr = a;
-  rl_put_uv(((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+  return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
 }
 
+static void rl_put_daddr(const void *addr) { rl_put_uv(rl_daddr(addr)); }
+
+/* The hot events below have a fast path that writes straight into the buffer when it
+ * has room (rl_writer_state.h), and fall back to the writer's calls otherwise. */
+
 void __rl_br(uint8_t cond) {
+  uint8_t tag = cond ? RL_EV_BR_TRUE : RL_EV_BR_FALSE;
+  if (rl_fast_room(1)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = tag;
+    rl_fast_publish(p);
+    return;
+  }
   RL_ON();
-  rl_put_tag(cond ? RL_EV_BR_TRUE : RL_EV_BR_FALSE);
+  rl_put_tag(tag);
   rl_end();
 }
 
@@ -32,6 +45,12 @@ void __rl_switch(uint64_t value) {
 }
 
 void __rl_enter(uint32_t fn) {
+  if (rl_fast_room(16)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_ENTER;
+    rl_fast_publish(rl_fast_uv(p, fn));
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_ENTER);
   rl_put_uv(fn);
@@ -39,6 +58,12 @@ void __rl_enter(uint32_t fn) {
 }
 
 void __rl_arg(uint64_t value) {
+  if (rl_fast_room(16)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_ARG;
+    rl_fast_publish(rl_fast_uv(p, value));
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_ARG);
   rl_put_uv(value);
@@ -46,6 +71,12 @@ void __rl_arg(uint64_t value) {
 }
 
 void __rl_ret(uint32_t fn) {
+  if (rl_fast_room(16)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_RET;
+    rl_fast_publish(rl_fast_uv(p, fn));
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_RET);
   rl_put_uv(fn);
@@ -53,6 +84,13 @@ void __rl_ret(uint32_t fn) {
 }
 
 void __rl_load(const void *addr, uint64_t value) {
+  if (rl_fast_room(32)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_LOAD;
+    p = rl_fast_uv(p, rl_daddr(addr));
+    rl_fast_publish(rl_fast_uv(p, value));
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_LOAD);
   rl_put_daddr(addr);
@@ -70,6 +108,12 @@ void __rl_load_wide(const void *addr, uint64_t size) {
 }
 
 void __rl_store(const void *addr) {
+  if (rl_fast_room(16)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_STORE;
+    rl_fast_publish(rl_fast_uv(p, rl_daddr(addr)));
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_STORE);
   rl_put_daddr(addr);

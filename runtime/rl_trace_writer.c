@@ -2,6 +2,7 @@
  * and the byte limit. Tracing is on only when ROOTLINE_TRACE names an output file. */
 #define _GNU_SOURCE
 #include "rl_runtime.h"
+#include "rl_writer_state.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,13 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define RL_BUF_SIZE (1u << 20)
 #define RL_TRACE_VERSION 1u
 /* Exit status of a traced program stopped at the trace byte limit. */
 #define RL_LIMIT_EXIT 86
 
-static unsigned char rl_buf[RL_BUF_SIZE];
-static size_t rl_len;
+unsigned char rl_buf[RL_BUF_SIZE];
+size_t rl_len;
 /* Buffer offset where the newest event starts; RL_UNKNOWN after a flush that may
  * have split an event. An asynchronous signal rolls the buffer back to it. */
 #define RL_UNKNOWN ((size_t)-1)
@@ -23,7 +23,7 @@ static volatile size_t rl_committed;
 static volatile sig_atomic_t rl_event_open; /* between rl_put_tag and rl_end */
 static volatile sig_atomic_t rl_in_flush;
 static int rl_fd = -1;
-static int rl_state; /* 0 = not initialised, 1 = tracing, 2 = disabled/closed */
+int rl_state;
 static uint64_t rl_written;
 static uint64_t rl_limit;
 static const char *rl_module_key = "";
