@@ -85,16 +85,18 @@ void __rl_ret(uint32_t fn) {
 
 void __rl_load(const void *addr, uint64_t value) {
   if (rl_fast_room(32)) {
+    unsigned n = rl_value_bytes(value);
     unsigned char *p = rl_buf + rl_len;
-    *p++ = RL_EV_LOAD;
+    *p++ = (unsigned char)(RL_EV_LOAD + n);
     p = rl_fast_uv(p, rl_daddr(addr));
-    rl_fast_publish(rl_fast_uv(p, value));
+    __builtin_memcpy(p, &value, 8); /* the room check covers all eight */
+    rl_fast_publish(p + n);
     return;
   }
   RL_ON();
-  rl_put_tag(RL_EV_LOAD);
+  rl_put_tag((uint8_t)(RL_EV_LOAD + rl_value_bytes(value)));
   rl_put_daddr(addr);
-  rl_put_uv(value);
+  rl_put_bytes(&value, rl_value_bytes(value));
   rl_end();
 }
 
@@ -121,9 +123,16 @@ void __rl_store(const void *addr) {
 }
 
 void __rl_alloca(const void *addr, uint64_t size) {
+  if (rl_fast_room(32)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_ALLOCA;
+    p = rl_fast_uv(p, rl_daddr(addr));
+    rl_fast_publish(rl_fast_uv(p, size));
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_ALLOCA);
-  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_daddr(addr);
   rl_put_uv(size);
   rl_end();
 }
@@ -131,9 +140,30 @@ void __rl_alloca(const void *addr, uint64_t size) {
 /* A local whose address never escapes: replay models its loads and stores itself, so
  * only its initial (possibly uninitialised) bytes are logged. */
 void __rl_alloca_local(const void *addr, uint64_t size) {
+  if (size <= 16 && rl_fast_room(48)) { /* scalars: called on every function entry */
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_ALLOCA_LOCAL;
+    p = rl_fast_uv(p, rl_daddr(addr));
+    *p++ = (unsigned char)size;
+    switch (size) { /* fixed-size copies compile to single moves */
+    case 4:
+      __builtin_memcpy(p, addr, 4);
+      break;
+    case 8:
+      __builtin_memcpy(p, addr, 8);
+      break;
+    case 1:
+      *p = *(const unsigned char *)addr;
+      break;
+    default:
+      __builtin_memcpy(p, addr, size);
+    }
+    rl_fast_publish(p + size);
+    return;
+  }
   RL_ON();
   rl_put_tag(RL_EV_ALLOCA_LOCAL);
-  rl_put_uv((uint64_t)(uintptr_t)addr);
+  rl_put_daddr(addr);
   rl_put_uv(size);
   rl_put_bytes(addr, size);
   rl_end();

@@ -265,8 +265,9 @@ void __rl_wrap_exit(int status) {
   exit(status);
 }
 
+/* _exit skips atexit handlers, so the trace is ended here. */
 void __rl_wrap__exit(int status) {
   rl_ev_exit(status);
-  rl_flush();
+  rl_finish();
   _exit(status);
 }

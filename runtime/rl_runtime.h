@@ -20,6 +20,7 @@ void rl_end(void);            /* ends it (events are then whole) */
 void rl_put_uv(uint64_t v);   /* unsigned LEB128 */
 void rl_put_bytes(const void *data, size_t n);
 void rl_flush(void);  /* async-signal-safe */
+void rl_finish(void); /* appends END, flushes and closes the trace (at exit, _exit) */
 int rl_tracing(void); /* 0 once the trace is closed/disabled */
 
 /* --- events used by the libc wrappers --------------------------------------- */

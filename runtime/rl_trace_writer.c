@@ -1,20 +1,37 @@
 /* Buffered binary trace writer: header, varints, flush on exit and on fatal signals,
- * and the byte limit. Tracing is on only when ROOTLINE_TRACE names an output file. */
+ * and the byte limit. Tracing is on only when ROOTLINE_TRACE names an output file.
+ *
+ * Full buffers are handed to a writer thread, so the write(2) cost (page cache, about
+ * as much as the tracing itself on CPU-heavy programs) overlaps the program instead of
+ * stopping it. The program thread fills one of RL_NBUF buffers; the writer writes the
+ * others in order. Hand-off and waiting use futexes: async-signal-safe, so the final
+ * drain (exit, _exit, fatal signal, byte limit) can wait for the writer anywhere. */
 #define _GNU_SOURCE
 #include "rl_runtime.h"
 #include "rl_writer_state.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#define RL_TRACE_VERSION 1u
+#define RL_TRACE_VERSION 2u
 /* Exit status of a traced program stopped at the trace byte limit. */
 #define RL_LIMIT_EXIT 86
 
-unsigned char rl_buf[RL_BUF_SIZE];
+#define RL_NBUF 4
+static unsigned char rl_bufs[RL_NBUF][RL_BUF_SIZE];
+static size_t rl_bufs_len[RL_NBUF];
+/* Buffers handed off (written by the program thread) and buffers written (by the
+ * writer thread); both only grow. rl_buf is rl_bufs[rl_queued % RL_NBUF]. */
+static uint32_t rl_queued;
+static uint32_t rl_done;
+static int rl_writer_started; /* 0 = not yet, 1 = running, -1 = could not start */
+unsigned char *rl_buf = rl_bufs[0];
 size_t rl_len;
 /* Buffer offset where the newest event starts; RL_UNKNOWN after a flush that may
  * have split an event. An asynchronous signal rolls the buffer back to it. */
@@ -43,10 +60,78 @@ static void rl_write_all(const unsigned char *p, size_t n) {
   }
 }
 
-void rl_flush(void) {
+static void rl_futex_wait(uint32_t *word, uint32_t seen) {
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, 0, 0, 0);
+}
+
+static void rl_futex_wake(uint32_t *word) {
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+}
+
+static void *rl_writer_main(void *arg) {
+  (void)arg;
+  for (;;) {
+    uint32_t done = __atomic_load_n(&rl_done, __ATOMIC_RELAXED);
+    uint32_t queued;
+    while ((queued = __atomic_load_n(&rl_queued, __ATOMIC_ACQUIRE)) == done)
+      rl_futex_wait(&rl_queued, queued);
+    unsigned i = done % RL_NBUF;
+    rl_write_all(rl_bufs[i], rl_bufs_len[i]);
+    __atomic_store_n(&rl_done, done + 1, __ATOMIC_RELEASE);
+    rl_futex_wake(&rl_done);
+  }
+  return 0;
+}
+
+/* The writer blocks every signal: they are the program's, handled on its thread. */
+static int rl_start_writer(void) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  int ok = pthread_create(&t, 0, rl_writer_main, 0) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, 0);
+  if (ok)
+    pthread_detach(t);
+  return ok;
+}
+
+/* Waits until at most `in_flight` handed-off buffers are still unwritten. */
+static void rl_wait_written(uint32_t in_flight) {
+  uint32_t done;
+  while (rl_queued - (done = __atomic_load_n(&rl_done, __ATOMIC_ACQUIRE)) > in_flight)
+    rl_futex_wait(&rl_done, done);
+}
+
+/* Hands the full buffer to the writer thread and continues in the next free one. */
+static void rl_hand_off(void) {
   if (rl_fd < 0 || rl_len == 0)
     return;
+  if (!rl_writer_started)
+    rl_writer_started = rl_start_writer() ? 1 : -1;
   rl_in_flush = 1;
+  if (rl_writer_started < 0) { /* no thread: write in place */
+    rl_write_all(rl_buf, rl_len);
+  } else {
+    rl_bufs_len[rl_queued % RL_NBUF] = rl_len;
+    __atomic_store_n(&rl_queued, rl_queued + 1, __ATOMIC_RELEASE);
+    rl_futex_wake(&rl_queued);
+    rl_wait_written(RL_NBUF - 1);
+    rl_buf = rl_bufs[rl_queued % RL_NBUF];
+  }
+  rl_written += rl_len;
+  rl_len = 0;
+  rl_committed = RL_UNKNOWN;
+  rl_in_flush = 0;
+}
+
+/* Everything logged so far reaches the file: the writer's queue first, then the
+ * current buffer, written here. */
+void rl_flush(void) {
+  if (rl_fd < 0)
+    return;
+  rl_in_flush = 1;
+  rl_wait_written(0);
   rl_write_all(rl_buf, rl_len);
   rl_written += rl_len;
   rl_len = 0;
@@ -56,6 +141,7 @@ void rl_flush(void) {
 
 static void rl_limit_reached(void) {
   static const char msg[] = "rootline-runtime: trace byte limit reached; program stopped\n";
+  rl_wait_written(0);
   rl_len = 0;
   rl_buf[rl_len++] = RL_EV_LIMIT;
   rl_write_all(rl_buf, rl_len);
@@ -70,13 +156,13 @@ static void rl_limit_reached(void) {
 
 static void rl_reserve(size_t n) {
   if (rl_len + n > RL_BUF_SIZE) {
-    rl_flush();
+    rl_hand_off();
     if (rl_limit && rl_written > rl_limit)
       rl_limit_reached();
   }
 }
 
-static void rl_at_exit(void) {
+void rl_finish(void) {
   if (rl_state != 1)
     return;
   rl_reserve(1);
@@ -136,6 +222,14 @@ static void rl_install_signal_handlers(void) {
   }
 }
 
+/* A forked child has no writer thread and shares the file: it runs untraced. */
+static void rl_in_forked_child(void) {
+  if (rl_fd >= 0)
+    close(rl_fd);
+  rl_fd = -1;
+  rl_state = 2;
+}
+
 void rl_ensure_init(void) {
   if (rl_state != 0)
     return;
@@ -156,7 +250,8 @@ void rl_ensure_init(void) {
   size_t klen = strlen(rl_module_key);
   rl_put_uv(klen);
   rl_put_bytes(rl_module_key, klen);
-  atexit(rl_at_exit);
+  atexit(rl_finish);
+  pthread_atfork(0, 0, rl_in_forked_child);
   rl_install_signal_handlers();
 }
 

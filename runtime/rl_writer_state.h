@@ -9,7 +9,7 @@
 #define RL_BUF_SIZE (1u << 20)
 #define RL_HIDDEN __attribute__((visibility("hidden")))
 
-extern RL_HIDDEN unsigned char rl_buf[RL_BUF_SIZE];
+extern RL_HIDDEN unsigned char *rl_buf; /* the buffer being filled (rl_trace_writer.c) */
 extern RL_HIDDEN size_t rl_len;
 extern RL_HIDDEN int rl_state; /* 0 = not initialised, 1 = tracing, 2 = disabled/closed */
 
@@ -25,6 +25,12 @@ static inline unsigned char *rl_fast_uv(unsigned char *p, uint64_t v) {
   }
   *p++ = (unsigned char)v;
   return p;
+}
+
+/* Bytes needed for v (0..8): a LOAD's value is stored as that many little-endian
+ * bytes, their count in the tag (RL_EV_LOAD + n), without a varint loop. */
+static inline unsigned rl_value_bytes(uint64_t v) {
+  return v ? (unsigned)(71 - __builtin_clzll(v)) >> 3 : 0;
 }
 
 /* Makes the bytes written up to p part of the trace. The event's bytes are stored

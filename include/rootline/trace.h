@@ -15,7 +15,7 @@ class MemoryBuffer;
 
 namespace rootline {
 
-inline constexpr uint32_t kTraceVersion = 1;
+inline constexpr uint32_t kTraceVersion = 2;
 inline constexpr int kTraceLimitExitCode = 86; // runtime exit status at the byte limit
 
 enum class Ev : uint8_t {
@@ -64,6 +64,7 @@ private:
   void parseHeader(const std::string &name, const std::string &expectedKey);
   uint64_t uv();
   bool decode(Event &ev);
+  bool decodeLoad(Event &ev, unsigned valueBytes);
   bool inHeader_ = false;
   std::unique_ptr<llvm::MemoryBuffer> buffer_;
   std::string owned_;

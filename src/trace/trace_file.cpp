@@ -40,7 +40,7 @@ Shape shapeOf(Ev tag) {
   case Ev::EXIT:
   case Ev::LIMIT:
     return {1, false};
-  case Ev::LOAD:
+  case Ev::LOAD: // its value is sized by the tag: decodeLoad
   case Ev::ALLOCA:
   case Ev::EXT_RET:
   case Ev::MEM_READ:
@@ -69,8 +69,21 @@ Shape shapeOf(Ev tag) {
   return {-1, false};
 }
 
-// LOAD, LOAD_WIDE and STORE log their address as a zigzag delta from the previous one.
-bool hasDeltaAddress(Ev tag) { return tag == Ev::LOAD || tag == Ev::LOAD_WIDE || tag == Ev::STORE; }
+// LOAD's value is sized by its tag (kLoadTag + bytes), not a varint.
+constexpr unsigned kLoadTag = static_cast<unsigned>(Ev::LOAD);
+unsigned valueBytes(uint64_t v) {
+  unsigned n = 0;
+  for (; v; v >>= 8)
+    ++n;
+  return n;
+}
+
+// LOAD, LOAD_WIDE, STORE, ALLOCA and ALLOCA_LOCAL log their address as a zigzag delta
+// from the previous one.
+bool hasDeltaAddress(Ev tag) {
+  return tag == Ev::LOAD || tag == Ev::LOAD_WIDE || tag == Ev::STORE || tag == Ev::ALLOCA ||
+         tag == Ev::ALLOCA_LOCAL;
+}
 int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
 uint64_t zigzag(int64_t d) {
   return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
@@ -172,7 +185,10 @@ bool TraceReader::next(Event &ev) {
 bool TraceReader::decode(Event &ev) {
   ev = Event{};
   ev.offset = pos_;
-  ev.tag = static_cast<Ev>(data_[pos_++]);
+  unsigned raw = data_[pos_++];
+  if (raw >= kLoadTag && raw <= kLoadTag + 8)
+    return decodeLoad(ev, raw - kLoadTag);
+  ev.tag = static_cast<Ev>(raw);
   Shape shape = shapeOf(ev.tag);
   if (shape.ints < 0)
     throw Error("trace '" + name_ + "' is corrupt at byte " + std::to_string(ev.offset) +
@@ -191,6 +207,18 @@ bool TraceReader::decode(Event &ev) {
     ev.bytes = std::string_view(reinterpret_cast<const char *>(data_ + pos_), n);
     pos_ += n;
   }
+  return true;
+}
+
+bool TraceReader::decodeLoad(Event &ev, unsigned valueBytes) {
+  ev.tag = Ev::LOAD;
+  lastAddr_ += static_cast<uint64_t>(unzigzag(uv()));
+  ev.a = lastAddr_;
+  if (valueBytes > size_ - pos_)
+    throw PartialEvent{};
+  for (unsigned i = 0; i < valueBytes; ++i)
+    ev.b |= static_cast<uint64_t>(data_[pos_ + i]) << (8 * i);
+  pos_ += valueBytes;
   return true;
 }
 
@@ -220,6 +248,15 @@ void TraceWriter::uv(uint64_t v) {
 }
 
 void TraceWriter::put(const Event &ev) {
+  if (ev.tag == Ev::LOAD) {
+    unsigned n = valueBytes(ev.b);
+    out_ += static_cast<char>(kLoadTag + n);
+    uv(zigzag(static_cast<int64_t>(ev.a - lastAddr_)));
+    lastAddr_ = ev.a;
+    for (unsigned i = 0; i < n; ++i)
+      out_ += static_cast<char>(ev.b >> (8 * i));
+    return;
+  }
   Shape shape = shapeOf(ev.tag);
   out_ += static_cast<char>(ev.tag);
   const uint64_t fields[5] = {ev.a, ev.b, ev.c, ev.d, ev.e};

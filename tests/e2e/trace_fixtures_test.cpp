@@ -122,6 +122,82 @@ TEST_CASE("a stress run of at least ten million instructions traces and replays"
   CHECK(replayed.result.instances >= 10'000'000);
 }
 
+// The writer thread holds up to four 1 MiB buffers; these programs log far more than
+// that before they end, so every way of ending must wait for it and keep event order.
+TEST_CASE("a trace spanning many buffers is whole however the program ends", "[trace]") {
+  TempDir t;
+  const char *work = "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
+                     "int g[64];\n"
+                     "int main(int argc, char **argv) {\n"
+                     "  for (int i = 0; i < 3000000; i++) g[i & 63] += i;\n"
+                     "  printf(\"%d\\n\", g[5]);\n"
+                     "  fflush(stdout);\n"
+                     "  if (argv[1][0] == 's') { int *p = 0; return *p; }\n" // line 9
+                     "  if (argv[1][0] == 'x') _exit(3);\n"
+                     "  return 4;\n"
+                     "}\n";
+  writeText(t.path / "many.c", work);
+  BuildRecipe recipe{{{t.path / "many.c", {}, t.path}}, {}, "test"};
+  TracedProgram p = buildTraced(recipe);
+  fs::path native = buildNative(p.recipe, p.module);
+  for (std::string how : {"segv", "xexit", "return"}) {
+    DYNAMIC_SECTION(how) {
+      TestCase test;
+      test.args = {how};
+      TracedRun run = runTraced(p, test, t.path / (how + ".trace"));
+      ProcessResult ref = runNative(native, test);
+      CHECK(run.process.outcome() == ref.outcome());
+      CHECK(run.process.out == ref.out);
+      REQUIRE(fs::file_size(run.trace) > 8u << 20);
+      Replayed replayed = replayOf(p, run.trace);
+      const ReplayResult &r = replayed.result;
+      CHECK(r.instances > 30'000'000);
+      if (how == "segv") {
+        REQUIRE(r.outcome == RunOutcome::Signal);
+        CHECK(r.signal == SIGSEGV);
+        REQUIRE(r.crashInst != nullptr);
+        CHECK(ModuleIndex::locationOf(r.crashInst).line == 9);
+      } else {
+        REQUIRE(r.outcome == RunOutcome::Exit);
+        CHECK(r.exitStatus == (how == "xexit" ? 3 : 4));
+      }
+    }
+  }
+}
+
+TEST_CASE("a forked child runs untraced and the parent's trace replays", "[trace]") {
+  TempDir t;
+  writeText(t.path / "fork.c", "#include <stdio.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+                               "int g[8];\n"
+                               "int main(void) {\n"
+                               "  for (int i = 0; i < 100000; i++) g[i & 7] += i;\n"
+                               "  fflush(stdout);\n"
+                               "  pid_t pid = fork();\n"
+                               "  if (pid == 0) {\n"
+                               "    for (int i = 0; i < 100000; i++) g[i & 7] -= i;\n"
+                               "    printf(\"child %d\\n\", g[1]);\n"
+                               "    return 0;\n"
+                               "  }\n"
+                               "  int status = 0;\n"
+                               "  waitpid(pid, &status, 0);\n"
+                               "  printf(\"parent %d %d\\n\", g[1], WEXITSTATUS(status));\n"
+                               "  return 0;\n"
+                               "}\n");
+  BuildRecipe recipe{{{t.path / "fork.c", {}, t.path}}, {}, "test"};
+  TracedProgram p = buildTraced(recipe);
+  fs::path native = buildNative(p.recipe, p.module);
+  TracedRun run = runTraced(p, TestCase{}, t.path / "run.trace");
+  ProcessResult ref = runNative(native, TestCase{});
+  CHECK(run.process.out == ref.out);
+  CHECK(run.process.outcome() == ref.outcome());
+  Replayed replayed = replayOf(p, run.trace);
+  CHECK(replayed.result.outcome == RunOutcome::Exit);
+  // The trace holds the parent's output only, which native printed after the child's.
+  const std::string &parentOut = replayed.result.stdoutBytes;
+  CHECK(parentOut.rfind("parent 624962500 0\n", 0) == 0);
+  CHECK(ref.out == "child 0\n" + parentOut);
+}
+
 TEST_CASE("a hanging program is stopped at the timeout with its trace flushed", "[trace]") {
   TempDir t;
   writeText(t.path / "hang.c", "#include <unistd.h>\nint main(void) { for (;;) sleep(1); }\n");

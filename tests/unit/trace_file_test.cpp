@@ -73,6 +73,68 @@ TEST_CASE("trace files round-trip through writer and reader", "[trace]") {
   CHECK_FALSE(r.next(e));
 }
 
+TEST_CASE("LOAD values of every byte length and stack allocations round-trip", "[trace]") {
+  std::vector<uint64_t> values = {0,
+                                  1,
+                                  0x7f,
+                                  0x80,
+                                  0xff,
+                                  0x100,
+                                  0xffff,
+                                  0x10000,
+                                  0xffffffffull,
+                                  0x100000000ull,
+                                  0x00ff00ff00ff00ffull,
+                                  ~0ull};
+  TraceWriter w("k");
+  uint64_t addr = 0x7ffd00001000ull;
+  for (uint64_t v : values) {
+    w.put(ev(Ev::ALLOCA_LOCAL, addr - 16, 4, 0, 0, 0, "\x01\x02\x03\x04"));
+    w.put(ev(Ev::LOAD, addr, v));
+    w.put(ev(Ev::ALLOCA, addr + 64, 8));
+    addr -= 0x40;
+  }
+  // The value's byte count is in the tag: 0 costs no byte, 0x100 two, ~0 eight.
+  auto loadSize = [](uint64_t v) {
+    TraceWriter one("k");
+    one.put(ev(Ev::LOAD, 0, v));
+    return one.bytes().size() - TraceWriter("k").bytes().size();
+  };
+  CHECK(loadSize(0) == 2);
+  CHECK(loadSize(0x100) == 4);
+  CHECK(loadSize(~0ull) == 10);
+  TraceReader r = TraceReader::fromBytes(w.bytes(), "k");
+  addr = 0x7ffd00001000ull;
+  for (uint64_t v : values) {
+    Event e;
+    REQUIRE(r.next(e));
+    CHECK((e.tag == Ev::ALLOCA_LOCAL && e.a == addr - 16 && e.b == 4 &&
+           e.bytes == "\x01\x02\x03\x04"));
+    REQUIRE(r.next(e));
+    INFO("value " << v);
+    CHECK((e.tag == Ev::LOAD && e.a == addr && e.b == v));
+    REQUIRE(r.next(e));
+    CHECK((e.tag == Ev::ALLOCA && e.a == addr + 64 && e.b == 8));
+    addr -= 0x40;
+  }
+  Event e;
+  CHECK_FALSE(r.next(e));
+  CHECK_FALSE(r.truncated());
+}
+
+TEST_CASE("a LOAD cut inside its value bytes is a truncated trace", "[trace]") {
+  TraceWriter w("k");
+  w.put(ev(Ev::BR_TRUE));
+  w.put(ev(Ev::LOAD, 0x1000, 0x123456789aull)); // five value bytes
+  std::string bytes = w.bytes();
+  TraceReader r = TraceReader::fromBytes(bytes.substr(0, bytes.size() - 2), "k");
+  Event e;
+  REQUIRE(r.next(e));
+  CHECK(e.tag == Ev::BR_TRUE);
+  CHECK_FALSE(r.next(e));
+  CHECK(r.truncated());
+}
+
 TEST_CASE("a truncated trace ends at the last whole event and says it was truncated", "[trace]") {
   std::string bytes = sampleTrace("k");
   // Cut inside the OUTPUT event's payload: four whole events remain.
