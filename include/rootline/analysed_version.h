@@ -33,9 +33,14 @@ void buildAnalysedVersion(AnalysedVersion &v, const BuildRecipe &recipe);
 // error as buildAnalysedVersion.
 fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe);
 
-// Runs `input` on a native executable, its stdin written into `dir`.
+// Runs `input` on a native executable, its stdin written into `dir`. A run that prints
+// more than `maxOutputBytes` (0: no limit) is killed and ends as "output limit".
 RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
-                            double timeoutSeconds);
+                            double timeoutSeconds, uint64_t maxOutputBytes = 0);
+
+// The output limit for inputs rootline made up (evidence, counterexamples): a solver's
+// model may ask a program to print for a very long time.
+inline constexpr uint64_t kMadeUpInputOutputLimit = 1u << 20;
 
 // `path` relative to `root` when it lies inside it, else unchanged.
 std::string relativeTo(const std::string &path, const fs::path &root);

@@ -45,8 +45,10 @@ struct DebugCandidate {
   std::string file;    // relative to the version's root when possible
   unsigned line = 0;
   std::string function;
-  std::string source;                // the line's text
-  std::optional<unsigned> otherLine; // the same line in the other version, if unchanged
+  std::string source; // the line's text
+  // The same line in the other version if unchanged; for a changed line shown on the
+  // new side, the old line it replaced.
+  std::optional<unsigned> otherLine;
   std::string condition; // the branch condition that the alternative input flips (readable)
   bool hasAlternative = false;
   ProgramInput alternative;

@@ -18,15 +18,19 @@ struct ProcessSpec {
   // so a traced program can flush its trace.
   double termGraceSeconds = 0;
   bool noAddressRandomization = true; // like `setarch -R`
+  // Killed once stdout and stderr together exceed this many bytes (0: no limit), so a
+  // made-up input that makes the program print without end costs bounded memory.
+  uint64_t maxOutputBytes = 0;
 };
 
 struct ProcessResult {
   int exitCode = -1; // valid when signal == 0 and !timedOut
   int signal = 0;    // terminating signal, 0 if it exited
   bool timedOut = false;
-  std::string out;    // captured stdout
-  std::string err;    // captured stderr
-  double seconds = 0; // wall-clock time
+  bool outputLimited = false; // killed at ProcessSpec::maxOutputBytes
+  std::string out;            // captured stdout
+  std::string err;            // captured stderr
+  double seconds = 0;         // wall-clock time
 
   bool exitedWith(int code) const { return !timedOut && signal == 0 && exitCode == code; }
   // "exit 0", "signal SIGSEGV", "timeout"

@@ -17,6 +17,7 @@ struct TestCase {
   std::vector<std::string> args;
   double timeoutSeconds = 30;
   uint64_t maxTraceBytes = 4ull << 30; // 4 GiB
+  uint64_t maxOutputBytes = 0;         // native runs only; 0 = no limit
 };
 
 struct TracedProgram {

@@ -21,6 +21,10 @@ struct TextDiff {
   // The matching line on the other side, when the line is outside every hunk.
   std::optional<unsigned> oldLineOf(unsigned newLine) const;
   std::optional<unsigned> newLineOf(unsigned oldLine) const;
+  // For a changed old line whose hunk has new lines too (a modification, not a pure
+  // deletion): the new line in the same position of the hunk (the last when the new
+  // side is shorter).
+  std::optional<unsigned> replacementOf(unsigned oldLine) const;
 };
 
 TextDiff diffTexts(const std::string &oldText, const std::string &newText);

@@ -25,13 +25,14 @@ fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe) 
 }
 
 RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
-                            double timeoutSeconds) {
+                            double timeoutSeconds, uint64_t maxOutputBytes) {
   fs::create_directories(dir);
   writeFileAtomic(dir / "stdin", input.stdinBytes);
   TestCase t;
   t.stdinFile = dir / "stdin";
   t.args = input.args;
   t.timeoutSeconds = timeoutSeconds;
+  t.maxOutputBytes = maxOutputBytes;
   ProcessResult r = runNative(exe, t);
   return {r.outcome(), r.out};
 }

@@ -78,6 +78,25 @@ std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &
   return std::nullopt;
 }
 
+// The changed lines of a file in either version: from git's diff of the two commits
+// when there is one, else from diffing the file at the same path in both trees.
+struct Diffs {
+  const fs::path &oldRoot, &newRoot;
+  const std::optional<SourceDiff> &git;
+  std::map<std::string, TextDiff> cache;
+  const TextDiff &of(const std::string &rel, bool inNew) {
+    std::string key = (inNew ? "n:" : "o:") + rel;
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+    if (git)
+      return cache[key] = inNew ? git->ofNew(rel) : git->ofOld(rel);
+    std::string a = fs::exists(oldRoot / rel) ? readFile(oldRoot / rel) : "";
+    std::string b = fs::exists(newRoot / rel) ? readFile(newRoot / rel) : "";
+    return cache[key] = diffTexts(a, b);
+  }
+};
+
 uint64_t firstDifference(const std::string &a, const std::string &b) {
   uint64_t i = 0;
   while (i < a.size() && i < b.size() && a[i] == b[i])
@@ -85,7 +104,39 @@ uint64_t firstDifference(const std::string &a, const std::string &b) {
   return i;
 }
 
-void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
+// Where the new version crashed, the same statement in the old version: the same
+// memory operation on the line the diff maps the crash line to, at the same
+// occurrence (the k-th run of it). Comparing those two runs of one statement (say
+// `counts[i]++` with i = 100000000 against i = 9) shows what the change did to the
+// value that crashed; the first differing output may not depend on it at all.
+std::optional<uint64_t> sameStatementInOld(const Version &oldV, const Version &newV, Diffs &diffs) {
+  const DynamicTrace &nt = newV.trace.dynamic, &ot = oldV.trace.dynamic;
+  const llvm::Instruction *crash = newV.trace.replay.crashInst;
+  SourceLocation loc = ModuleIndex::locationOf(crash);
+  if (!loc.valid())
+    return std::nullopt;
+  std::string rel = relativeTo(loc.path(), newV.root);
+  std::optional<unsigned> oldLine = diffs.of(rel, true).oldLineOf(loc.line);
+  if (!oldLine)
+    return std::nullopt;
+  auto same = [&](const Version &v, uint32_t id, unsigned line) {
+    const llvm::Instruction *inst = v.index->instruction(id);
+    if (inst->getOpcode() != crash->getOpcode())
+      return false;
+    SourceLocation l = ModuleIndex::locationOf(inst);
+    return l.valid() && l.line == line && relativeTo(l.path(), v.root) == rel;
+  };
+  uint64_t k = 0;
+  for (uint64_t i = 0; i <= nt.crashInstance && i < nt.records.size(); ++i)
+    if (same(newV, nt.records[i].id, loc.line))
+      ++k;
+  for (uint64_t i = 0; i < ot.records.size(); ++i)
+    if (same(oldV, ot.records[i].id, *oldLine) && --k == 0)
+      return i;
+  return std::nullopt;
+}
+
+void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs) {
   std::string newOut = loggedStdout(newV.trace.dynamic);
   uint64_t at = firstDifference(expected, newOut);
   bool newCrashed =
@@ -102,7 +153,16 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected) {
     newV.criterion =
         "every output (the new version stops printing at byte " + std::to_string(at) + ")";
   }
-  if (auto s = seedAt(oldV, at, oldV.criterion)) {
+  std::optional<uint64_t> oldTwin;
+  if (newCrashed && at >= newOut.size())
+    oldTwin = sameStatementInOld(oldV, newV, diffs);
+  if (oldTwin) {
+    oldV.seeds = {{*oldTwin, true, {}, false}};
+    SourceLocation loc =
+        ModuleIndex::locationOf(oldV.index->instruction(oldV.trace.dynamic.records[*oldTwin].id));
+    oldV.criterion = "the same statement at " + relativeTo(loc.path(), oldV.root) + ":" +
+                     std::to_string(loc.line) + ", in the run where the new version crashed";
+  } else if (auto s = seedAt(oldV, at, oldV.criterion)) {
     oldV.seeds = {*s};
   } else {
     try {
@@ -133,15 +193,20 @@ public:
                                                        const std::vector<PathConstraint> &base,
                                                        const std::vector<PathConstraint> &seq) {
     std::vector<std::pair<size_t, z3::model>> out;
-    z3::solver s(ctx_);
-    s.set(*params_);
+    // A fresh solver per query: without push/pop Z3 keeps its non-incremental
+    // pipeline (simplification, then bit-blasting), which proves the unsatisfiable
+    // queries of remainder and product chains many times faster.
+    std::vector<z3::expr> prefix(domain.begin(), domain.end());
     uint64_t bytes = 0;
     for (const auto &d : domain)
-      s.add(d), bytes += d.to_string().size();
+      bytes += d.to_string().size();
     for (const auto &c : base)
-      s.add(c.taken), bytes += c.taken.to_string().size();
+      prefix.push_back(c.taken), bytes += c.taken.to_string().size();
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
-      s.push();
+      z3::solver s(ctx_);
+      s.set(*params_);
+      for (const auto &e : prefix)
+        s.add(e);
       s.add(!seq[i].taken);
       ++report_.solverCalls;
       report_.formulaBytes += bytes + seq[i].taken.to_string().size();
@@ -150,8 +215,7 @@ public:
       report_.solverSeconds += since(t0);
       if (r == z3::sat)
         out.push_back({i, s.get_model()});
-      s.pop();
-      s.add(seq[i].taken);
+      prefix.push_back(seq[i].taken);
       bytes += seq[i].taken.to_string().size();
     }
     return out;
@@ -162,25 +226,6 @@ private:
   const DebugRequest &req_;
   DebugReport &report_;
   std::unique_ptr<z3::params> params_;
-};
-
-// The changed lines of a file in either version: from git's diff of the two commits
-// when there is one, else from diffing the file at the same path in both trees.
-struct Diffs {
-  const fs::path &oldRoot, &newRoot;
-  const std::optional<SourceDiff> &git;
-  std::map<std::string, TextDiff> cache;
-  const TextDiff &of(const std::string &rel, bool inNew) {
-    std::string key = (inNew ? "n:" : "o:") + rel;
-    auto it = cache.find(key);
-    if (it != cache.end())
-      return it->second;
-    if (git)
-      return cache[key] = inNew ? git->ofNew(rel) : git->ofOld(rel);
-    std::string a = fs::exists(oldRoot / rel) ? readFile(oldRoot / rel) : "";
-    std::string b = fs::exists(newRoot / rel) ? readFile(newRoot / rel) : "";
-    return cache[key] = diffTexts(a, b);
-  }
 };
 
 DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, const std::string &kind,
@@ -237,6 +282,24 @@ std::optional<uint64_t> changedDefinitionBehind(const Version &v, uint64_t branc
     }
   }
   return best;
+}
+
+// A candidate found in the old version on a line the change modified (not deleted) is
+// shown as the new version's line that replaced it: that is the code the failing
+// program runs and where a fix goes. Missing code stays on the old side.
+void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs) {
+  if (c.version != "old" || !c.inChangedRegion || !fs::exists(newRoot / c.file))
+    return;
+  std::optional<unsigned> replacement = diffs.of(c.file, false).replacementOf(c.line);
+  if (!replacement)
+    return;
+  c.reasons.push_back("found at the old version's line " + std::to_string(c.line) + " (`" +
+                      c.source + "`), which the change replaced with this line");
+  c.otherLine = c.line;
+  c.version = "new";
+  c.line = *replacement;
+  c.source = sourceLine((newRoot / c.file).string(), c.line);
+  c.kind = "changed code";
 }
 
 } // namespace
@@ -297,7 +360,8 @@ DebugReport debugRegression(const DebugRequest &req) {
                              work / "ot", req.timeoutSeconds, oldV.analysis.get());
   newV.trace = traceSymbolic(newV.program, *newV.module.module, *newV.index, req.input, ctx,
                              work / "nt", req.timeoutSeconds, newV.analysis.get());
-  chooseCriteria(oldV, newV, report.expected.stdoutBytes);
+  Diffs diffs{oldV.root, newV.root, req.sourceDiff, {}};
+  chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;
   report.oldRoot = oldV.root;
@@ -328,7 +392,6 @@ DebugReport debugRegression(const DebugRequest &req) {
   std::vector<z3::expr> domain = oldV.trace.symbolic.domain;
   domain.insert(domain.end(), newV.trace.symbolic.domain.begin(), newV.trace.symbolic.domain.end());
   Composer composer(ctx, req, report);
-  Diffs diffs{oldV.root, newV.root, req.sourceDiff, {}};
   std::vector<DebugCandidate> candidates;
   auto fromDeviations = [&](const Version &where, const std::vector<PathConstraint> &seq,
                             const std::vector<std::pair<size_t, z3::model>> &found,
@@ -403,16 +466,25 @@ DebugReport debugRegression(const DebugRequest &req) {
           "no line of either version's slice is in a changed region of the source diff");
   }
 
+  for (auto &c : candidates)
+    presentOnNewSide(c, newV.root, diffs);
+
   // Evidence: every alternative input, run natively on both versions.
   unsigned n = 0;
   for (auto &c : candidates) {
     if (!c.hasAlternative)
       continue;
     fs::path dir = work / ("alt" + std::to_string(n++));
-    c.oldRun = runInputNatively(oldV.native, c.alternative, dir / "old", req.timeoutSeconds);
-    c.newRun = runInputNatively(newV.native, c.alternative, dir / "new", req.timeoutSeconds);
-    c.removesFailure =
-        c.oldRun.stdoutBytes == c.newRun.stdoutBytes && c.oldRun.outcome == c.newRun.outcome;
+    c.oldRun = runInputNatively(oldV.native, c.alternative, dir / "old", req.timeoutSeconds,
+                                kMadeUpInputOutputLimit);
+    c.newRun = runInputNatively(newV.native, c.alternative, dir / "new", req.timeoutSeconds,
+                                kMadeUpInputOutputLimit);
+    // Runs stopped early (timeout, output limit) do not show that the versions agree.
+    auto stopped = [](const RunSummary &r) {
+      return r.outcome == "timeout" || r.outcome == "output limit";
+    };
+    c.removesFailure = c.oldRun.stdoutBytes == c.newRun.stdoutBytes &&
+                       c.oldRun.outcome == c.newRun.outcome && !stopped(c.oldRun);
     c.changesFailure = c.newRun.stdoutBytes != new1.stdoutBytes || c.newRun.outcome != new1.outcome;
   }
   // Rank: evidence, then the diff, then closeness to the failure.
@@ -432,8 +504,17 @@ DebugReport debugRegression(const DebugRequest &req) {
   auto evidence = [](const DebugCandidate &c) {
     return c.removesFailure ? 2 : (c.hasAlternative && c.changesFailure) ? 1 : 0;
   };
+  // A regression is caused by the change: a line the change touched that the evidence
+  // does not refute (its alternative input, if any, removes or changes the failure)
+  // comes before unchanged lines. An input that avoids the changed code always
+  // "removes" the failure, so that evidence alone does not point at an unchanged line.
+  auto changedUnrefuted = [&](const DebugCandidate &c) {
+    return c.inChangedRegion && (!c.hasAlternative || evidence(c) > 0);
+  };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
+                     if (changedUnrefuted(a) != changedUnrefuted(b))
+                       return changedUnrefuted(a);
                      if (evidence(a) != evidence(b))
                        return evidence(a) > evidence(b);
                      if (a.inChangedRegion != b.inChangedRegion)

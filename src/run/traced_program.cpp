@@ -41,6 +41,7 @@ ProcessSpec specFor(const fs::path &exe, const TestCase &test) {
   if (test.stdinFile)
     spec.stdinFile = test.stdinFile->string();
   spec.timeoutSeconds = test.timeoutSeconds;
+  spec.maxOutputBytes = test.maxOutputBytes;
   return spec;
 }
 

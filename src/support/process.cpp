@@ -44,6 +44,8 @@ std::string signalName(int sig) {
 std::string ProcessResult::outcome() const {
   if (timedOut)
     return "timeout";
+  if (outputLimited)
+    return "output limit";
   if (signal)
     return "signal " + signalName(signal);
   return "exit " + std::to_string(exitCode);
@@ -150,6 +152,11 @@ ProcessResult runProcess(const ProcessSpec &spec) {
       else if (got == 0 || errno != EINTR)
         closeFd(fds[idx[k]]);
     }
+    if (spec.maxOutputBytes && result.out.size() + result.err.size() > spec.maxOutputBytes) {
+      result.outputLimited = true;
+      kill(-pid, SIGKILL);
+      break;
+    }
   }
   closeFd(fds[0]);
   closeFd(fds[1]);
@@ -157,10 +164,10 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   // Grandchildren may still hold the group; make sure nothing outlives us on timeout.
-  if (result.timedOut)
+  if (result.timedOut || result.outputLimited)
     kill(-pid, SIGKILL);
   result.seconds = elapsed();
-  if (!result.timedOut) {
+  if (!result.timedOut && !result.outputLimited) {
     if (WIFEXITED(status))
       result.exitCode = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))

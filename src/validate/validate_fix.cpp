@@ -156,8 +156,10 @@ ValidateReport validateFix(const ValidateRequest &req) {
       base.add(d);
 
   auto runBoth = [&](Disagreement &d, const std::string &dir) {
-    d.good = runInputNatively(good.native, d.input, work / dir / "good", req.timeoutSeconds);
-    d.fix = runInputNatively(fix.native, d.input, work / dir / "fix", req.timeoutSeconds);
+    d.good = runInputNatively(good.native, d.input, work / dir / "good", req.timeoutSeconds,
+                              kMadeUpInputOutputLimit);
+    d.fix = runInputNatively(fix.native, d.input, work / dir / "fix", req.timeoutSeconds,
+                             kMadeUpInputOutputLimit);
     d.confirmed = !sameBehaviour(d.good, d.fix);
   };
   if (!report.testPasses) {

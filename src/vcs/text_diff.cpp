@@ -2,6 +2,8 @@
 
 #include "vcs/git_handle.h"
 
+#include <algorithm>
+
 namespace rootline {
 
 namespace {
@@ -57,6 +59,15 @@ std::optional<unsigned> TextDiff::newLineOf(unsigned oldLine) const {
     shift += static_cast<long>(h.newLines) - static_cast<long>(h.oldLines);
   }
   return static_cast<unsigned>(static_cast<long>(oldLine) + shift);
+}
+
+std::optional<unsigned> TextDiff::replacementOf(unsigned oldLine) const {
+  for (const auto &h : hunks)
+    if (inside(oldLine, h.oldStart, h.oldLines))
+      return h.newLines ? std::optional<unsigned>(h.newStart +
+                                                  std::min(oldLine - h.oldStart, h.newLines - 1))
+                        : std::nullopt;
+  return std::nullopt;
 }
 
 TextDiff diffTexts(const std::string &oldText, const std::string &newText) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -39,21 +40,9 @@ RegressionFixture regression(const std::string &name) {
 
 // True causes rootline does not rank first, and why (docs/debug.md). A miss that gets
 // fixed fails the test until it is removed from this list.
-const std::map<std::string, const char *> kKnownMisses = {
-    {"off_by_one_sum",
-     "a loop bound moved by one: the old partition pins n to one value per iteration count, so "
-     "both Darwin directions are unsatisfiable at the loop test; the changed loop line comes "
-     "second, after an inner branch whose alternative input makes the versions agree"},
-    {"deleted_else",
-     "a branch deviation whose alternative input makes the versions agree ranks above the "
-     "deleted else of the old version"},
-    {"segv_only_new",
-     "the new version crashes before printing: its criterion is the crash, whose slice deviates "
-     "at an unrelated bounds test with agreeing evidence; the removed clamp is not reported"},
-    {"string_handling",
-     "the changed condition is reported on the old side (missing code) at the same line "
-     "number, not as the new version's line"},
-};
+// Fixtures whose true root cause rootline does not rank first, with the reason. Empty
+// now; a fixture listed here must still miss (the test says when it is fixed).
+const std::map<std::string, const char *> kKnownMisses = {};
 
 } // namespace
 
@@ -97,6 +86,57 @@ TEST_CASE("example 4: a changed computation in the same partition", "[debug]") {
   CHECK(rep.candidates[0].line == 6);
   CHECK(rep.candidates[0].kind == "changed computation");
   CHECK(rep.direction.find("same partition") != std::string::npos);
+}
+
+TEST_CASE("a line the change modified is reported as the new version's line", "[debug]") {
+  // The deviation is found in the old version's loop test `i + w <= n`; the change
+  // replaced that line, so the report names the new line and keeps the old one.
+  DebugReport rep = debugRegression(requestFor(regression("off_by_one_sum")));
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  CHECK(top.version == "new");
+  CHECK(top.line == 19);
+  CHECK(top.kind == "changed code");
+  CHECK(top.source.find("i + w < n") != std::string::npos);
+  CHECK(top.otherLine == 19u);
+  CHECK(std::any_of(top.reasons.begin(), top.reasons.end(), [](const std::string &s) {
+    return s.find("old version's line 19") != std::string::npos;
+  }));
+}
+
+TEST_CASE("a crash of the new version is compared with the same statement in the old one",
+          "[debug]") {
+  // New crashes at `counts[i]++` (line 14) with i = 100000000; old ran the same
+  // statement (line 15) with i clamped to 9 by the line the change deleted.
+  DebugReport rep = debugRegression(requestFor(regression("segv_only_new")));
+  INFO(rep.newCriterion << " / " << rep.oldCriterion);
+  CHECK(rep.newCriterion.find("the crash (SIG") == 0); // SIGSEGV, or SIGBUS where a mapping lies there
+  CHECK(rep.newCriterion.find("main.c:14") != std::string::npos);
+  CHECK(rep.oldCriterion.find("the same statement at") == 0);
+  CHECK(rep.oldCriterion.find("main.c:15,") != std::string::npos);
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  CHECK(top.version == "old");
+  CHECK(top.line == 14);
+  CHECK(top.kind == "missing code");
+  CHECK(top.removesFailure);
+  CHECK(top.newRun.outcome == "exit 0");
+}
+
+TEST_CASE("a changed line the evidence does not refute ranks above an unchanged deviation",
+          "[debug]") {
+  // The new version's `if (member && amount >= 50)` has an alternative input that
+  // avoids the stale discount (both versions agree), but the line is unchanged; the
+  // deleted `else discount = 0;` is the change.
+  DebugReport rep = debugRegression(requestFor(regression("deleted_else")));
+  REQUIRE(rep.candidates.size() >= 2);
+  CHECK(rep.candidates[0].version == "old");
+  CHECK(rep.candidates[0].line == 15);
+  CHECK(rep.candidates[0].inChangedRegion);
+  CHECK(rep.candidates[1].version == "new");
+  CHECK(rep.candidates[1].line == 13);
+  CHECK(rep.candidates[1].removesFailure);
+  CHECK_FALSE(rep.candidates[1].inChangedRegion);
 }
 
 TEST_CASE("the true root cause of every regression fixture is ranked first", "[debug][fixtures]") {

@@ -36,6 +36,25 @@ TEST_CASE("runProcess kills a hanging program at the timeout", "[process]") {
   CHECK(r.seconds < 10);
 }
 
+TEST_CASE("runProcess stops a program that prints without end at the output limit", "[process]") {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/yes", "a fairly long line of output"};
+  spec.maxOutputBytes = 200000;
+  spec.timeoutSeconds = 20;
+  auto r = runProcess(spec);
+  CHECK(r.outputLimited);
+  CHECK_FALSE(r.timedOut);
+  CHECK(r.outcome() == "output limit");
+  CHECK(r.out.size() > 200000);
+  CHECK(r.out.size() < 200000 + 65536 * 2);
+  CHECK(r.out.rfind("a fairly long line of output\n", 0) == 0);
+
+  spec.argv = {"/bin/sh", "-c", "echo small"}; // under the limit: a normal run
+  r = runProcess(spec);
+  CHECK_FALSE(r.outputLimited);
+  CHECK(r.exitedWith(0));
+}
+
 TEST_CASE("runProcess reports a missing stdin file or program", "[process]") {
   ProcessSpec spec;
   spec.argv = {"/bin/true"};
