@@ -26,7 +26,8 @@ struct DebugRequest {
   std::string oldLabel = "old", newLabel = "new"; // directories, or commits' short hashes
   // Between two commits: their metadata for the reports, and git's diff of the two
   // trees (renames included) for ranking and line mapping. Without it each file pair
-  // is diffed by path.
+  // is diffed by path. Two single files (`--old a.c --new b.c`) come as a one-file
+  // sourceDiff pairing them.
   std::optional<CommitInfo> oldCommit, newCommit;
   std::optional<SourceDiff> sourceDiff;
   fs::path repository; // the repository's top directory, with commits
@@ -79,6 +80,9 @@ struct DebugReport {
   fs::path oldRoot, newRoot;
   // Source lines in each version's relevant slice of its criterion, by file (relative).
   std::map<std::string, std::set<unsigned>> oldSliceLines, newSliceLines;
+  // Files whose path differs between the versions (git renames, two single files):
+  // old path -> new path. Any other file has the same path in both.
+  std::map<std::string, std::string> renamedFiles;
 };
 
 DebugReport debugRegression(const DebugRequest &request);

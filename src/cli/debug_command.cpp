@@ -4,6 +4,8 @@
 #include "rootline/debug.h"
 #include "rootline/error.h"
 #include "rootline/json_text.h"
+#include "rootline/text_diff.h"
+#include "rootline/vcs.h"
 
 #include <iostream>
 
@@ -41,13 +43,18 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   } else {
     if (opt.oldDir.empty() || opt.newDir.empty())
       throw Error("--old DIR and --new DIR (or --repo, --good and --bad) are required");
-    oldV = directoryVersion(opt.oldDir);
-    newV = directoryVersion(opt.newDir);
+    oldV = localVersion(opt.oldDir);
+    newV = localVersion(opt.newDir);
+    requireSameKind({&oldV, &newV});
+    if (!oldV.singleFile.empty()) // two files, whatever their names: diff them as a pair
+      req.sourceDiff = SourceDiff{{{oldV.singleFile, newV.singleFile,
+                                    diffTexts(readFile(oldV.root / oldV.singleFile),
+                                              readFile(newV.root / newV.singleFile))}}};
   }
   req.oldRoot = oldV.root;
   req.newRoot = newV.root;
-  req.oldRecipe = resolveRecipeIn(opt.recipe, req.oldRoot);
-  req.newRecipe = resolveRecipeIn(opt.recipe, req.newRoot);
+  req.oldRecipe = recipeOf(opt.recipe, oldV);
+  req.newRecipe = recipeOf(opt.recipe, newV);
   req.oldLabel = oldV.label;
   req.newLabel = newV.label;
   if (auto in = stdinOption(opt.stdinFile))
@@ -78,8 +85,10 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   CLI::App *cmd =
       app.add_subcommand("debug", "Root-cause a regression between two versions for a failing test "
                                   "(Darwin with relevant slice conditions)");
-  cmd->add_option("--old", opt->oldDir, "Source tree where the test passes");
-  cmd->add_option("--new", opt->newDir, "Source tree where the test fails");
+  cmd->add_option("--old", opt->oldDir,
+                  "Source tree where the test passes, or the program's one C file");
+  cmd->add_option("--new", opt->newDir,
+                  "Source tree where the test fails, or the program's one C file");
   addRepoOptions(*cmd, opt->repo);
   addRecipeOptions(*cmd, opt->recipe);
   cmd->add_option("--stdin", opt->stdinFile, "The test's stdin");
@@ -100,7 +109,9 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "git's diff between the commits ranks and maps lines, and every report names both\n"
       "commits. Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
       "fails on old too, nondeterministic, does not build, unknown revision).\n"
+      "--old and --new may also be two single-file programs (any names; no --src).\n"
       "Examples: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/\n"
+      "          rootline debug --old fixed.c --new buggy.c --stdin t17.in\n"
       "          rootline debug --repo . --good v1.2 --bad HEAD --stdin t17.in");
   cmd->callback(
       [&global, &action, opt] { action = [&global, opt] { return runDebug(global, *opt); }; });

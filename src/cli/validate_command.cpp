@@ -40,9 +40,10 @@ int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
   } else {
     if (opt.oldDir.empty() || opt.newDir.empty())
       throw Error("give --repo R --good A --bad B --fix C, or --old DIR --new DIR --fix DIR");
-    good = directoryVersion(opt.oldDir);
-    bad = directoryVersion(opt.newDir);
-    fix = directoryVersion(opt.fix);
+    good = localVersion(opt.oldDir);
+    bad = localVersion(opt.newDir);
+    fix = localVersion(opt.fix);
+    requireSameKind({&good, &bad, &fix});
   }
   req.goodRoot = good.root;
   req.badRoot = bad.root;
@@ -50,9 +51,9 @@ int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
   req.goodLabel = good.label;
   req.badLabel = bad.label;
   req.fixLabel = fix.label;
-  req.goodRecipe = resolveRecipeIn(opt.recipe, good.root);
-  req.badRecipe = resolveRecipeIn(opt.recipe, bad.root);
-  req.fixRecipe = resolveRecipeIn(opt.recipe, fix.root);
+  req.goodRecipe = recipeOf(opt.recipe, good);
+  req.badRecipe = recipeOf(opt.recipe, bad);
+  req.fixRecipe = recipeOf(opt.recipe, fix);
   req.input = testInput(opt.test);
   req.expectedStdout = testExpected(opt.test);
   req.timeoutSeconds = opt.test.timeout;
@@ -78,9 +79,10 @@ void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &acti
       "validate", "Check that a fix restores the good version's behaviour for the failing "
                   "input's whole partition, and look for inputs where it still differs");
   addRepoOptions(*cmd, opt->repo);
-  cmd->add_option("--fix", opt->fix, "The fix: a revision with --repo, else a directory");
-  cmd->add_option("--old", opt->oldDir, "Directory of the good version (without --repo)");
-  cmd->add_option("--new", opt->newDir, "Directory of the bad version (without --repo)");
+  cmd->add_option("--fix", opt->fix,
+                  "The fix: a revision with --repo, else a directory or a C file");
+  cmd->add_option("--old", opt->oldDir, "Directory or C file of the good version (without --repo)");
+  cmd->add_option("--new", opt->newDir, "Directory or C file of the bad version (without --repo)");
   addRecipeOptions(*cmd, opt->recipe);
   addTestOptions(*cmd, opt->test);
   cmd->add_option("--max-neighbours", opt->maxNeighbours,

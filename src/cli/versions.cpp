@@ -4,16 +4,38 @@
 
 namespace rootline::cli {
 
-VersionTree directoryVersion(const std::string &dir) {
-  if (!fs::is_directory(dir))
-    throw Error("'" + dir + "' is not a directory");
-  return {fs::absolute(dir), dir, std::nullopt};
+VersionTree localVersion(const std::string &path) {
+  if (fs::is_regular_file(path)) {
+    fs::path abs = fs::absolute(path).lexically_normal();
+    return {abs.parent_path(), path, std::nullopt, abs.filename().string()};
+  }
+  if (!fs::is_directory(path))
+    throw Error("'" + path + "' is neither a directory nor a source file");
+  return {fs::absolute(path), path, std::nullopt, {}};
+}
+
+BuildRecipe recipeOf(const RecipeRequest &request, const VersionTree &version) {
+  if (version.singleFile.empty())
+    return resolveRecipeIn(request, version.root);
+  if (!request.sources.empty())
+    throw Error("--src does not go with versions given as files ('" + version.label +
+                "' is the whole program)");
+  RecipeRequest r = request;
+  r.sources = {version.singleFile};
+  return resolveRecipeIn(r, version.root);
+}
+
+void requireSameKind(const std::vector<const VersionTree *> &versions) {
+  for (const VersionTree *v : versions)
+    if (v->singleFile.empty() != versions.front()->singleFile.empty())
+      throw Error("give every version as a directory or every version as a C file ('" +
+                  versions.front()->label + "' and '" + v->label + "' differ)");
 }
 
 VersionTree commitVersion(const Repository &repo, const std::string &revision) {
   std::string hash = repo.resolve(revision);
   CommitInfo info = repo.commit(hash);
-  return {repo.materialize(hash), info.shortHash, info};
+  return {repo.materialize(hash), info.shortHash, info, {}};
 }
 
 Repository openRepository(const RepoOptions &options) {

@@ -95,6 +95,14 @@ struct Diffs {
     std::string b = fs::exists(newRoot / rel) ? readFile(newRoot / rel) : "";
     return cache[key] = diffTexts(a, b);
   }
+  // The path of the same file in the other version (renames, or two single files).
+  std::string counterpart(const std::string &rel, bool inNew) const {
+    if (git)
+      for (const auto &f : git->files)
+        if ((inNew ? f.newPath : f.oldPath) == rel)
+          return inNew ? f.oldPath : f.newPath;
+    return rel;
+  }
 };
 
 uint64_t firstDifference(const std::string &a, const std::string &b) {
@@ -117,6 +125,7 @@ std::optional<uint64_t> sameStatementInOld(const Version &oldV, const Version &n
     return std::nullopt;
   std::string rel = relativeTo(loc.path(), newV.root);
   std::optional<unsigned> oldLine = diffs.of(rel, true).oldLineOf(loc.line);
+  std::string oldRel = diffs.counterpart(rel, true);
   if (!oldLine)
     return std::nullopt;
   auto same = [&](const Version &v, uint32_t id, unsigned line) {
@@ -124,7 +133,8 @@ std::optional<uint64_t> sameStatementInOld(const Version &oldV, const Version &n
     if (inst->getOpcode() != crash->getOpcode())
       return false;
     SourceLocation l = ModuleIndex::locationOf(inst);
-    return l.valid() && l.line == line && relativeTo(l.path(), v.root) == rel;
+    return l.valid() && l.line == line &&
+           relativeTo(l.path(), v.root) == (&v == &newV ? rel : oldRel);
   };
   uint64_t k = 0;
   for (uint64_t i = 0; i <= nt.crashInstance && i < nt.records.size(); ++i)
@@ -288,7 +298,8 @@ std::optional<uint64_t> changedDefinitionBehind(const Version &v, uint64_t branc
 // shown as the new version's line that replaced it: that is the code the failing
 // program runs and where a fix goes. Missing code stays on the old side.
 void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs) {
-  if (c.version != "old" || !c.inChangedRegion || !fs::exists(newRoot / c.file))
+  std::string newFile = diffs.counterpart(c.file, false);
+  if (c.version != "old" || !c.inChangedRegion || !fs::exists(newRoot / newFile))
     return;
   std::optional<unsigned> replacement = diffs.of(c.file, false).replacementOf(c.line);
   if (!replacement)
@@ -297,8 +308,9 @@ void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs) 
                       c.source + "`), which the change replaced with this line");
   c.otherLine = c.line;
   c.version = "new";
+  c.file = newFile;
   c.line = *replacement;
-  c.source = sourceLine((newRoot / c.file).string(), c.line);
+  c.source = sourceLine((newRoot / newFile).string(), c.line);
   c.kind = "changed code";
 }
 
@@ -361,6 +373,10 @@ DebugReport debugRegression(const DebugRequest &req) {
   newV.trace = traceSymbolic(newV.program, *newV.module.module, *newV.index, req.input, ctx,
                              work / "nt", req.timeoutSeconds, newV.analysis.get());
   Diffs diffs{oldV.root, newV.root, req.sourceDiff, {}};
+  if (req.sourceDiff)
+    for (const auto &f : req.sourceDiff->files)
+      if (!f.oldPath.empty() && !f.newPath.empty() && f.oldPath != f.newPath)
+        report.renamedFiles[f.oldPath] = f.newPath;
   chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;

@@ -85,24 +85,37 @@ std::string reportHtml(const DebugReport &r) {
   h << "</table><h2>Sources</h2><p><span class=\"l slice\" style=\"display:inline\">relevant "
        "slice</span> "
        "<span class=\"l cand\" style=\"display:inline\">candidate</span></p>";
-  std::set<std::string> files;
+  // Each file once, as (old path, new path): renamed files side by side.
+  auto newPathOf = [&](const std::string &f) {
+    auto it = r.renamedFiles.find(f);
+    return it == r.renamedFiles.end() ? f : it->second;
+  };
+  auto oldPathOf = [&](const std::string &f) {
+    for (const auto &[o, n] : r.renamedFiles)
+      if (n == f)
+        return o;
+    return f;
+  };
+  std::set<std::pair<std::string, std::string>> files;
   for (const auto &[f, l] : r.oldSliceLines)
-    files.insert(f);
+    files.insert({f, newPathOf(f)});
   for (const auto &[f, l] : r.newSliceLines)
-    files.insert(f);
+    files.insert({oldPathOf(f), f});
   for (const auto &c : r.candidates)
-    files.insert(c.file);
-  for (const auto &f : files) {
+    files.insert(c.version == "old" ? std::pair(c.file, newPathOf(c.file))
+                                    : std::pair(oldPathOf(c.file), c.file));
+  for (const auto &[oldFile, newFile] : files) {
     std::map<unsigned, unsigned> oldCands, newCands;
     for (const auto &c : r.candidates)
-      if (c.file == f)
+      if (c.file == (c.version == "old" ? oldFile : newFile))
         (c.version == "old" ? oldCands : newCands).emplace(c.line, c.rank);
     static const std::set<unsigned> none;
-    auto oldSlice = r.oldSliceLines.find(f), newSlice = r.newSliceLines.find(f);
-    h << "<h3>" << report::htmlEscape(f) << "</h3><div class=panes>";
-    pane(h, "old", r.oldRoot / f, oldSlice == r.oldSliceLines.end() ? none : oldSlice->second,
+    auto oldSlice = r.oldSliceLines.find(oldFile), newSlice = r.newSliceLines.find(newFile);
+    h << "<h3>" << report::htmlEscape(oldFile == newFile ? newFile : oldFile + " → " + newFile)
+      << "</h3><div class=panes>";
+    pane(h, "old", r.oldRoot / oldFile, oldSlice == r.oldSliceLines.end() ? none : oldSlice->second,
          oldCands);
-    pane(h, "new", r.newRoot / f, newSlice == r.newSliceLines.end() ? none : newSlice->second,
+    pane(h, "new", r.newRoot / newFile, newSlice == r.newSliceLines.end() ? none : newSlice->second,
          newCands);
     h << "</div>";
   }

@@ -110,7 +110,8 @@ TEST_CASE("a crash of the new version is compared with the same statement in the
   // statement (line 15) with i clamped to 9 by the line the change deleted.
   DebugReport rep = debugRegression(requestFor(regression("segv_only_new")));
   INFO(rep.newCriterion << " / " << rep.oldCriterion);
-  CHECK(rep.newCriterion.find("the crash (SIG") == 0); // SIGSEGV, or SIGBUS where a mapping lies there
+  CHECK(rep.newCriterion.find("the crash (SIG") ==
+        0); // SIGSEGV, or SIGBUS where a mapping lies there
   CHECK(rep.newCriterion.find("main.c:14") != std::string::npos);
   CHECK(rep.oldCriterion.find("the same statement at") == 0);
   CHECK(rep.oldCriterion.find("main.c:15,") != std::string::npos);
@@ -235,7 +236,46 @@ TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summar
   res = runRootline(
       {"debug", "--old", (t.path / "nope").string(), "--new", (r.dir / "old").string()});
   CHECK(res.exitCode == ExitBadInput);
-  CHECK(res.err.find("not a directory") != std::string::npos);
+  CHECK(res.err.find("neither a directory nor a source file") != std::string::npos);
+}
+
+TEST_CASE("debug and validate take two single-file programs with different names", "[debug][cli]") {
+  RegressionFixture r = regression("off_by_one_sum");
+  TempDir t;
+  fs::copy_file(r.dir / "old" / "main.c", t.path / "fixed.c");
+  fs::create_directories(t.path / "v2");
+  fs::copy_file(r.dir / "new" / "main.c", t.path / "v2" / "window_buggy.c");
+  fs::copy_file(r.dir / "old" / "main.c", t.path / "v2" / "window_fix.c");
+  std::string in = (r.dir / "input.txt").string();
+  auto res = runRootline({"--json", "debug", "--old", (t.path / "fixed.c").string(), "--new",
+                          (t.path / "v2" / "window_buggy.c").string(), "--stdin", in, "--out",
+                          (t.path / "rep").string()});
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(res.out);
+  // The two files are diffed as a pair: the changed loop line, shown in the new file.
+  CHECK(j["candidates"][0]["version"] == "new");
+  CHECK(j["candidates"][0]["file"] == "window_buggy.c");
+  CHECK(j["candidates"][0]["line"] == 19);
+  CHECK(j["candidates"][0]["in_changed_region"] == true);
+  std::string html = readFile(t.path / "rep" / "report.html");
+  CHECK(html.find("fixed.c → window_buggy.c") != std::string::npos); // one side-by-side pane
+
+  res = runRootline({"validate", "--old", (t.path / "fixed.c").string(), "--new",
+                     (t.path / "v2" / "window_buggy.c").string(), "--fix",
+                     (t.path / "v2" / "window_fix.c").string(), "--stdin", in});
+  CHECK(res.exitedWith(0));
+
+  res = runRootline({"debug", "--old", (t.path / "fixed.c").string(), "--new",
+                     (t.path / "v2").string(), "--stdin", in});
+  CHECK(res.exitCode == ExitBadInput);
+  CHECK(res.err.find("every version as a directory or every version as a C file") !=
+        std::string::npos);
+  res =
+      runRootline({"debug", "--old", (t.path / "fixed.c").string(), "--new",
+                   (t.path / "v2" / "window_buggy.c").string(), "--src", "main.c", "--stdin", in});
+  CHECK(res.exitCode == ExitBadInput);
+  CHECK(res.err.find("--src does not go with versions given as files") != std::string::npos);
+  CHECK(snapshotTree(t.path / "v2").size() == 2); // nothing written beside the sources
 }
 
 TEST_CASE("the SARIF report validates against the SARIF 2.1.0 schema", "[debug][sarif]") {
