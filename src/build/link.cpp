@@ -12,7 +12,7 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
                                const std::vector<std::string> &libs) {
   Hasher h;
   // The bitcode path is content-addressed (module key, instrumentation version).
-  h.add("rootline-exe-v1")
+  h.add("rootline-exe-v2")
       .add(moduleKey)
       .add(bitcode.filename().string())
       .add(flavor)
@@ -37,6 +37,9 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
     spec.argv.push_back(p.string());
   for (const auto &l : libs)
     spec.argv.push_back("-l" + l);
+  // libm always, as course graders' `cc prog.c -lm` does: at -O0 sqrt() and pow() are
+  // calls, and a program that forgot -lm in its recipe should still link.
+  spec.argv.push_back("-lm");
   spec.argv.insert(spec.argv.end(), {"-o", tmp.string()});
   ProcessResult r = runProcess(spec);
   if (!r.exitedWith(0)) {

@@ -1,8 +1,9 @@
-// Where sources and flags come from: the command line, rootline.json, or
-// compile_commands.json.
+// Where sources and flags come from: the command line, rootline.json,
+// compile_commands.json, or the project directory's own .c files.
 #include "rootline/build.h"
 #include "rootline/error.h"
 
+#include <algorithm>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
 #include <nlohmann/json.hpp>
@@ -119,6 +120,26 @@ std::optional<fs::path> projectRecipeFile(const fs::path &projectDir) {
   return std::nullopt;
 }
 
+// A directory without a project file: its own .c files (not subdirectories') make the
+// program, as `cc *.c` would.
+BuildRecipe recipeFromDirectory(const fs::path &project) {
+  BuildRecipe recipe;
+  recipe.origin = "the .c files in '" + project.string() + "'";
+  std::vector<fs::path> sources;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(project, ec))
+    if (e.is_regular_file() && e.path().extension() == ".c")
+      sources.push_back(e.path());
+  if (sources.empty())
+    throw Error("no sources given: pass --src FILE..., or add rootline.json or "
+                "compile_commands.json to '" +
+                project.string() + "' (it has no .c files of its own either)");
+  std::sort(sources.begin(), sources.end());
+  for (const auto &s : sources)
+    recipe.units.push_back({s, {}, project});
+  return recipe;
+}
+
 BuildRecipe resolveRecipe(const RecipeRequest &request) {
   fs::path project = fs::absolute(request.projectDir);
   BuildRecipe recipe;
@@ -133,9 +154,7 @@ BuildRecipe resolveRecipe(const RecipeRequest &request) {
     recipe = file->filename() == "rootline.json" ? recipeFromProjectFile(*file)
                                                  : recipeFromCompileCommands(*file);
   } else {
-    throw Error(
-        "no sources given: pass --src FILE..., or add rootline.json or compile_commands.json to '" +
-        project.string() + "'");
+    recipe = recipeFromDirectory(project);
   }
   if (!request.sources.empty() || recipe.libs.empty())
     recipe.libs.insert(recipe.libs.end(), request.libs.begin(), request.libs.end());

@@ -51,6 +51,19 @@ TEST_CASE("a program builds into one module and runs natively", "[build]") {
   CHECK(runExe(exe.path) == "hello 7\n");
 }
 
+TEST_CASE("libm is linked without being asked for", "[build]") {
+  TempDir t;
+  writeText(t.path / "root.c", "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                               "int main(int argc, char **argv) {\n"
+                               "  double x = argc > 1 ? atof(argv[1]) : 2.0;\n"
+                               "  printf(\"%.3f %.1f\\n\", sqrt(x), pow(x, 3));\n"
+                               "  return 0;\n}\n");
+  auto recipe = recipeOf(t.path, {"root.c"});
+  auto mod = buildModule(recipe);
+  auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, {});
+  CHECK(runExe(exe.path) == "1.414 8.0\n");
+}
+
 TEST_CASE("the build cache hits for unchanged input and misses after a header edit", "[build]") {
   TempDir t;
   writeText(t.path / "msg.h", "#define MSG \"one\"\n");
@@ -131,6 +144,21 @@ TEST_CASE("recipes come from the command line, rootline.json, then compile_comma
     } catch (const Error &e) {
       CHECK(std::string(e.what()).find("rootline.json") != std::string::npos);
     }
+  }
+  SECTION("without a project file, the directory's own .c files") {
+    writeText(t.path / "b_util.c", "int twice(int x) { return 2 * x; }\n");
+    writeText(t.path / "a_main.c", "int twice(int);\nint main(void) { return twice(3); }\n");
+    RecipeRequest req;
+    req.projectDir = t.path;
+    auto recipe = resolveRecipe(req);
+    REQUIRE(recipe.units.size() == 2); // src/main.c in a subdirectory is not one of them
+    CHECK(recipe.units[0].source == t.path / "a_main.c");
+    CHECK(recipe.units[1].source == t.path / "b_util.c");
+    auto mod = buildModule(recipe);
+    auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, recipe.libs);
+    ProcessSpec spec;
+    spec.argv = {exe.path.string()};
+    CHECK(runProcess(spec).exitCode == 6);
   }
   SECTION("rootline.json") {
     writeText(t.path / "rootline.json",
