@@ -22,7 +22,7 @@ int main() {
   struct Total {
     unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0;
     uint64_t bytes = 0;
-    double seconds = 0;
+    double seconds = 0, solverSeconds = 0;
   } totals[2];
   for (const auto &dir : dirs) {
     auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
@@ -58,6 +58,7 @@ int main() {
         t.calls += r.solverCalls;
         t.bytes += r.formulaBytes;
         t.seconds += r.totalSeconds;
+        t.solverSeconds += r.solverSeconds;
         std::printf(" | %5zu %5s %9llu %6u %6.2fs", r.candidates.size(),
                     rank ? std::to_string(rank).c_str() : "-",
                     static_cast<unsigned long long>(r.formulaBytes), r.solverCalls, r.totalSeconds);
@@ -70,10 +71,17 @@ int main() {
   for (int k = 0; k < 2; ++k)
     std::printf("%s: true root cause at rank 1 on %u of %u (%.0f%%), %u candidates, %u solver "
                 "calls, %llu formula "
-                "bytes, %.2f s\n",
+                "bytes, %.2f s in the solver, %.2f s in all\n",
                 k == 0 ? "RSC" : "PC ", totals[k].rank1, totals[k].fixtures,
                 totals[k].fixtures ? 100.0 * totals[k].rank1 / totals[k].fixtures : 0.0,
                 totals[k].candidates, totals[k].calls,
-                static_cast<unsigned long long>(totals[k].bytes), totals[k].seconds);
+                static_cast<unsigned long long>(totals[k].bytes), totals[k].solverSeconds,
+                totals[k].seconds);
+  auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  std::printf("RSC / PC: candidates %.2f, solver calls %.2f, formula bytes %.3f, solver time "
+              "%.2f (builds land in the RSC run, which goes first, so compare solver time)\n",
+              ratio(totals[0].candidates, totals[1].candidates),
+              ratio(totals[0].calls, totals[1].calls), ratio(totals[0].bytes, totals[1].bytes),
+              ratio(totals[0].solverSeconds, totals[1].solverSeconds));
   return 0;
 }

@@ -33,6 +33,17 @@ void rl_ev_token(uint64_t offset, uint64_t len, const void *addr, uint32_t size,
   rl_end();
 }
 
+void rl_ev_mem_token(const void *src, uint64_t len, const void *addr, uint32_t size, char conv) {
+  RL_ON();
+  rl_put_tag(RL_EV_MEM_TOKEN);
+  rl_put_uv(ADDR(src));
+  rl_put_uv(len);
+  rl_put_uv(ADDR(addr));
+  rl_put_uv(size);
+  rl_put_uv((uint8_t)conv);
+  rl_end();
+}
+
 void rl_ev_output(int fd, uint64_t offset, int32_t arg, const void *src, const void *bytes,
                   uint64_t len) {
   RL_ON();

@@ -622,6 +622,8 @@ static void rl_scan_log(struct rl_scan *sc, const struct rl_sspec *s, void *dst,
   char conv = (char)(s->conv | (skipped_space ? 0x80 : 0));
   if (sc->is_stdin)
     rl_ev_token(sc->base + start, toklen, addr, size, conv);
+  else if (sc->str)
+    rl_ev_mem_token(sc->str + start, toklen, addr, size, conv);
   else
     rl_ev_mem_write(addr, size);
   errno = e;

@@ -35,6 +35,9 @@ void rl_ev_input_char(uint64_t offset);
 /* A scanf conversion parsed stdin bytes [offset, offset+len) and stored a value of
  * `size` bytes at `addr`; `conv` is the conversion character ('d','u','x','c','s','f',...). */
 void rl_ev_token(uint64_t offset, uint64_t len, const void *addr, uint32_t size, char conv);
+/* An sscanf conversion parsed the string bytes [src, src+len) and stored `size` bytes
+ * at `addr` (like rl_ev_token, for a string in memory). */
+void rl_ev_mem_token(const void *src, uint64_t len, const void *addr, uint32_t size, char conv);
 /* Output bytes on file descriptor `fd` at stream offset `offset`, produced by argument
  * `arg` of the current call (0 = the format/literal text, k = k-th argument after the
  * format for printf-family; for puts/fputs/fwrite/write the buffer argument). `src`

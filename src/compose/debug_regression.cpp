@@ -203,29 +203,47 @@ public:
                                                        const std::vector<PathConstraint> &base,
                                                        const std::vector<PathConstraint> &seq) {
     std::vector<std::pair<size_t, z3::model>> out;
-    // A fresh solver per query: without push/pop Z3 keeps its non-incremental
-    // pipeline (simplification, then bit-blasting), which proves the unsatisfiable
-    // queries of remainder and product chains many times faster.
+    // One incremental solver answers most queries quickly. A query it cannot settle
+    // within a second is asked again of a fresh solver: without push/pop Z3 keeps its
+    // non-incremental pipeline (simplify, then bit-blast), which settles remainder and
+    // product chains (a GCD loop) many times faster than the incremental one.
     std::vector<z3::expr> prefix(domain.begin(), domain.end());
     uint64_t bytes = 0;
     for (const auto &d : domain)
       bytes += d.to_string().size();
     for (const auto &c : base)
       prefix.push_back(c.taken), bytes += c.taken.to_string().size();
+    z3::solver inc(ctx_);
+    z3::params quick(ctx_);
+    quick.set("timeout", std::min(1000u, req_.solverTimeoutMs));
+    inc.set(quick);
+    for (const auto &e : prefix)
+      inc.add(e);
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
-      z3::solver s(ctx_);
-      s.set(*params_);
-      for (const auto &e : prefix)
-        s.add(e);
-      s.add(!seq[i].taken);
       ++report_.solverCalls;
       report_.formulaBytes += bytes + seq[i].taken.to_string().size();
       auto t0 = Clock::now();
-      z3::check_result r = s.check();
-      report_.solverSeconds += since(t0);
+      inc.push();
+      inc.add(!seq[i].taken);
+      z3::check_result r = inc.check();
+      std::optional<z3::model> model;
       if (r == z3::sat)
-        out.push_back({i, s.get_model()});
+        model = inc.get_model();
+      inc.pop();
+      if (r == z3::unknown) {
+        z3::solver fresh(ctx_);
+        fresh.set(*params_);
+        for (const auto &e : prefix)
+          fresh.add(e);
+        fresh.add(!seq[i].taken);
+        if (fresh.check() == z3::sat)
+          model = fresh.get_model();
+      }
+      report_.solverSeconds += since(t0);
+      if (model)
+        out.push_back({i, *model});
       prefix.push_back(seq[i].taken);
+      inc.add(seq[i].taken);
       bytes += seq[i].taken.to_string().size();
     }
     return out;
@@ -292,6 +310,36 @@ std::optional<uint64_t> changedDefinitionBehind(const Version &v, uint64_t branc
     }
   }
   return best;
+}
+
+// Changed lines of a switch's body that hold no code of their own: case labels (and
+// blank or comment lines among them). Adding, deleting or changing `case 10:` changes
+// only the switch's case table, which sits on the `switch` line.
+std::vector<unsigned> changedCaseLabels(const Version &v, const llvm::SwitchInst *sw,
+                                        Diffs &diffs) {
+  SourceLocation at = ModuleIndex::locationOf(sw);
+  unsigned last = at.line;
+  for (unsigned k = 0; k < sw->getNumSuccessors(); ++k)
+    for (const llvm::Instruction &inst : *sw->getSuccessor(k)) {
+      SourceLocation l = ModuleIndex::locationOf(&inst);
+      if (l.valid() && l.path() == at.path()) {
+        last = std::max(last, l.line);
+        break;
+      }
+    }
+  std::set<unsigned> withCode;
+  for (const llvm::BasicBlock &bb : *sw->getFunction())
+    for (const llvm::Instruction &inst : bb) {
+      SourceLocation l = ModuleIndex::locationOf(&inst);
+      if (l.valid() && l.path() == at.path())
+        withCode.insert(l.line);
+    }
+  const TextDiff &d = diffs.of(relativeTo(at.path(), v.root), v.name == "new");
+  std::vector<unsigned> out;
+  for (unsigned line = at.line + 1; line < last; ++line)
+    if (!withCode.count(line) && (v.name == "new" ? d.changedInNew(line) : d.changedInOld(line)))
+      out.push_back(line);
+  return out;
 }
 
 // A candidate found in the old version on a line the change modified (not deleted) is
@@ -467,6 +515,18 @@ DebugReport debugRegression(const DebugRequest &req) {
           continue;
         DebugCandidate c = candidateAt(v, inst, kind, diffs);
         ++distance;
+        if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(inst))
+          for (unsigned line : changedCaseLabels(v, sw, diffs)) {
+            DebugCandidate label = c;
+            label.line = line;
+            label.source = sourceLine(ModuleIndex::locationOf(inst).path(), line);
+            label.otherLine.reset();
+            label.inChangedRegion = true;
+            label.distance = distance;
+            label.reasons.push_back("a case label of the switch at line " + std::to_string(c.line) +
+                                    " in the slice");
+            byLine.try_emplace({label.file, line}, label);
+          }
         if (!c.inChangedRegion || byLine.count({c.file, c.line}))
           continue;
         c.distance = distance;

@@ -13,6 +13,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Operator.h>
+#include <optional>
 
 #include <unordered_map>
 
@@ -696,6 +697,9 @@ struct SymbolicReplayer::Impl {
       case Ev::TOKEN:
         token(e);
         break;
+      case Ev::MEM_TOKEN:
+        memToken(e, name);
+        break;
       case Ev::INPUT:
         for (uint64_t i = 0; i < e.c; ++i) {
           z3::expr b = stdinByte(e.a + i);
@@ -763,6 +767,41 @@ struct SymbolicReplayer::Impl {
   z3::expr isSpace(const z3::expr &b) {
     return b == bv(' ', 8) || b == bv('\t', 8) || b == bv('\n', 8) || b == bv('\v', 8) ||
            b == bv('\f', 8) || b == bv('\r', 8);
+  }
+
+  // The stdin offset a memory byte holds unchanged (a line fgets read), if it does.
+  std::optional<uint64_t> stdinOffsetAt(uint64_t addr) {
+    auto s = symByte.find(addr);
+    if (s == symByte.end())
+      return std::nullopt;
+    const z3::expr &e = exprs[s->second];
+    if (!e.is_const())
+      return std::nullopt;
+    std::string name = e.decl().name().str();
+    if (name.rfind("stdin@", 0) != 0)
+      return std::nullopt;
+    return std::stoull(name.substr(6));
+  }
+
+  // An sscanf conversion over a string in memory. When the bytes it parsed are stdin
+  // bytes, unchanged and in order (fgets then sscanf), it is the same token scanf would
+  // have read there and gets the same variable; other parsed bytes make it concrete.
+  void memToken(const Event &e, const std::string &callee) {
+    uint64_t src = e.a, len = e.b, addr = e.c, size = e.d;
+    std::optional<uint64_t> first = len ? stdinOffsetAt(src) : std::nullopt;
+    bool fromStdin = first.has_value();
+    for (uint64_t i = 1; fromStdin && i < len; ++i)
+      fromStdin = stdinOffsetAt(src + i) == *first + i;
+    if (fromStdin) {
+      token({Ev::TOKEN, *first, len, addr, size, e.e, {}, e.offset});
+      return;
+    }
+    bool anySymbolic = false;
+    for (uint64_t i = 0; i < len && !anySymbolic; ++i)
+      anySymbolic = symByte.count(src + i) != 0;
+    forget(addr, size);
+    if (anySymbolic)
+      run.concretizedCalls.insert(callee);
   }
 
   void token(const Event &e) {

@@ -843,6 +843,7 @@ private:
     case Ev::INPUT:
     case Ev::INPUT_CHAR:
     case Ev::TOKEN:
+    case Ev::MEM_TOKEN:
     case Ev::OUTPUT:
     case Ev::MEM_READ:
     case Ev::MEM_WRITE:
@@ -897,6 +898,7 @@ private:
         shadow_.set(e.b, e.c, I.index);
         break;
       case Ev::TOKEN:
+      case Ev::MEM_TOKEN:
         shadow_.set(e.c, e.d, I.index);
         break;
       case Ev::HEAP_ALLOC:

@@ -60,6 +60,7 @@ Shape shapeOf(Ev tag) {
   case Ev::EXT_RET_WIDE:
     return {2, true};
   case Ev::TOKEN:
+  case Ev::MEM_TOKEN:
     return {5, false};
   case Ev::OUTPUT:
     return {5, true};

@@ -40,9 +40,14 @@ RegressionFixture regression(const std::string &name) {
 
 // True causes rootline does not rank first, and why (docs/debug.md). A miss that gets
 // fixed fails the test until it is removed from this list.
-// Fixtures whose true root cause rootline does not rank first, with the reason. Empty
-// now; a fixture listed here must still miss (the test says when it is fixed).
-const std::map<std::string, const char *> kKnownMisses = {};
+// Fixtures whose true root cause rootline does not rank first, with the reason. A
+// fixture listed here must still miss (the test says when it is fixed).
+const std::map<std::string, const char *> kKnownMisses = {
+    {"b3_sort_scores",
+     "the changed line is in a qsort comparator: libc's qsort moves the records without "
+     "logging the copies or the control flow that picks them, so the printed record does not "
+     "depend on the comparator in the slice"},
+};
 
 } // namespace
 
@@ -144,14 +149,19 @@ TEST_CASE("the true root cause of every regression fixture is ranked first", "[d
   for (const auto &r : regressionFixtures()) {
     DYNAMIC_SECTION(r.name) {
       DebugReport rep = debugRegression(requestFor(r));
-      REQUIRE_FALSE(rep.candidates.empty());
+      bool knownMiss = kKnownMisses.count(r.name) != 0;
+      if (!knownMiss)
+        REQUIRE_FALSE(rep.candidates.empty());
       const DebugCandidate *truth = nullptr;
       for (const auto &c : rep.candidates)
         if (c.version == r.rootVersion && c.line == static_cast<unsigned>(r.rootLine) &&
             c.file == r.rootFile)
           truth = &c;
-      INFO(r.name << ": rank 1 is " << rep.candidates[0].version << " " << rep.candidates[0].file
-                  << ":" << rep.candidates[0].line);
+      std::string top = rep.candidates.empty()
+                            ? std::string("nothing")
+                            : rep.candidates[0].version + " " + rep.candidates[0].file + ":" +
+                                  std::to_string(rep.candidates[0].line);
+      INFO(r.name << ": rank 1 is " << top);
       if (auto miss = kKnownMisses.find(r.name); miss != kKnownMisses.end()) {
         INFO("known miss: " << miss->second);
         CHECK((truth == nullptr || truth->rank > 1)); // fixed? remove it from kKnownMisses

@@ -811,14 +811,21 @@ static void battery_other(const struct bcase *bc, const char *locale) {
       CHECK(rl_stub_events[0].tag == RL_EV_MEM_READ && rl_stub_events[0].addr == bc->in &&
             rl_stub_events[0].len == len + 1);
     }
-    /* one MEM_WRITE per assigned destination, inside the argument buffers */
+    /* one MEM_WRITE (fscanf of a FILE) or MEM_TOKEN (sscanf: the string bytes it
+     * parsed) per assigned destination, inside the argument buffers */
+    int per_dest = kind ? RL_EV_MEM_TOKEN : RL_EV_MEM_WRITE;
     if (!strchr(bc->fmt, '$') && !strstr(bc->fmt, "%n") && !strstr(bc->fmt, "%hhn"))
-      CHECK_EQ(count_tag(RL_EV_MEM_WRITE), r1 > 0 ? r1 : 0);
+      CHECK_EQ(count_tag(per_dest), r1 > 0 ? r1 : 0);
     for (size_t i = 0; i < rl_stub_count; ++i) {
       const struct rl_stub_event *e = &rl_stub_events[i];
-      if (e->tag != RL_EV_MEM_WRITE) continue;
+      if (e->tag == RL_EV_MEM_TOKEN) {
+        const char *src = e->src;
+        CHECK(kind == 1 && src >= bc->in && src + e->len <= bc->in + len);
+      }
+      if (e->tag != RL_EV_MEM_WRITE && e->tag != RL_EV_MEM_TOKEN) continue;
       const unsigned char *a = e->addr;
-      CHECK(a >= &B[0][0] && a + e->len <= &B[7][0] + 64);
+      size_t n = e->tag == RL_EV_MEM_TOKEN ? e->size : e->len;
+      CHECK(a >= &B[0][0] && a + n <= &B[7][0] + 64);
     }
     if (f) fclose(f);
   }

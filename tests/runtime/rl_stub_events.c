@@ -13,7 +13,8 @@ size_t rl_stub_count;
 static size_t rl_stub_cap;
 
 void rl_stub_reset(void) {
-  for (size_t i = 0; i < rl_stub_count; ++i) free(rl_stub_events[i].bytes);
+  for (size_t i = 0; i < rl_stub_count; ++i)
+    free(rl_stub_events[i].bytes);
   rl_stub_count = 0;
 }
 
@@ -22,7 +23,8 @@ static struct rl_stub_event *rl_stub_add(int tag) {
   if (rl_stub_count == rl_stub_cap) {
     rl_stub_cap = rl_stub_cap ? rl_stub_cap * 2 : 256;
     rl_stub_events = realloc(rl_stub_events, rl_stub_cap * sizeof *rl_stub_events);
-    if (!rl_stub_events) abort();
+    if (!rl_stub_events)
+      abort();
   }
   struct rl_stub_event *ev = &rl_stub_events[rl_stub_count++];
   memset(ev, 0, sizeof *ev);
@@ -34,7 +36,10 @@ static struct rl_stub_event *rl_stub_add(int tag) {
 void rl_ensure_init(void) {}
 void rl_put_tag(uint8_t tag) { (void)tag; }
 void rl_put_uv(uint64_t v) { (void)v; }
-void rl_put_bytes(const void *data, size_t n) { (void)data; (void)n; }
+void rl_put_bytes(const void *data, size_t n) {
+  (void)data;
+  (void)n;
+}
 void rl_flush(void) {}
 int rl_tracing(void) { return 1; }
 
@@ -56,6 +61,15 @@ void rl_ev_token(uint64_t offset, uint64_t len, const void *addr, uint32_t size,
   ev->conv = conv;
 }
 
+void rl_ev_mem_token(const void *src, uint64_t len, const void *addr, uint32_t size, char conv) {
+  struct rl_stub_event *ev = rl_stub_add(RL_EV_MEM_TOKEN);
+  ev->src = src;
+  ev->len = len;
+  ev->addr = addr;
+  ev->size = size;
+  ev->conv = conv;
+}
+
 void rl_ev_output(int fd, uint64_t offset, int32_t arg, const void *src, const void *bytes,
                   uint64_t len) {
   int e = errno;
@@ -66,7 +80,8 @@ void rl_ev_output(int fd, uint64_t offset, int32_t arg, const void *src, const v
   ev->src = src;
   ev->len = len;
   ev->bytes = malloc(len ? len : 1);
-  if (!ev->bytes) abort();
+  if (!ev->bytes)
+    abort();
   memcpy(ev->bytes, bytes, len);
   errno = e;
 }
