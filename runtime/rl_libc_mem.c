@@ -258,6 +258,19 @@ char *__rl_wrap_strdup(const char *s) {
   return p;
 }
 
+/* --- sorting ---------------------------------------------------------------------- */
+
+/* qsort reads and rewrites the whole array; which element lands where is decided by
+ * the comparator's results (the callbacks are instrumented; replay makes this call
+ * depend on what they returned). */
+void __rl_wrap_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+  qsort(base, n, size, cmp);
+  if (n && size) {
+    rl_ev_mem_read(base, n * size);
+    rl_ev_mem_write(base, n * size);
+  }
+}
+
 /* --- process end ----------------------------------------------------------------- */
 
 void __rl_wrap_exit(int status) {

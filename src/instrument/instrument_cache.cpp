@@ -2,6 +2,7 @@
 #include "rootline/build.h"
 #include "rootline/error.h"
 #include "rootline/fs.h"
+#include "rootline/hash.h"
 #include "rootline/module_index.h"
 
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -13,11 +14,21 @@
 namespace rootline {
 
 // Bumped whenever the instrumentation changes what it emits.
-static const char *kInstrumentVersion = "instrument-v3";
+static const char *kInstrumentVersion = "instrument-v4";
+
+// The wrapped libc functions decide which calls the pass redirects, so they are part
+// of what an instrumented module is.
+static std::string wrappedFunctionsKey() {
+  std::string names;
+#define RL_WRAP(n) names += #n ",";
+#include "rl_wrapped.def"
+#undef RL_WRAP
+  return sha256Hex(names).substr(0, 12);
+}
 
 fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
-  fs::path out =
-      cacheRoot() / "build" / "instrumented" / (module.key + "-" + kInstrumentVersion + ".bc");
+  fs::path out = cacheRoot() / "build" / "instrumented" /
+                 (module.key + "-" + kInstrumentVersion + "-" + wrappedFunctionsKey() + ".bc");
   cacheHit = fs::exists(out);
   if (cacheHit)
     return out;

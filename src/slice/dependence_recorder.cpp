@@ -32,6 +32,7 @@ struct FrameState {
   // The latest conditional branch or switch instance: the decision that led to the
   // edge a phi is entered through, possibly via unconditional jumps.
   uint64_t lastBranch = kNoDef;
+  bool calledFromOutside = false; // a callback of uninstrumented code (qsort's comparator)
 };
 
 struct ObjectEntry {
@@ -50,6 +51,10 @@ struct DependenceRecorder::Impl {
   uint64_t lastCall = kNoDef;              // the latest call into a function with a body
   uint64_t lastOutput = kNoDef;            // the latest call that wrote to stdout/stderr
   uint32_t lastDepth = 0;
+  bool lastWasDirectCall = false; // the previous instance called an instrumented function
+  // Return instances of callbacks, with their depth, until the uninstrumented call that
+  // made them completes: what it does (qsort's order) depends on what they returned.
+  std::vector<std::pair<uint32_t, uint64_t>> callbackReturns;
 
   Impl(const ModuleIndex &i, const StaticAnalysis &a) : index(i), analysis(a) {}
 
@@ -81,8 +86,10 @@ struct DependenceRecorder::Impl {
   uint64_t controlParent(const Instance &I) {
     auto [it, fresh] = frames.try_emplace(I.frame);
     FrameState &fs = it->second;
-    if (fresh)
+    if (fresh) {
+      fs.calledFromOutside = I.depth > 0 && !lastWasDirectCall;
       fs.callInstance = I.depth > 0 && lastDepth + 1 == I.depth ? lastCall : kNoDef;
+    }
     const llvm::BasicBlock *block = I.inst->getParent();
     if (block != fs.block) { // entering a block: branches whose join this is are closed
       while (!fs.open.empty() && fs.open.back().join == block)
@@ -105,6 +112,14 @@ struct DependenceRecorder::Impl {
     for (uint64_t w : I.memDefs)
       trace.defs.push_back(w);
     r.writerCount = static_cast<uint16_t>(I.memDefs.size());
+    if (I.external)
+      std::erase_if(callbackReturns, [&](const std::pair<uint32_t, uint64_t> &cb) {
+        if (cb.first != I.depth + 1)
+          return false;
+        trace.defs.push_back(cb.second);
+        ++r.writerCount;
+        return true;
+      });
     // A phi's value depends on which edge entered its block: on the branch that ended
     // the predecessor (`a && b` in a value context at -O0 is branches and a phi).
     if (llvm::isa<llvm::PHINode>(I.inst)) {
@@ -171,8 +186,16 @@ struct DependenceRecorder::Impl {
         lastCall = I.index;
     }
     lastDepth = I.depth;
-    if (llvm::isa<llvm::ReturnInst>(inst))
+    lastWasDirectCall = false;
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && !I.external) {
+      const llvm::Function *f = call->getCalledFunction();
+      lastWasDirectCall = !f || !f->isIntrinsic();
+    }
+    if (llvm::isa<llvm::ReturnInst>(inst)) {
+      if (fs.calledFromOutside)
+        callbackReturns.push_back({I.depth, I.index});
       frames.erase(I.frame);
+    }
     if (trace.records.size() != I.index)
       trace.records.resize(I.index); // defensive: keep index == position
     trace.records.push_back(r);

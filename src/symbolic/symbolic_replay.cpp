@@ -692,6 +692,13 @@ struct SymbolicReplayer::Impl {
   void external(const Instance &I, const llvm::CallInst *c) {
     std::string name = calleeName(c);
     bool lineInput = name == "fgets" || name == "getline";
+    // Symbolic bytes the call read and then memory it rewrote opaquely (qsort's
+    // permutation): what it wrote stays concrete, which the report should say.
+    bool readSymbolic = false, wroteOpaque = false;
+    for (const Event &e : I.effects)
+      if (e.tag == Ev::MEM_READ)
+        for (uint64_t i = 0; i < e.b && !readSymbolic; ++i)
+          readSymbolic = symByte.count(e.a + i) != 0;
     for (const Event &e : I.effects) {
       switch (e.tag) {
       case Ev::TOKEN:
@@ -723,6 +730,7 @@ struct SymbolicReplayer::Impl {
         break;
       case Ev::MEM_WRITE:
         forget(e.a, e.b);
+        wroteOpaque = true;
         break;
       case Ev::HEAP_ALLOC:
         addObject(e.a, e.b);
@@ -755,6 +763,8 @@ struct SymbolicReplayer::Impl {
       }
       check("bad-alloc-size", I, bad);
     }
+    if (readSymbolic && wroteOpaque)
+      run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
     bool producesOutput = false;
     for (const Event &e : I.effects)
       producesOutput |= e.tag == Ev::OUTPUT;

@@ -40,14 +40,9 @@ RegressionFixture regression(const std::string &name) {
 
 // True causes rootline does not rank first, and why (docs/debug.md). A miss that gets
 // fixed fails the test until it is removed from this list.
-// Fixtures whose true root cause rootline does not rank first, with the reason. A
-// fixture listed here must still miss (the test says when it is fixed).
-const std::map<std::string, const char *> kKnownMisses = {
-    {"b3_sort_scores",
-     "the changed line is in a qsort comparator: libc's qsort moves the records without "
-     "logging the copies or the control flow that picks them, so the printed record does not "
-     "depend on the comparator in the slice"},
-};
+// Fixtures whose true root cause rootline does not rank first, with the reason (none
+// now). A fixture listed here must still miss (the test says when it is fixed).
+const std::map<std::string, const char *> kKnownMisses = {};
 
 } // namespace
 

@@ -193,6 +193,36 @@ int main(void) {
   CHECK(t.calls.named("free").size() == 2);
 }
 
+TEST_CASE("qsort logs that it read and rewrote the array, and its comparator is traced",
+          "[trace][libc]") {
+  auto t = traceProgram(R"(
+#include <stdio.h>
+#include <stdlib.h>
+static int calls;
+static int desc(const void *a, const void *b) {
+  calls++;
+  return *(const int *)b - *(const int *)a;
+}
+int main(void) {
+  int v[5] = {3, 9, 1, 7, 5};
+  qsort(v, 5, sizeof v[0], desc);
+  printf("%d %d %d\n", v[0], v[4], calls > 0);
+  return 0;
+}
+)",
+                        "");
+  CHECK(t.process.out == "9 1 1\n");
+  auto q = t.calls.named("qsort");
+  REQUIRE(q.size() == 1);
+  const Event *read = find(*q[0], Ev::MEM_READ), *write = find(*q[0], Ev::MEM_WRITE);
+  REQUIRE(read != nullptr);
+  REQUIRE(write != nullptr);
+  CHECK(read->a == q[0]->args[0].value.lo);
+  CHECK(read->b == 20);
+  CHECK(write->a == read->a);
+  CHECK(write->b == 20);
+}
+
 TEST_CASE("stdin wrappers tie every consumed byte to its stdin offset", "[trace][libc]") {
   auto t = traceProgram(R"(
 #define _GNU_SOURCE

@@ -332,3 +332,38 @@ TEST_CASE("numbers sscanf reads from a line fgets read are the same input tokens
   SlicedRun other = sliceRun(buildTraced(shifted), "3\n", ctx);
   CHECK(other.trace.symbolic.concretizedCalls.count("__isoc99_sscanf") == 1);
 }
+
+TEST_CASE("what qsort put where depends on what its comparator returned", "[slice]") {
+  TempDir t;
+  writeText(t.path / "sort.c", "#include <stdio.h>\n"
+                               "#include <stdlib.h>\n"
+                               "static int cmp(const void *a, const void *b) {\n"
+                               "  int x = *(const int *)a, y = *(const int *)b;\n"
+                               "  return (x > y) - (x < y);\n" // line 5
+                               "}\n"
+                               "int main(void) {\n"
+                               "  int v[4], unused = 0;\n"
+                               "  for (int i = 0; i < 4; i++)\n"
+                               "    if (scanf(\"%d\", &v[i]) != 1)\n"
+                               "      return 1;\n"
+                               "  unused = v[0] * 2;\n" // line 12: not in the slice
+                               "  qsort(v, 4, sizeof v[0], cmp);\n"
+                               "  printf(\"%d\\n\", v[0]);\n"
+                               "  return unused == 0;\n"
+                               "}\n");
+  BuildRecipe recipe{{{t.path / "sort.c", {}, t.path}}, {}, "test"};
+  TracedProgram p = buildTraced(recipe);
+  z3::context ctx;
+  SlicedRun run = sliceRun(p, "4 2 8 6\n", ctx);
+  auto seeds = resolveCriterion("output", run.trace.dynamic, *run.index);
+  Slice s = computeSlice(run.trace.dynamic, *run.index, *run.analysis, seeds);
+  std::set<unsigned> lines;
+  for (uint64_t i = 0; i < run.trace.dynamic.records.size(); ++i)
+    if (s.contains(i))
+      lines.insert(
+          ModuleIndex::locationOf(run.index->instruction(run.trace.dynamic.records[i].id)).line);
+  CHECK(lines.count(5) == 1);  // the comparator's result
+  CHECK(lines.count(13) == 1); // the qsort call
+  CHECK(lines.count(12) == 0);
+  CHECK(run.trace.symbolic.concretizedCalls.count("qsort") == 1);
+}
