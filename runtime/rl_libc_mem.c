@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "rl_runtime.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -257,6 +259,73 @@ char *__rl_wrap_strdup(const char *s) {
   rl_ev_mem_copy(p, s, n);
   return p;
 }
+
+/* --- numbers parsed from strings ------------------------------------------------- */
+
+/* The parse read [s, end] (the byte at end stopped it); the number's own bytes, white
+ * space skipped, are logged like an sscanf conversion whose value is the call's result
+ * (MEM_TOKEN at address 0), so a number read from a line of stdin stays an input. */
+static void rl_number_parsed(const char *s, const char *end, uint32_t size, int base, int sign) {
+  int saved_errno = errno;
+  rl_ev_mem_read(s, (uint64_t)(end - s) + 1);
+  const char *start = s;
+  while (start < end && isspace((unsigned char)*start))
+    ++start;
+  char conv = base == 16   ? 'x'
+              : base == 8  ? 'o'
+              : base == 0  ? 'i'
+              : base == 10 ? (sign ? 'd' : 'u')
+                           : 0;
+  if (end > start && conv)
+    rl_ev_mem_token(start, (uint64_t)(end - start), 0, size, conv);
+  errno = saved_errno;
+}
+
+/* Where strtol stops on s (for atoi and friends, which do not say), errno untouched. */
+static const char *rl_number_end(const char *s, int base) {
+  int saved_errno = errno;
+  char *end = (char *)s;
+  (void)strtoll(s, &end, base);
+  errno = saved_errno;
+  return end;
+}
+
+int __rl_wrap_atoi(const char *s) {
+  const char *end = rl_number_end(s, 10);
+  int r = atoi(s);
+  rl_number_parsed(s, end, sizeof r, 10, 1);
+  return r;
+}
+
+long __rl_wrap_atol(const char *s) {
+  const char *end = rl_number_end(s, 10);
+  long r = atol(s);
+  rl_number_parsed(s, end, sizeof r, 10, 1);
+  return r;
+}
+
+long long __rl_wrap_atoll(const char *s) {
+  const char *end = rl_number_end(s, 10);
+  long long r = atoll(s);
+  rl_number_parsed(s, end, sizeof r, 10, 1);
+  return r;
+}
+
+#define RL_WRAP_STRTO(name, type, sign)                                                            \
+  type __rl_wrap_##name(const char *s, char **endp, int base) {                                    \
+    char *end = (char *)s;                                                                         \
+    type r = name(s, &end, base);                                                                  \
+    if (endp) {                                                                                    \
+      *endp = end;                                                                                 \
+      rl_ev_mem_write(endp, sizeof *endp);                                                         \
+    }                                                                                              \
+    rl_number_parsed(s, end, sizeof r, base, sign);                                                \
+    return r;                                                                                      \
+  }
+RL_WRAP_STRTO(strtol, long, 1)
+RL_WRAP_STRTO(strtoll, long long, 1)
+RL_WRAP_STRTO(strtoul, unsigned long, 0)
+RL_WRAP_STRTO(strtoull, unsigned long long, 0)
 
 /* --- sorting ---------------------------------------------------------------------- */
 

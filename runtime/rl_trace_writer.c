@@ -10,6 +10,7 @@
 #include "rl_runtime.h"
 #include "rl_writer_state.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -68,6 +69,7 @@ static void rl_futex_wake(uint32_t *word) {
   syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
+/* The writer thread's errno is its own (thread-local), so the program never sees it. */
 static void *rl_writer_main(void *arg) {
   (void)arg;
   for (;;) {
@@ -107,6 +109,7 @@ static void rl_wait_written(uint32_t in_flight) {
 static void rl_hand_off(void) {
   if (rl_fd < 0 || rl_len == 0)
     return;
+  int saved_errno = errno; /* futex and write must not change the program's errno */
   if (!rl_writer_started)
     rl_writer_started = rl_start_writer() ? 1 : -1;
   rl_in_flush = 1;
@@ -123,6 +126,7 @@ static void rl_hand_off(void) {
   rl_len = 0;
   rl_committed = RL_UNKNOWN;
   rl_in_flush = 0;
+  errno = saved_errno;
 }
 
 /* Everything logged so far reaches the file: the writer's queue first, then the
@@ -130,6 +134,7 @@ static void rl_hand_off(void) {
 void rl_flush(void) {
   if (rl_fd < 0)
     return;
+  int saved_errno = errno;
   rl_in_flush = 1;
   rl_wait_written(0);
   rl_write_all(rl_buf, rl_len);
@@ -137,6 +142,7 @@ void rl_flush(void) {
   rl_len = 0;
   rl_committed = RL_UNKNOWN;
   rl_in_flush = 0;
+  errno = saved_errno;
 }
 
 static void rl_limit_reached(void) {

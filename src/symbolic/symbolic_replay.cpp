@@ -6,6 +6,7 @@
 #include "rootline/error.h"
 #include "rootline/module_index.h"
 
+#include <cstring>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/GetElementPtrTypeIterator.h>
@@ -705,7 +706,7 @@ struct SymbolicReplayer::Impl {
         token(e);
         break;
       case Ev::MEM_TOKEN:
-        memToken(e, name);
+        memToken(e, I, name);
         break;
       case Ev::INPUT:
         for (uint64_t i = 0; i < e.c; ++i) {
@@ -796,12 +797,20 @@ struct SymbolicReplayer::Impl {
   // An sscanf conversion over a string in memory. When the bytes it parsed are stdin
   // bytes, unchanged and in order (fgets then sscanf), it is the same token scanf would
   // have read there and gets the same variable; other parsed bytes make it concrete.
-  void memToken(const Event &e, const std::string &callee) {
+  // Address 0: the number is the call's result (atoi, strtol), not stored.
+  void memToken(const Event &e, const Instance &I, const std::string &callee) {
     uint64_t src = e.a, len = e.b, addr = e.c, size = e.d;
     std::optional<uint64_t> first = len ? stdinOffsetAt(src) : std::nullopt;
     bool fromStdin = first.has_value();
     for (uint64_t i = 1; fromStdin && i < len; ++i)
       fromStdin = stdinOffsetAt(src + i) == *first + i;
+    char conv = static_cast<char>(e.e & 0x7f);
+    if (fromStdin && addr == 0) {
+      if (size >= 1 && size <= 8 && std::strchr("diuoxX", conv))
+        set(I.index, z3::sext(tokenVariable(*first, len, size, conv),
+                              bitsOf(I.inst->getType()) - static_cast<unsigned>(size * 8)));
+      return;
+    }
     if (fromStdin) {
       token({Ev::TOKEN, *first, len, addr, size, e.e, {}, e.offset});
       return;
@@ -809,9 +818,22 @@ struct SymbolicReplayer::Impl {
     bool anySymbolic = false;
     for (uint64_t i = 0; i < len && !anySymbolic; ++i)
       anySymbolic = symByte.count(src + i) != 0;
-    forget(addr, size);
+    if (addr)
+      forget(addr, size);
     if (anySymbolic)
       run.concretizedCalls.insert(callee);
+  }
+
+  // The integer a conversion parsed from stdin bytes [offset, offset+len).
+  z3::expr tokenVariable(uint64_t offset, uint64_t len, uint64_t size, char conv) {
+    InputVar v;
+    v.kind = InputVar::Kind::Token;
+    v.bits = static_cast<unsigned>(size * 8);
+    v.name = "tok@" + std::to_string(offset) + ":i" + std::to_string(v.bits);
+    v.offset = offset;
+    v.length = len;
+    v.conv = conv;
+    return variable(v);
   }
 
   void token(const Event &e) {
@@ -828,14 +850,7 @@ struct SymbolicReplayer::Impl {
     case 'X': {
       if (size == 0 || size > 8)
         return;
-      InputVar v;
-      v.kind = InputVar::Kind::Token;
-      v.bits = static_cast<unsigned>(size * 8);
-      v.name = "tok@" + std::to_string(offset) + ":i" + std::to_string(v.bits);
-      v.offset = offset;
-      v.length = len;
-      v.conv = conv;
-      writeSymbolic(addr, variable(v), size);
+      writeSymbolic(addr, tokenVariable(offset, len, size, conv), size);
       return;
     }
     case 'c':

@@ -898,8 +898,11 @@ private:
         shadow_.set(e.b, e.c, I.index);
         break;
       case Ev::TOKEN:
-      case Ev::MEM_TOKEN:
         shadow_.set(e.c, e.d, I.index);
+        break;
+      case Ev::MEM_TOKEN: // address 0: the parsed number is the call's result
+        if (e.c)
+          shadow_.set(e.c, e.d, I.index);
         break;
       case Ev::HEAP_ALLOC:
         break;

@@ -223,6 +223,43 @@ int main(void) {
   CHECK(write->b == 20);
 }
 
+TEST_CASE("atoi and strtol log the bytes each number was parsed from", "[trace][libc]") {
+  auto t = traceProgram(R"(
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  const char *s = "  -42 rest";
+  char *end = 0;
+  int a = atoi(s);
+  errno = 0;
+  unsigned long big = strtoul("99999999999999999999999", &end, 10);
+  int range = errno == ERANGE; /* strtoul's errno survives the logging */
+  long h = strtol("ff;", &end, 16);
+  printf("%d %d %ld %c %d\n", a, range, h, *end, big == (unsigned long)-1);
+  return 0;
+}
+)",
+                        "");
+  CHECK(t.process.out == "-42 1 255 ; 1\n");
+  auto a = t.calls.named("atoi");
+  REQUIRE(a.size() == 1);
+  const Event *tok = find(*a[0], Ev::MEM_TOKEN);
+  REQUIRE(tok != nullptr);
+  CHECK(tok->a == a[0]->args[0].value.lo + 2); // white space skipped: "-42"
+  CHECK(tok->b == 3);
+  CHECK(tok->c == 0); // the value is the call's result
+  CHECK(tok->d == 4);
+  CHECK(static_cast<char>(tok->e) == 'd');
+  auto h = t.calls.named("strtol");
+  REQUIRE(h.size() == 1);
+  tok = find(*h[0], Ev::MEM_TOKEN);
+  REQUIRE(tok != nullptr);
+  CHECK(tok->b == 2);
+  CHECK(static_cast<char>(tok->e) == 'x');
+  CHECK(find(*h[0], Ev::MEM_WRITE) != nullptr); // *endptr
+}
+
 TEST_CASE("stdin wrappers tie every consumed byte to its stdin offset", "[trace][libc]") {
   auto t = traceProgram(R"(
 #define _GNU_SOURCE

@@ -367,3 +367,31 @@ TEST_CASE("what qsort put where depends on what its comparator returned", "[slic
   CHECK(lines.count(12) == 0);
   CHECK(run.trace.symbolic.concretizedCalls.count("qsort") == 1);
 }
+
+TEST_CASE("a number atoi parses from a line of stdin is an input token", "[slice][symbolic]") {
+  TempDir t;
+  writeText(t.path / "atoi.c", "#include <stdio.h>\n"
+                               "#include <stdlib.h>\n"
+                               "int main(void) {\n"
+                               "  char line[32];\n"
+                               "  if (!fgets(line, sizeof line, stdin))\n"
+                               "    return 1;\n"
+                               "  long v = strtol(line, NULL, 10);\n"
+                               "  if (atoi(line) > 10)\n" // line 8
+                               "    puts(\"big\");\n"
+                               "  printf(\"%ld\\n\", v);\n"
+                               "  return 0;\n"
+                               "}\n");
+  BuildRecipe recipe{{{t.path / "atoi.c", {}, t.path}}, {}, "test"};
+  TracedProgram p = buildTraced(recipe);
+  z3::context ctx;
+  SlicedRun run = sliceRun(p, " 25\n", ctx);
+  z3::expr tok = ctx.bv_const("tok@1:i32", 32);
+  std::vector<z3::expr> onLine8;
+  for (const auto &c : run.trace.symbolic.path)
+    if (ModuleIndex::locationOf(c.inst).line == 8)
+      onLine8.push_back(c.taken);
+  REQUIRE(onLine8.size() == 1);
+  CHECK(equivalent(ctx, onLine8[0], tok > 10));
+  CHECK(run.trace.symbolic.concretizedCalls.empty());
+}
