@@ -42,8 +42,26 @@ static volatile sig_atomic_t rl_event_open; /* between rl_put_tag and rl_end */
 static volatile sig_atomic_t rl_in_flush;
 static int rl_fd = -1;
 int rl_state;
+size_t rl_cap;
+/* Where the current buffer is handed off: its size, or (under a byte limit) soon after
+ * the limit, so the limit is noticed within 4 KiB of it. Changes only when the buffer
+ * is empty. */
+static size_t rl_buf_end = RL_BUF_SIZE;
+
+/* Tracing ends (closed, disabled, or never started): the fast paths stop too. */
+static void rl_stop(void) {
+  rl_state = 2;
+  rl_cap = 0;
+}
 static uint64_t rl_written;
 static uint64_t rl_limit;
+
+static void rl_set_buffer_end(void) {
+  rl_buf_end = RL_BUF_SIZE;
+  if (rl_limit && rl_limit + 1 - rl_written < RL_BUF_SIZE)
+    rl_buf_end = rl_limit + 1 - rl_written > 4096 ? (size_t)(rl_limit + 1 - rl_written) : 4096;
+  rl_cap = rl_state == 1 ? rl_buf_end : 0;
+}
 static const char *rl_module_key = "";
 
 uint64_t rl_stdin_pos;
@@ -124,6 +142,8 @@ static void rl_hand_off(void) {
   }
   rl_written += rl_len;
   rl_len = 0;
+  if (rl_written <= rl_limit || !rl_limit)
+    rl_set_buffer_end();
   rl_committed = RL_UNKNOWN;
   rl_in_flush = 0;
   errno = saved_errno;
@@ -149,19 +169,20 @@ static void rl_limit_reached(void) {
   static const char msg[] = "rootline-runtime: trace byte limit reached; program stopped\n";
   rl_wait_written(0);
   rl_len = 0;
-  rl_buf[rl_len++] = RL_EV_LIMIT;
+  rl_buf[rl_len++] = RL_EV_LIMIT; /* LIMIT bytes: what was written before it */
+  rl_len = (size_t)(rl_fast_uv(rl_buf + rl_len, rl_written) - rl_buf);
   rl_write_all(rl_buf, rl_len);
   rl_len = 0;
   close(rl_fd);
   rl_fd = -1;
-  rl_state = 2;
+  rl_stop();
   if (write(2, msg, sizeof msg - 1) < 0) { /* nothing more to do */
   }
   _exit(RL_LIMIT_EXIT);
 }
 
 static void rl_reserve(size_t n) {
-  if (rl_len + n > RL_BUF_SIZE) {
+  if (rl_len + n > rl_buf_end) {
     rl_hand_off();
     if (rl_limit && rl_written > rl_limit)
       rl_limit_reached();
@@ -176,7 +197,7 @@ void rl_finish(void) {
   rl_flush();
   close(rl_fd);
   rl_fd = -1;
-  rl_state = 2;
+  rl_stop();
 }
 
 static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
@@ -187,15 +208,15 @@ static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
   int async = signo == SIGTERM;
   if (async && rl_state == 1 && (rl_in_flush || rl_event_open)) {
     if (rl_in_flush) {
-      rl_state = 2;
+      rl_stop();
     } else if (rl_committed != RL_UNKNOWN) {
       rl_len = rl_committed;
     } else if (rl_len != 0) {
-      rl_state = 2;
+      rl_stop();
     }
   }
   if (rl_state == 1) {
-    if (rl_len + 32 > RL_BUF_SIZE)
+    if (rl_len + 32 > rl_buf_end)
       rl_flush();
     rl_put_tag(RL_EV_SIGNAL);
     rl_put_uv((uint64_t)signo);
@@ -204,7 +225,7 @@ static void rl_on_signal(int signo, siginfo_t *info, void *ctx) {
     rl_flush();
     close(rl_fd);
     rl_fd = -1;
-    rl_state = 2;
+    rl_stop();
   }
   signal(signo, SIG_DFL);
   raise(signo);
@@ -233,13 +254,13 @@ static void rl_in_forked_child(void) {
   if (rl_fd >= 0)
     close(rl_fd);
   rl_fd = -1;
-  rl_state = 2;
+  rl_stop();
 }
 
 void rl_ensure_init(void) {
   if (rl_state != 0)
     return;
-  rl_state = 2;
+  rl_stop();
   const char *path = getenv("ROOTLINE_TRACE");
   if (!path || !*path)
     return;
@@ -249,6 +270,7 @@ void rl_ensure_init(void) {
   const char *limit = getenv("ROOTLINE_MAX_TRACE_BYTES");
   rl_limit = limit ? strtoull(limit, 0, 10) : 0;
   rl_state = 1;
+  rl_set_buffer_end();
   /* Header: magic, version, module key. */
   memcpy(rl_buf, "RLTRACE\0", 8);
   rl_len = 8;
@@ -287,7 +309,7 @@ void rl_put_bytes(const void *data, size_t n) {
   const unsigned char *p = data;
   while (n > 0) {
     rl_reserve(1);
-    size_t room = RL_BUF_SIZE - rl_len;
+    size_t room = rl_buf_end - rl_len;
     size_t chunk = n < room ? n : room;
     memcpy(rl_buf + rl_len, p, chunk);
     rl_len += chunk;

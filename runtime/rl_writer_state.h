@@ -12,11 +12,12 @@
 extern RL_HIDDEN unsigned char *rl_buf; /* the buffer being filled (rl_trace_writer.c) */
 extern RL_HIDDEN size_t rl_len;
 extern RL_HIDDEN int rl_state; /* 0 = not initialised, 1 = tracing, 2 = disabled/closed */
+/* How far the fast paths may fill rl_buf: 0 unless tracing; the buffer size, or less
+ * under a small byte limit (so the limit is checked before the buffer is full). */
+extern RL_HIDDEN size_t rl_cap;
 
 /* True when tracing and an event of at most n bytes fits without a flush. */
-static inline int rl_fast_room(size_t n) {
-  return __builtin_expect(rl_state == 1 && rl_len + n <= RL_BUF_SIZE, 1);
-}
+static inline int rl_fast_room(size_t n) { return __builtin_expect(rl_len + n <= rl_cap, 1); }
 
 static inline unsigned char *rl_fast_uv(unsigned char *p, uint64_t v) {
   while (v >= 0x80) {

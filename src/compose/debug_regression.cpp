@@ -190,6 +190,10 @@ std::vector<PathConstraint> conditionOf(const Version &v, ConditionKind kind) {
   return relevantSliceCondition(v.trace.symbolic, v.slice);
 }
 
+// Solver time one direction of the composition may take: long symbolic loops give
+// thousands of constraints, and a report with the deviations found so far beats none.
+constexpr double kCompositionBudgetSeconds = 60;
+
 class Composer {
 public:
   Composer(z3::context &ctx, const DebugRequest &req, DebugReport &report)
@@ -219,7 +223,15 @@ public:
     inc.set(quick);
     for (const auto &e : prefix)
       inc.add(e);
+    auto start = Clock::now();
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
+      if (since(start) > kCompositionBudgetSeconds) {
+        report_.notes.push_back("the composition stopped at its " +
+                                std::to_string(static_cast<int>(kCompositionBudgetSeconds)) +
+                                " s budget, after " + std::to_string(i) + " of " +
+                                std::to_string(seq.size()) + " constraints");
+        break;
+      }
       ++report_.solverCalls;
       report_.formulaBytes += bytes + seq[i].taken.to_string().size();
       auto t0 = Clock::now();

@@ -251,6 +251,23 @@ TEST_CASE("a trace larger than --max-trace-bytes stops cleanly with a clear erro
   CHECK(cli.exitCode == ExitBadInput);
   CHECK(cli.err.find("--max-trace-bytes") != std::string::npos);
   CHECK(std::count(cli.err.begin(), cli.err.end(), '\n') <= 2);
+
+  // The limit holds to the byte, also below the 1 MiB buffer size.
+  TracedProgram p = buildTraced(f.recipe());
+  TempDir t;
+  TestCase test;
+  test.maxTraceBytes = 50000;
+  TracedRun run = runTraced(p, test, t.path / "run.trace");
+  CHECK(run.limitReached);
+  CHECK(fs::file_size(run.trace) <= 50000 + 4096 + 8); // within 4 KiB, + the LIMIT event
+  CHECK(fs::file_size(run.trace) > 40000);
+  TraceReader reader(run.trace, p.module.key);
+  Event e, last;
+  while (reader.next(e))
+    last = e;
+  CHECK(last.tag == Ev::LIMIT);
+  CHECK(last.a + 1 + 3 == fs::file_size(run.trace)); // the bytes before it, then its own
+  CHECK_FALSE(reader.truncated());
 }
 
 TEST_CASE("rootline trace passes output and exit status through and summarises", "[trace][cli]") {
