@@ -118,6 +118,11 @@ void writeText(const fs::path &path, const std::string &text) {
   writeFileAtomic(path, text);
 }
 
+BuildRecipe sourceRecipe(const fs::path &file, const std::string &source) {
+  writeText(file, source);
+  return {{{file, {}, file.parent_path()}}, {}, "test"};
+}
+
 ProcessResult runRootline(const std::vector<std::string> &args,
                           std::optional<std::string> stdinFile, double timeout) {
   ProcessSpec spec;

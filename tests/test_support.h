@@ -62,6 +62,8 @@ struct TempDir {
 };
 
 void writeText(const fs::path &path, const std::string &text);
+// Writes a one-file C program and returns its build recipe (compiled in its directory).
+BuildRecipe sourceRecipe(const fs::path &file, const std::string &source);
 
 // Runs the rootline binary with the given arguments.
 ProcessResult runRootline(const std::vector<std::string> &args,

@@ -61,9 +61,8 @@ struct Traced {
 Traced traceProgram(const std::string &source, const std::string &stdinText,
                     std::vector<std::string> args = {}) {
   TempDir t;
-  writeText(t.path / "prog.c", source);
+  BuildRecipe recipe = sourceRecipe(t.path / "prog.c", source);
   writeText(t.path / "in.txt", stdinText);
-  BuildRecipe recipe{{{t.path / "prog.c", {}, t.path}}, {}, "test"};
   TracedProgram p = buildTraced(recipe);
   TestCase test;
   test.stdinFile = t.path / "in.txt";

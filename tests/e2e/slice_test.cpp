@@ -285,21 +285,21 @@ TEST_CASE("relevant and dynamic slices match the hand-checked fixtures", "[slice
 TEST_CASE("numbers sscanf reads from a line fgets read are the same input tokens as scanf's",
           "[slice][symbolic]") {
   TempDir t;
-  writeText(t.path / "lines.c",
-            "#include <stdio.h>\n"
-            "int main(void) {\n"
-            "  char line[64], name[16];\n"
-            "  int score, n = 0;\n"
-            "  while (fgets(line, sizeof line, stdin)) {\n"
-            "    if (sscanf(line, \"%15s %d\", name, &score) != 2)\n"
-            "      continue;\n"
-            "    if (score >= 90)\n" // line 8: a branch on the parsed number
-            "      n++;\n"
-            "  }\n"
-            "  printf(\"%d\\n\", n);\n"
-            "  return 0;\n"
-            "}\n");
-  BuildRecipe recipe{{{t.path / "lines.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe =
+      sourceRecipe(t.path / "lines.c",
+                   "#include <stdio.h>\n"
+                   "int main(void) {\n"
+                   "  char line[64], name[16];\n"
+                   "  int score, n = 0;\n"
+                   "  while (fgets(line, sizeof line, stdin)) {\n"
+                   "    if (sscanf(line, \"%15s %d\", name, &score) != 2)\n"
+                   "      continue;\n"
+                   "    if (score >= 90)\n" // line 8: a branch on the parsed number
+                   "      n++;\n"
+                   "  }\n"
+                   "  printf(\"%d\\n\", n);\n"
+                   "  return 0;\n"
+                   "}\n");
   TracedProgram p = buildTraced(recipe);
   z3::context ctx;
   SlicedRun run = sliceRun(p, "ann 100\nbob 85\n", ctx);
@@ -316,42 +316,42 @@ TEST_CASE("numbers sscanf reads from a line fgets read are the same input tokens
 
   // Bytes that are not stdin's, unchanged and in order, are parsed concretely, and
   // the report says so.
-  writeText(t.path / "shifted.c",
-            "#include <stdio.h>\n"
-            "int main(void) {\n"
-            "  char line[64];\n"
-            "  int v = 0;\n"
-            "  if (!fgets(line, sizeof line, stdin))\n"
-            "    return 1;\n"
-            "  line[0] = (char)(line[0] + 1);\n" // the parsed digit is no longer an input byte
-            "  sscanf(line, \"%d\", &v);\n"
-            "  printf(\"%d\\n\", v > 5);\n"
-            "  return 0;\n"
-            "}\n");
-  BuildRecipe shifted{{{t.path / "shifted.c", {}, t.path}}, {}, "test"};
+  BuildRecipe shifted = sourceRecipe(
+      t.path / "shifted.c",
+      "#include <stdio.h>\n"
+      "int main(void) {\n"
+      "  char line[64];\n"
+      "  int v = 0;\n"
+      "  if (!fgets(line, sizeof line, stdin))\n"
+      "    return 1;\n"
+      "  line[0] = (char)(line[0] + 1);\n" // the parsed digit is no longer an input byte
+      "  sscanf(line, \"%d\", &v);\n"
+      "  printf(\"%d\\n\", v > 5);\n"
+      "  return 0;\n"
+      "}\n");
   SlicedRun other = sliceRun(buildTraced(shifted), "3\n", ctx);
   CHECK(other.trace.symbolic.concretizedCalls.count("__isoc99_sscanf") == 1);
 }
 
 TEST_CASE("what qsort put where depends on what its comparator returned", "[slice]") {
   TempDir t;
-  writeText(t.path / "sort.c", "#include <stdio.h>\n"
-                               "#include <stdlib.h>\n"
-                               "static int cmp(const void *a, const void *b) {\n"
-                               "  int x = *(const int *)a, y = *(const int *)b;\n"
-                               "  return (x > y) - (x < y);\n" // line 5
-                               "}\n"
-                               "int main(void) {\n"
-                               "  int v[4], unused = 0;\n"
-                               "  for (int i = 0; i < 4; i++)\n"
-                               "    if (scanf(\"%d\", &v[i]) != 1)\n"
-                               "      return 1;\n"
-                               "  unused = v[0] * 2;\n" // line 12: not in the slice
-                               "  qsort(v, 4, sizeof v[0], cmp);\n"
-                               "  printf(\"%d\\n\", v[0]);\n"
-                               "  return unused == 0;\n"
-                               "}\n");
-  BuildRecipe recipe{{{t.path / "sort.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe =
+      sourceRecipe(t.path / "sort.c", "#include <stdio.h>\n"
+                                      "#include <stdlib.h>\n"
+                                      "static int cmp(const void *a, const void *b) {\n"
+                                      "  int x = *(const int *)a, y = *(const int *)b;\n"
+                                      "  return (x > y) - (x < y);\n" // line 5
+                                      "}\n"
+                                      "int main(void) {\n"
+                                      "  int v[4], unused = 0;\n"
+                                      "  for (int i = 0; i < 4; i++)\n"
+                                      "    if (scanf(\"%d\", &v[i]) != 1)\n"
+                                      "      return 1;\n"
+                                      "  unused = v[0] * 2;\n" // line 12: not in the slice
+                                      "  qsort(v, 4, sizeof v[0], cmp);\n"
+                                      "  printf(\"%d\\n\", v[0]);\n"
+                                      "  return unused == 0;\n"
+                                      "}\n");
   TracedProgram p = buildTraced(recipe);
   z3::context ctx;
   SlicedRun run = sliceRun(p, "4 2 8 6\n", ctx);
@@ -370,19 +370,18 @@ TEST_CASE("what qsort put where depends on what its comparator returned", "[slic
 
 TEST_CASE("a number atoi parses from a line of stdin is an input token", "[slice][symbolic]") {
   TempDir t;
-  writeText(t.path / "atoi.c", "#include <stdio.h>\n"
-                               "#include <stdlib.h>\n"
-                               "int main(void) {\n"
-                               "  char line[32];\n"
-                               "  if (!fgets(line, sizeof line, stdin))\n"
-                               "    return 1;\n"
-                               "  long v = strtol(line, NULL, 10);\n"
-                               "  if (atoi(line) > 10)\n" // line 8
-                               "    puts(\"big\");\n"
-                               "  printf(\"%ld\\n\", v);\n"
-                               "  return 0;\n"
-                               "}\n");
-  BuildRecipe recipe{{{t.path / "atoi.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe = sourceRecipe(t.path / "atoi.c", "#include <stdio.h>\n"
+                                                       "#include <stdlib.h>\n"
+                                                       "int main(void) {\n"
+                                                       "  char line[32];\n"
+                                                       "  if (!fgets(line, sizeof line, stdin))\n"
+                                                       "    return 1;\n"
+                                                       "  long v = strtol(line, NULL, 10);\n"
+                                                       "  if (atoi(line) > 10)\n" // line 8
+                                                       "    puts(\"big\");\n"
+                                                       "  printf(\"%ld\\n\", v);\n"
+                                                       "  return 0;\n"
+                                                       "}\n");
   TracedProgram p = buildTraced(recipe);
   z3::context ctx;
   SlicedRun run = sliceRun(p, " 25\n", ctx);

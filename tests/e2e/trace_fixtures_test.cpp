@@ -136,8 +136,7 @@ TEST_CASE("a trace spanning many buffers is whole however the program ends", "[t
                      "  if (argv[1][0] == 'x') _exit(3);\n"
                      "  return 4;\n"
                      "}\n";
-  writeText(t.path / "many.c", work);
-  BuildRecipe recipe{{{t.path / "many.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe = sourceRecipe(t.path / "many.c", work);
   TracedProgram p = buildTraced(recipe);
   fs::path native = buildNative(p.recipe, p.module);
   for (std::string how : {"segv", "xexit", "return"}) {
@@ -167,23 +166,23 @@ TEST_CASE("a trace spanning many buffers is whole however the program ends", "[t
 
 TEST_CASE("a forked child runs untraced and the parent's trace replays", "[trace]") {
   TempDir t;
-  writeText(t.path / "fork.c", "#include <stdio.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
-                               "int g[8];\n"
-                               "int main(void) {\n"
-                               "  for (int i = 0; i < 100000; i++) g[i & 7] += i;\n"
-                               "  fflush(stdout);\n"
-                               "  pid_t pid = fork();\n"
-                               "  if (pid == 0) {\n"
-                               "    for (int i = 0; i < 100000; i++) g[i & 7] -= i;\n"
-                               "    printf(\"child %d\\n\", g[1]);\n"
-                               "    return 0;\n"
-                               "  }\n"
-                               "  int status = 0;\n"
-                               "  waitpid(pid, &status, 0);\n"
-                               "  printf(\"parent %d %d\\n\", g[1], WEXITSTATUS(status));\n"
-                               "  return 0;\n"
-                               "}\n");
-  BuildRecipe recipe{{{t.path / "fork.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe = sourceRecipe(
+      t.path / "fork.c", "#include <stdio.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+                         "int g[8];\n"
+                         "int main(void) {\n"
+                         "  for (int i = 0; i < 100000; i++) g[i & 7] += i;\n"
+                         "  fflush(stdout);\n"
+                         "  pid_t pid = fork();\n"
+                         "  if (pid == 0) {\n"
+                         "    for (int i = 0; i < 100000; i++) g[i & 7] -= i;\n"
+                         "    printf(\"child %d\\n\", g[1]);\n"
+                         "    return 0;\n"
+                         "  }\n"
+                         "  int status = 0;\n"
+                         "  waitpid(pid, &status, 0);\n"
+                         "  printf(\"parent %d %d\\n\", g[1], WEXITSTATUS(status));\n"
+                         "  return 0;\n"
+                         "}\n");
   TracedProgram p = buildTraced(recipe);
   fs::path native = buildNative(p.recipe, p.module);
   TracedRun run = runTraced(p, TestCase{}, t.path / "run.trace");
@@ -200,8 +199,8 @@ TEST_CASE("a forked child runs untraced and the parent's trace replays", "[trace
 
 TEST_CASE("a hanging program is stopped at the timeout with its trace flushed", "[trace]") {
   TempDir t;
-  writeText(t.path / "hang.c", "#include <unistd.h>\nint main(void) { for (;;) sleep(1); }\n");
-  BuildRecipe recipe{{{t.path / "hang.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe = sourceRecipe(t.path / "hang.c",
+                                    "#include <unistd.h>\nint main(void) { for (;;) sleep(1); }\n");
   TracedProgram p = buildTraced(recipe);
   TestCase test;
   test.timeoutSeconds = 0.5;
@@ -223,9 +222,9 @@ TEST_CASE("a hanging program is stopped at the timeout with its trace flushed", 
 TEST_CASE("a busy program stopped by SIGTERM mid-event still leaves a well-formed trace",
           "[trace]") {
   TempDir t;
-  writeText(t.path / "spin.c",
-            "int g[4];\nint main(void) { for (unsigned i = 0;; i++) g[i & 3] += i; }\n");
-  BuildRecipe recipe{{{t.path / "spin.c", {}, t.path}}, {}, "test"};
+  BuildRecipe recipe =
+      sourceRecipe(t.path / "spin.c",
+                   "int g[4];\nint main(void) { for (unsigned i = 0;; i++) g[i & 3] += i; }\n");
   TracedProgram p = buildTraced(recipe);
   TestCase test;
   test.timeoutSeconds = 0.2;
