@@ -180,17 +180,15 @@ struct DependenceRecorder::Impl {
     }
     if (r.isBranch)
       fs.lastBranch = I.index;
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && !I.external) {
-      const llvm::Function *f = call->getCalledFunction();
-      if (!f || !f->isIntrinsic())
-        lastCall = I.index;
-    }
-    lastDepth = I.depth;
+    // A call into an instrumented function (not an intrinsic, not uninstrumented code).
     lastWasDirectCall = false;
     if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst); call && !I.external) {
       const llvm::Function *f = call->getCalledFunction();
       lastWasDirectCall = !f || !f->isIntrinsic();
     }
+    if (lastWasDirectCall)
+      lastCall = I.index;
+    lastDepth = I.depth;
     if (llvm::isa<llvm::ReturnInst>(inst)) {
       if (fs.calledFromOutside)
         callbackReturns.push_back({I.depth, I.index});
