@@ -697,9 +697,7 @@ struct SymbolicReplayer::Impl {
     // permutation): what it wrote stays concrete, which the report should say.
     bool readSymbolic = false, wroteOpaque = false;
     for (const Event &e : I.effects)
-      if (e.tag == Ev::MEM_READ)
-        for (uint64_t i = 0; i < e.b && !readSymbolic; ++i)
-          readSymbolic = symByte.count(e.a + i) != 0;
+      readSymbolic |= e.tag == Ev::MEM_READ && anySymbolicByte(e.a, e.b);
     for (const Event &e : I.effects) {
       switch (e.tag) {
       case Ev::TOKEN:
@@ -780,6 +778,13 @@ struct SymbolicReplayer::Impl {
            b == bv('\f', 8) || b == bv('\r', 8);
   }
 
+  bool anySymbolicByte(uint64_t addr, uint64_t n) const {
+    for (uint64_t i = 0; i < n; ++i)
+      if (symByte.count(addr + i))
+        return true;
+    return false;
+  }
+
   // The stdin offset a memory byte holds unchanged (a line fgets read), if it does.
   std::optional<uint64_t> stdinOffsetAt(uint64_t addr) {
     auto s = symByte.find(addr);
@@ -815,12 +820,9 @@ struct SymbolicReplayer::Impl {
       token({Ev::TOKEN, *first, len, addr, size, e.e, {}, e.offset});
       return;
     }
-    bool anySymbolic = false;
-    for (uint64_t i = 0; i < len && !anySymbolic; ++i)
-      anySymbolic = symByte.count(src + i) != 0;
     if (addr)
       forget(addr, size);
-    if (anySymbolic)
+    if (anySymbolicByte(src, len))
       run.concretizedCalls.insert(callee);
   }
 
