@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace rootline;
@@ -20,9 +21,10 @@ int main() {
               "bytes", "calls", "time", "cands", "rank", "bytes", "calls", "time");
   std::printf("%-24s | %-37s | %-37s\n", "", "RSC", "PC (Darwin)");
   struct Total {
-    unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0;
+    unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0, cut = 0;
     uint64_t bytes = 0;
     double seconds = 0, solverSeconds = 0;
+    std::vector<double> perCase;
   } totals[2];
   for (const auto &dir : dirs) {
     auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
@@ -56,12 +58,15 @@ int main() {
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
         t.calls += r.solverCalls;
-        t.bytes += r.formulaBytes;
+        t.bytes += r.formulaNodes;
         t.seconds += r.totalSeconds;
         t.solverSeconds += r.solverSeconds;
+        t.perCase.push_back(r.totalSeconds);
+        t.cut += std::any_of(r.stages.begin(), r.stages.end(),
+                             [](const StageRecord &s) { return !s.complete; });
         std::printf(" | %5zu %5s %9llu %6u %6.2fs", r.candidates.size(),
                     rank ? std::to_string(rank).c_str() : "-",
-                    static_cast<unsigned long long>(r.formulaBytes), r.solverCalls, r.totalSeconds);
+                    static_cast<unsigned long long>(r.formulaNodes), r.solverCalls, r.totalSeconds);
       } catch (const std::exception &e) {
         std::printf(" | error: %s", e.what());
       }
@@ -71,14 +76,27 @@ int main() {
   for (int k = 0; k < 2; ++k)
     std::printf("%s: true root cause at rank 1 on %u of %u (%.0f%%), %u candidates, %u solver "
                 "calls, %llu formula "
-                "bytes, %.2f s in the solver, %.2f s in all\n",
+                "nodes, %.2f s in the solver, %.2f s in all\n",
                 k == 0 ? "RSC" : "PC ", totals[k].rank1, totals[k].fixtures,
                 totals[k].fixtures ? 100.0 * totals[k].rank1 / totals[k].fixtures : 0.0,
                 totals[k].candidates, totals[k].calls,
                 static_cast<unsigned long long>(totals[k].bytes), totals[k].solverSeconds,
                 totals[k].seconds);
+  // Seconds per case with the default budget (DebugRequest::budgetSeconds).
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> v = totals[k].perCase;
+    std::sort(v.begin(), v.end());
+    auto pct = [&](double p) {
+      return v.empty() ? 0.0
+                       : v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+    };
+    std::printf("%s: seconds per case p50 %.2f, p95 %.2f, max %.2f (budget %.0f s); %u case(s) "
+                "with a stage cut short by the budget\n",
+                k == 0 ? "RSC" : "PC ", pct(0.5), pct(0.95), v.empty() ? 0.0 : v.back(),
+                DebugRequest{}.budgetSeconds, totals[k].cut);
+  }
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-  std::printf("RSC / PC: candidates %.2f, solver calls %.2f, formula bytes %.3f, solver time "
+  std::printf("RSC / PC: candidates %.2f, solver calls %.2f, formula nodes %.3f, solver time "
               "%.2f (builds land in the RSC run, which goes first, so compare solver time)\n",
               ratio(totals[0].candidates, totals[1].candidates),
               ratio(totals[0].calls, totals[1].calls), ratio(totals[0].bytes, totals[1].bytes),

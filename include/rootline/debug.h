@@ -6,7 +6,9 @@
 #pragma once
 
 #include "rootline/analysed_version.h"
+#include "rootline/budget.h"
 #include "rootline/explore.h"
+#include "rootline/progress.h"
 #include "rootline/text_diff.h"
 #include "rootline/vcs.h"
 
@@ -37,6 +39,11 @@ struct DebugRequest {
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
   unsigned maxCandidates = 20;
+  // The whole job's time (docs/debug.md, "Budget"); 0: unlimited. Stages get shares of
+  // what is left; one that reaches its share stops and leaves a note.
+  double budgetSeconds = 60;
+  uint32_t maxExprNodes = kDefaultMaxExprNodes;
+  Progress *progress = nullptr; // stage and counts on stderr; null: silent
 };
 
 struct DebugCandidate {
@@ -58,7 +65,21 @@ struct DebugCandidate {
   bool changesFailure = false; // the new version's output differs from its failing one
   bool inChangedRegion = false;
   unsigned distance = 0; // how far from the failure, in branches of the new slice
+  bool ran = false;      // the alternative input was run on both versions (within budget)
   std::vector<std::string> reasons;
+  // "runs" (alternative input run on both versions), "solver" (an alternative input
+  // the budget left no time to run), "none" (ranked from the slice and the diff).
+  std::string evidenceLevel() const { return ran ? "runs" : hasAlternative ? "solver" : "none"; }
+};
+
+// One stage of the debugger, as it went: its time, whether it finished within its
+// share of the budget, and what it left out when it did not.
+struct StageRecord {
+  std::string
+      name; // build, failure, trace, slice, first ranking, symbolic, compose, evidence, rank
+  double seconds = 0;
+  bool complete = true;
+  std::string note;
 };
 
 struct DebugReport {
@@ -74,9 +95,11 @@ struct DebugReport {
   std::string direction;                         // "new deviates", "old lacks", "same partition"
   std::vector<DebugCandidate> candidates;
   unsigned solverCalls = 0;
-  uint64_t formulaBytes = 0;
+  uint64_t formulaNodes = 0; // expression nodes handed to the solver, summed over queries
   double solverSeconds = 0, totalSeconds = 0;
   std::vector<std::string> notes; // concretisations and other caveats
+  double budgetSeconds = 0;       // 0: unlimited
+  std::vector<StageRecord> stages;
   fs::path oldRoot, newRoot;
   // Source lines in each version's relevant slice of its criterion, by file (relative).
   std::map<std::string, std::set<unsigned>> oldSliceLines, newSliceLines;

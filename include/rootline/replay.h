@@ -4,12 +4,14 @@
 // of statement instances — the data model of slicing, symbolic replay and reports.
 #pragma once
 
+#include "rootline/budget.h"
 #include "rootline/module_index.h"
 #include "rootline/trace.h"
 
 #include <llvm/ADT/SmallVector.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,9 @@ public:
   virtual void onGlobal(const llvm::GlobalVariable *, uint64_t /*addr*/, uint64_t /*size*/) {}
   // One argv string at main's entry.
   virtual void onArgv(const struct ArgvString &) {}
+  // Asked now and then: false ends replay early (outcome Stopped), when an observer
+  // has all it can use.
+  virtual bool wantsMore() const { return true; }
 };
 
 // One argv string as the traced process saw it (bytes include the NUL).
@@ -87,12 +92,19 @@ public:
     for (auto *o : observers_)
       o->onArgv(a);
   }
+  bool wantsMore() const override {
+    for (auto *o : observers_)
+      if (o->wantsMore())
+        return true;
+    return false;
+  }
 
 private:
   std::vector<ReplayObserver *> observers_;
 };
 
-enum class RunOutcome { Exit, Signal, Limit, Incomplete };
+// Stopped: replay itself stopped at its deadline; the instances so far were reported.
+enum class RunOutcome { Exit, Signal, Limit, Incomplete, Stopped };
 
 struct ReplayResult {
   RunOutcome outcome = RunOutcome::Incomplete;
@@ -111,9 +123,17 @@ struct ReplayResult {
   std::vector<ArgvString> argv; // where main's argument strings live
 };
 
+// Bounds of one replay: it stops (outcome Stopped) once the deadline passes, and
+// reports its instance count every `progressPeriod` instances.
+struct ReplayLimits {
+  Deadline deadline;
+  std::function<void(uint64_t instances)> progress;
+  uint64_t progressPeriod = 1u << 18;
+};
+
 // Throws Error (exit code 3) naming function, instruction and source line when the
 // trace disagrees with the recomputation.
 ReplayResult replayTrace(const llvm::Module &module, const ModuleIndex &index, TraceReader &trace,
-                         ReplayObserver *observer = nullptr);
+                         ReplayObserver *observer = nullptr, const ReplayLimits &limits = {});
 
 } // namespace rootline

@@ -85,15 +85,19 @@ std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg);
 
 struct Slice {
   std::vector<bool> member; // by instance index
+  // False when the backward pass stopped at its deadline: instances before
+  // `stoppedAt` were not visited (the slice holds what it reached from the criterion).
+  bool complete = true;
+  uint64_t stoppedAt = 0;
   size_t size() const;
   bool contains(uint64_t instance) const { return instance < member.size() && member[instance]; }
 };
 
 // One backward pass. `potential` adds potential dependences (the relevant slice);
-// without it the result is the dynamic slice.
+// without it the result is the dynamic slice. It stops at `deadline` (Slice::complete).
 Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index,
                    const StaticAnalysis &analysis, const std::vector<CriterionSeed> &seeds,
-                   bool potential = true);
+                   bool potential = true, const Deadline &deadline = {});
 
 // The relevant slice condition: the path constraints of the slice's branch instances,
 // in trace order.

@@ -39,6 +39,7 @@ struct PathConstraint {
   uint32_t occurrence = 0; // how many instances of this instruction came before it on the path
   uint32_t successor = 0;  // the direction taken
   z3::expr taken;          // the condition that holds on this run
+  uint32_t nodes = 1;      // size of `taken` (expression nodes, see SymbolicOptions)
 };
 
 // A place where some input could make the program fail.
@@ -69,6 +70,13 @@ struct SymbolicOutput {
   z3::expr value;
 };
 
+// A place where a value's expression outgrew the node cap and was made concrete.
+struct CappedValues {
+  std::string file, function;
+  unsigned line = 0;
+  uint64_t count = 0; // values made concrete there
+};
+
 struct SymbolicRun {
   std::vector<InputVar> inputs;
   std::vector<z3::expr> domain; // what every input satisfies (argv bytes are not NUL, ...)
@@ -78,19 +86,42 @@ struct SymbolicRun {
   std::vector<SymbolicOutput> outputs;
   uint64_t concretizations = 0; // symbolic values that flowed into uninstrumented code or FP
   std::set<std::string> concretizedCalls; // libc functions whose symbolic inputs were dropped
+  std::vector<CappedValues> capped;       // by source line, in order of first occurrence
+  uint64_t expressions = 0;               // symbolic values built
+  uint64_t pathNodes = 0;                 // nodes of the path constraints, summed
+  bool saturated = false;                 // stopped at SymbolicOptions::maxPathNodes
   // The path condition as one formula, and as SMT-LIB2 text.
   z3::expr pathCondition(z3::context &ctx) const;
   std::string smtlib(z3::context &ctx) const;
 };
 
-// Replays a trace symbolically. The context must outlive the result.
+// The default node cap: a value whose expression would have more nodes (counted as a
+// tree, with an operand used twice counted once) is made concrete. Long loops of
+// products and remainders otherwise build formulas no solver settles, and replay
+// time grows with their size (docs/symbolic.md).
+inline constexpr uint32_t kDefaultMaxExprNodes = 4096;
+
+struct SymbolicOptions {
+  // Build expressions only for these instances (by index: a relevant slice's members);
+  // every other instance stays concrete. Null: every instance (the whole path).
+  const std::vector<bool> *only = nullptr;
+  uint32_t maxExprNodes = kDefaultMaxExprNodes;
+  bool bugChecks = true; // collect BugChecks (exploration); debug does not need them
+  // Stop once the path's constraints hold this many nodes in all (0: no limit): a
+  // composition cannot use more (the debugger passes its own limit).
+  uint64_t maxPathNodes = 0;
+};
+
+// Replays a trace symbolically. The context must outlive the result. Replay never
+// calls the solver.
 class SymbolicReplayer : public ReplayObserver {
 public:
-  SymbolicReplayer(z3::context &ctx, const llvm::Module &module);
+  SymbolicReplayer(z3::context &ctx, const llvm::Module &module, SymbolicOptions options = {});
   ~SymbolicReplayer() override;
   void onInstance(const Instance &) override;
   void onGlobal(const llvm::GlobalVariable *, uint64_t addr, uint64_t size) override;
   void onArgv(const ArgvString &) override;
+  bool wantsMore() const override;
   SymbolicRun take();
 
 private:

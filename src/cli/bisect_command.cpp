@@ -20,6 +20,7 @@ struct BisectOptions {
   RecipeRequest recipe;
   TestOptions test;
   std::string command, check, out, condition = "rsc";
+  double budget = 60;
   bool noDebug = false;
 };
 
@@ -78,6 +79,7 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
   options.debugFirstBad = !opt.noDebug;
   options.debugTemplate.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;
   options.debugTemplate.timeoutSeconds = opt.test.timeout;
+  options.debugTemplate.budgetSeconds = opt.budget;
   if (!global.quiet && !global.json)
     options.progress = [](const std::string &s) { std::cerr << s << "\n"; };
   BisectResult result = bisectHistory(repo, good, bad, check, options);
@@ -112,6 +114,7 @@ void addBisectCommand(CLI::App &app, const GlobalOptions &global, Action &action
                   "Test this one revision and exit 0 good, 1 bad, 125 cannot test (does not "
                   "build), 128 error: a `git bisect run` script");
   cmd->add_option("--condition", opt->condition, "rsc (default) or pc, for the attached debug");
+  addBudgetOption(*cmd, opt->budget);
   cmd->add_flag("--no-debug", opt->noDebug, "Do not debug the first bad commit");
   cmd->add_option("--out", opt->out,
                   "Directory for bisect.json, bisect.md and the debug report's files");

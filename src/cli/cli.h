@@ -21,6 +21,9 @@ struct GlobalOptions {
 // The action a subcommand runs after parsing; returns the process exit code.
 using Action = std::function<int()>;
 
+// Adds --budget SECONDS (the whole job's time; 0: unlimited) to a subcommand.
+void addBudgetOption(CLI::App &cmd, double &seconds);
+
 // Adds --src/--cflags/--lib/--project to a subcommand.
 void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
 

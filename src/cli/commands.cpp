@@ -7,6 +7,14 @@
 
 namespace rootline::cli {
 
+void addBudgetOption(CLI::App &cmd, double &seconds) {
+  cmd.add_option("--budget", seconds,
+                 "Seconds for the whole job (default " + std::to_string(static_cast<int>(seconds)) +
+                     ", 0: unlimited); stages that reach their share stop early, say so in "
+                     "the report, and the best answer so far is kept")
+      ->check(CLI::NonNegativeNumber);
+}
+
 void addRecipeOptions(CLI::App &cmd, RecipeRequest &request) {
   cmd.add_option("--src", request.sources,
                  "C source files of the program (default: rootline.json or "

@@ -19,6 +19,7 @@ struct DebugOptions {
   RecipeRequest recipe;
   std::string stdinFile, expectFile, condition = "rsc", out;
   double timeout = 30;
+  double budget = 60;
   unsigned maxCandidates = 20;
   std::vector<std::string> args;
 };
@@ -68,7 +69,11 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;
   req.timeoutSeconds = opt.timeout;
   req.maxCandidates = opt.maxCandidates;
+  req.budgetSeconds = opt.budget;
+  Progress progress = Progress::toStderr(!global.json && !global.quiet);
+  req.progress = &progress;
   DebugReport report = debugRegression(req);
+  progress.finish();
   if (!opt.out.empty())
     writeReportFiles(opt.out, debugReportFiles(report));
   if (global.json)
@@ -101,6 +106,7 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "--out", opt->out,
       "Directory for report.json, report.md, report.sarif (SARIF 2.1.0) and report.html");
   cmd->add_option("--timeout", opt->timeout, "Seconds per program run (default 30)");
+  addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--max-candidates", opt->maxCandidates,
                   "At most this many candidates (default 20)");
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");

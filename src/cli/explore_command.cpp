@@ -102,8 +102,9 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
                   "dart (path conditions), rsc (relevant slice conditions) or "
                   "naive-rsc (default dart)");
   cmd->add_option("--max-runs", opt->explore.maxRuns, "Stop after this many runs (default 100)");
-  cmd->add_option("--time-budget", opt->explore.timeBudgetSeconds,
-                  "Stop after this many seconds (default 60)");
+  cmd->add_option("--budget,--time-budget", opt->explore.timeBudgetSeconds,
+                  "Stop after this many seconds (default 60)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--loop-bound", opt->explore.loopBound,
                   "Do not negate a branch beyond its K-th instance on a "
                   "path (default: no bound)");

@@ -27,15 +27,20 @@ json reportJson(const DebugReport &r) {
     j["other_version_line"] = c.otherLine ? json(*c.otherLine) : json(nullptr);
     if (!c.condition.empty())
       j["condition"] = c.condition;
-    if (c.hasAlternative) {
+    j["evidence_level"] = c.evidenceLevel();
+    if (c.hasAlternative)
       j["alternative_input"] = inputJson(c.alternative);
+    if (c.ran)
       j["evidence"] = {{"old", runJson(c.oldRun)},
                        {"new", runJson(c.newRun)},
                        {"removes_failure", c.removesFailure},
                        {"changes_failure", c.changesFailure}};
-    }
     cands.push_back(j);
   }
+  json stages = json::array();
+  for (const auto &st : r.stages)
+    stages.push_back(
+        {{"name", st.name}, {"seconds", st.seconds}, {"complete", st.complete}, {"note", st.note}});
   json commits = nullptr;
   if (r.oldCommit && r.newCommit)
     commits = {{"repository", r.repository.string()},
@@ -59,9 +64,11 @@ json reportJson(const DebugReport &r) {
           {"candidates", cands},
           {"stats",
            {{"solver_calls", r.solverCalls},
-            {"formula_bytes", r.formulaBytes},
+            {"formula_nodes", r.formulaNodes},
             {"solver_seconds", r.solverSeconds},
-            {"seconds", r.totalSeconds}}},
+            {"seconds", r.totalSeconds},
+            {"budget_seconds", r.budgetSeconds}}},
+          {"stages", stages},
           {"notes", r.notes}};
 }
 
@@ -98,7 +105,10 @@ std::string reportMarkdown(const DebugReport &r) {
     md << markdownFence(c.source);
     if (!c.condition.empty())
       md << "Condition on the failing run: `" << c.condition << "`\n\n";
-    if (c.hasAlternative) {
+    if (c.hasAlternative && !c.ran)
+      md << "Alternative input (found by the solver; the budget left no time to run it):\n"
+         << markdownFence(c.alternative.stdinBytes);
+    if (c.ran) {
       md << "Alternative input:\n" << markdownFence(c.alternative.stdinBytes);
       md << "- old: " << c.oldRun.outcome << ", stdout `" << oneLine(c.oldRun.stdoutBytes) << "`\n";
       md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes)
@@ -135,7 +145,7 @@ std::string reportSummary(const DebugReport &r) {
   for (const auto &c : r.candidates) {
     s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
       << "] " << c.source << "\n";
-    if (c.hasAlternative)
+    if (c.ran)
       s << "     alternative input `" << oneLine(c.alternative.stdinBytes, 40) << "`: old "
         << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
         << c.newRun.outcome << " `" << oneLine(c.newRun.stdoutBytes, 30) << "`"
@@ -143,6 +153,9 @@ std::string reportSummary(const DebugReport &r) {
   }
   if (r.candidates.empty())
     s << "  no candidate found\n";
+  for (const auto &st : r.stages)
+    if (!st.complete)
+      s << "rootline: budget: " << st.name << " stopped early: " << st.note << "\n";
   return s.str();
 }
 

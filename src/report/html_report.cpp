@@ -69,7 +69,10 @@ std::string reportHtml(const DebugReport &r) {
       << report::htmlEscape(c.version) << " " << report::htmlEscape(c.file) << ":" << c.line
       << "</a></td><td>" << report::htmlEscape(c.kind) << "</td><td><code>"
       << report::htmlEscape(c.source) << "</code></td>";
-    if (c.hasAlternative)
+    if (c.hasAlternative && !c.ran)
+      h << "<td><pre>" << report::htmlEscape(c.alternative.stdinBytes)
+        << "</pre></td><td colspan=\"2\">not run (budget)</td>";
+    else if (c.hasAlternative)
       h << "<td><pre>" << report::htmlEscape(c.alternative.stdinBytes) << "</pre></td><td>"
         << report::htmlEscape(c.oldRun.outcome) << "<pre>"
         << report::htmlEscape(c.oldRun.stdoutBytes) << "</pre></td><td>"

@@ -28,10 +28,13 @@ json reportSarif(const DebugReport &r) {
         ch = '-';
     std::string text = "Rank " + std::to_string(c.rank) + ": " + c.kind + " in the " + c.version +
                        " version (" + r.oldLabel + " -> " + r.newLabel + ").";
-    if (c.hasAlternative)
+    if (c.ran)
       text += " Alternative input: old " + c.oldRun.outcome + ", new " + c.newRun.outcome +
               (c.removesFailure ? "; both versions agree." : ".");
-    json props = {{"rank", c.rank}, {"version", c.version}, {"reasons", c.reasons}};
+    json props = {{"rank", c.rank},
+                  {"version", c.version},
+                  {"reasons", c.reasons},
+                  {"evidenceLevel", c.evidenceLevel()}};
     if (c.hasAlternative) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
       props["removesFailure"] = c.removesFailure;

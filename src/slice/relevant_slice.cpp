@@ -26,10 +26,10 @@ namespace {
 
 class BackwardPass {
 public:
-  BackwardPass(const DynamicTrace &t, const ModuleIndex &i, const StaticAnalysis &a, bool potential)
+  BackwardPass(const DynamicTrace &t, const ModuleIndex &i, const StaticAnalysis &a, bool potential,
+               const Deadline &deadline)
       : trace_(t), index_(i), analysis_(a),
-        potential_(potential), slice_{std::vector<bool>(t.records.size())},
-        partial_(t.records.size()) {}
+        potential_(potential), slice_{std::vector<bool>(t.records.size())}, check_(deadline) {}
 
   Slice run(const std::vector<CriterionSeed> &seeds, uint64_t from) {
     for (const auto &s : seeds) {
@@ -41,8 +41,14 @@ public:
         partialSeeds_[s.instance] = &s;
       from = std::max(from, s.instance);
     }
-    for (uint64_t i = from + 1; i-- > 0;)
+    for (uint64_t i = from + 1; i-- > 0;) {
+      if (check_.tick()) {
+        slice_.complete = false;
+        slice_.stoppedAt = i + 1;
+        break;
+      }
       visit(i);
+    }
     return std::move(slice_);
   }
 
@@ -122,7 +128,7 @@ private:
   const StaticAnalysis &analysis_;
   bool potential_;
   Slice slice_;
-  std::vector<bool> partial_;
+  DeadlineCheck check_;
   std::unordered_map<uint64_t, const CriterionSeed *> partialSeeds_;
   std::unordered_map<AbsLoc, int> pending_;
   std::unordered_set<AbsLoc> forever_; // read before any write in the trace: pending to the start
@@ -146,8 +152,8 @@ std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) 
 
 Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index,
                    const StaticAnalysis &analysis, const std::vector<CriterionSeed> &seeds,
-                   bool potential) {
-  return BackwardPass(trace, index, analysis, potential).run(seeds, 0);
+                   bool potential, const Deadline &deadline) {
+  return BackwardPass(trace, index, analysis, potential, deadline).run(seeds, 0);
 }
 
 std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const DynamicTrace &trace,

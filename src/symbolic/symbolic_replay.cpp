@@ -28,7 +28,95 @@ constexpr uint64_t kMaxArrayObject = 1 << 16;
 struct Object {
   uint64_t size = 0;
   std::optional<z3::expr> array; // set once a symbolic-address store made it array-valued
+  uint32_t arrayNodes = 0;
 };
+
+// One symbolic byte of memory: byte `pos` of the `width`-byte value exprs[whole]. Its
+// own expression (an extract) is built only when a load needs the byte alone.
+struct SymByte {
+  uint32_t expr; // kLazy until built
+  uint32_t whole;
+  uint8_t pos, width;
+};
+constexpr uint32_t kLazy = ~0u;
+
+// Expressions up to this many nodes are simplified as they are built. Z3's simplify
+// does not remember earlier calls, so simplifying every step of a long chain would
+// visit the whole chain again each time: replay would grow with its square.
+constexpr uint32_t kSimplifyNodes = 256;
+
+z3::expr simplified(const z3::expr &e, uint64_t nodes) {
+  return nodes <= kSimplifyNodes ? e.simplify() : e;
+}
+
+// Saturating node counts.
+uint32_t addNodes(uint64_t a, uint64_t b) {
+  return static_cast<uint32_t>(std::min<uint64_t>(a + b, ~0u >> 1));
+}
+
+// Trailing bits of `e` known to be zero (a syntactic look at products, shifts, sums and
+// concatenations): proves a table offset aligned without asking a solver.
+unsigned knownTrailingZeros(const z3::expr &e) {
+  unsigned w = e.get_sort().bv_size();
+  if (e.is_numeral()) {
+    uint64_t v = 0;
+    if (!e.is_numeral_u64(v))
+      return 0;
+    return v == 0 ? w : static_cast<unsigned>(__builtin_ctzll(v));
+  }
+  if (!e.is_app())
+    return 0;
+  auto tz = [&](unsigned i) { return knownTrailingZeros(e.arg(i)); };
+  switch (e.decl().decl_kind()) {
+  case Z3_OP_BMUL: {
+    unsigned t = 0;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      t += tz(i);
+    return std::min(t, w);
+  }
+  case Z3_OP_BADD:
+  case Z3_OP_BOR:
+  case Z3_OP_BXOR: {
+    unsigned t = w;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      t = std::min(t, tz(i));
+    return t;
+  }
+  case Z3_OP_BAND: {
+    unsigned t = 0;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      t = std::max(t, tz(i));
+    return t;
+  }
+  case Z3_OP_ITE:
+    return std::min(knownTrailingZeros(e.arg(1)), knownTrailingZeros(e.arg(2)));
+  case Z3_OP_BSHL: {
+    uint64_t k = 0;
+    if (e.arg(1).is_numeral_u64(k))
+      return static_cast<unsigned>(std::min<uint64_t>(tz(0) + k, w));
+    return tz(0);
+  }
+  case Z3_OP_CONCAT: {
+    unsigned t = 0;
+    for (unsigned i = e.num_args(); i-- > 0;) {
+      unsigned part = e.arg(i).get_sort().bv_size(), z = tz(i);
+      t += z;
+      if (z < part)
+        break;
+    }
+    return std::min(t, w);
+  }
+  case Z3_OP_SIGN_EXT:
+  case Z3_OP_ZERO_EXT:
+    return tz(0);
+  case Z3_OP_EXTRACT: {
+    unsigned lo = e.lo(), t = tz(0);
+    return t > lo ? std::min(t - lo, w) : 0;
+  }
+  default:
+    return 0;
+  }
+}
 
 bool isIntegerDiv(unsigned op) {
   return op == llvm::Instruction::UDiv || op == llvm::Instruction::SDiv ||
@@ -41,12 +129,14 @@ struct SymbolicReplayer::Impl {
   z3::context &ctx;
   const llvm::Module &module;
   const llvm::DataLayout &dl;
+  SymbolicOptions options;
   SymbolicRun run;
   std::vector<z3::expr> &domain = run.domain;
 
   std::vector<z3::expr> exprs;
+  std::vector<uint32_t> nodes;                     // parallel to exprs
   llvm::DenseMap<uint64_t, unsigned> valueOf;      // instance index -> symbolic value
-  llvm::DenseMap<uint64_t, unsigned> symByte;      // address -> symbolic byte
+  llvm::DenseMap<uint64_t, SymByte> symByte;       // address -> symbolic byte
   std::unordered_map<uint64_t, uint8_t> knownByte; // address -> concrete byte, where known
   std::map<uint64_t, Object> objects;              // base address -> object
   llvm::DenseMap<uint64_t, uint64_t>
@@ -54,8 +144,11 @@ struct SymbolicReplayer::Impl {
   llvm::DenseMap<const llvm::Instruction *, uint32_t> occurrences;
   std::map<std::string, size_t> varIndex;
   std::vector<z3::expr> varExpr;
+  llvm::DenseMap<const llvm::Instruction *, size_t> cappedAt; // -> run.capped
+  bool wanted = true; // the current instance gets expressions (options.only)
 
-  Impl(z3::context &c, const llvm::Module &m) : ctx(c), module(m), dl(m.getDataLayout()) {}
+  Impl(z3::context &c, const llvm::Module &m, SymbolicOptions o)
+      : ctx(c), module(m), dl(m.getDataLayout()), options(o) {}
 
   z3::expr bv(uint64_t v, unsigned bits) { return ctx.bv_val(v, bits); }
 
@@ -76,6 +169,25 @@ struct SymbolicReplayer::Impl {
     return it == valueOf.end() ? nullptr : &exprs[it->second];
   }
   const z3::expr *sym(const Operand &op) const { return symOf(op.def); }
+  uint32_t nodesOf(const Operand &op) const {
+    if (op.def == kNoDef)
+      return 1;
+    auto it = valueOf.find(op.def);
+    return it == valueOf.end() ? 1 : nodes[it->second];
+  }
+  // Nodes of an instruction's value: one for itself plus its operands' (an operand
+  // used twice, as in r * r, counted once).
+  uint32_t nodesOver(const Instance &I) const {
+    uint64_t n = 1;
+    for (size_t k = 0; k < I.operands.size(); ++k) {
+      bool again = false;
+      for (size_t j = 0; j < k && !again; ++j)
+        again = I.operands[j].def != kNoDef && I.operands[j].def == I.operands[k].def;
+      if (!again)
+        n = addNodes(n, nodesOf(I.operands[k]));
+    }
+    return static_cast<uint32_t>(n);
+  }
 
   z3::expr val(const Operand &op, unsigned bits) {
     if (const z3::expr *e = sym(op))
@@ -92,10 +204,33 @@ struct SymbolicReplayer::Impl {
     return z3::zext(e, bits - have);
   }
 
-  void set(uint64_t instance, const z3::expr &e) {
-    valueOf[instance] = static_cast<unsigned>(exprs.size());
+  unsigned push(const z3::expr &e, uint32_t n) {
     exprs.push_back(e);
+    nodes.push_back(n);
+    return static_cast<unsigned>(exprs.size() - 1);
   }
+
+  // The instance's value is `e` of `n` nodes: kept when the instance is wanted and `e`
+  // fits the cap, else the value stays concrete (a capped value is noted by line).
+  void set(const Instance &I, const z3::expr &e, uint32_t n) {
+    if (!wanted)
+      return;
+    if (n > options.maxExprNodes)
+      return capped(I);
+    valueOf[I.index] = push(e, n);
+    ++run.expressions;
+  }
+
+  void capped(const Instance &I) {
+    ++run.concretizations;
+    auto [it, fresh] = cappedAt.try_emplace(I.inst, run.capped.size());
+    if (fresh) {
+      SourceLocation loc = ModuleIndex::locationOf(I.inst);
+      run.capped.push_back({loc.file, I.inst->getFunction()->getName().str(), loc.line, 0});
+    }
+    ++run.capped[it->second].count;
+  }
+  void set(const Instance &I, const z3::expr &e) { set(I, e, nodesOver(I)); }
 
   bool anySymbolic(const Instance &I) const {
     for (const auto &op : I.operands)
@@ -116,6 +251,13 @@ struct SymbolicReplayer::Impl {
     return varExpr.back();
   }
 
+  // Memory byte `addr` becomes input variable (or byte expression) `e`.
+  void setByte(uint64_t addr, const z3::expr &e) {
+    unsigned i = push(e, 1);
+    symByte[addr] = {i, i, 0, 1};
+    knownByte.erase(addr);
+  }
+
   z3::expr stdinByte(uint64_t offset) {
     InputVar v;
     v.kind = InputVar::Kind::StdinByte;
@@ -125,6 +267,35 @@ struct SymbolicReplayer::Impl {
   }
 
   // ---- memory -----------------------------------------------------------------------
+
+  // The bytes of a constant at `addr`, where they are plain data (pointers and other
+  // relocated values stay unknown).
+  void knownConstant(const llvm::Constant *c, uint64_t addr) {
+    if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(c)) {
+      llvm::StringRef raw = data->getRawDataValues();
+      for (size_t i = 0; i < raw.size(); ++i)
+        knownByte[addr + i] = static_cast<uint8_t>(raw[i]);
+    } else if (llvm::isa<llvm::ConstantAggregateZero>(c) || llvm::isa<llvm::UndefValue>(c) ||
+               llvm::isa<llvm::ConstantPointerNull>(c)) {
+      uint64_t n = dl.getTypeAllocSize(c->getType());
+      for (uint64_t i = 0; i < n; ++i)
+        knownByte[addr + i] = 0;
+    } else if (auto *ci = llvm::dyn_cast<llvm::ConstantInt>(c); ci && ci->getBitWidth() <= 64) {
+      writeConcrete(addr, dl.getTypeStoreSize(ci->getType()), {ci->getZExtValue(), 0});
+    } else if (auto *cf = llvm::dyn_cast<llvm::ConstantFP>(c);
+               cf && dl.getTypeStoreSize(cf->getType()) <= 8) {
+      writeConcrete(addr, dl.getTypeStoreSize(cf->getType()),
+                    {cf->getValueAPF().bitcastToAPInt().getZExtValue(), 0});
+    } else if (auto *st = llvm::dyn_cast<llvm::ConstantStruct>(c)) {
+      const llvm::StructLayout *layout = dl.getStructLayout(st->getType());
+      for (unsigned i = 0; i < st->getNumOperands(); ++i)
+        knownConstant(st->getOperand(i), addr + layout->getElementOffset(i));
+    } else if (auto *arr = llvm::dyn_cast<llvm::ConstantArray>(c)) {
+      uint64_t stride = dl.getTypeAllocSize(arr->getType()->getElementType());
+      for (unsigned i = 0; i < arr->getNumOperands(); ++i)
+        knownConstant(arr->getOperand(i), addr + i * stride);
+    }
+  }
 
   Object *objectAt(uint64_t addr, uint64_t *base) {
     auto it = objects.upper_bound(addr);
@@ -160,26 +331,62 @@ struct SymbolicReplayer::Impl {
     }
   }
 
+  // The expression of a symbolic byte, built on first use.
+  unsigned byteExpr(SymByte &b) {
+    if (b.expr == kLazy) {
+      const z3::expr &whole = exprs[b.whole];
+      z3::expr e = b.width == 1 ? whole : whole.extract(8u * b.pos + 7, 8u * b.pos);
+      b.expr = push(simplified(e, nodes[b.whole]), addNodes(nodes[b.whole], 1));
+    }
+    return b.expr;
+  }
+
   z3::expr byteAt(uint64_t addr) {
     auto s = symByte.find(addr);
     if (s != symByte.end())
-      return exprs[s->second];
+      return exprs[byteExpr(s->second)];
     auto k = knownByte.find(addr);
     return bv(k == knownByte.end() ? 0u : static_cast<unsigned>(k->second), 8);
   }
 
-  void writeSymbolic(uint64_t addr, const z3::expr &value, uint64_t n) {
+  uint32_t byteNodes(uint64_t addr) const {
+    auto s = symByte.find(addr);
+    return s == symByte.end() ? 1 : addNodes(nodes[s->second.whole], 1);
+  }
+
+  // The `n` bytes at `addr` as one value (little-endian): the stored value itself when
+  // they are exactly the bytes of one symbolic store, else their concatenation.
+  std::pair<z3::expr, uint32_t> readBytes(uint64_t addr, uint64_t n) {
+    auto first = symByte.find(addr);
+    if (first != symByte.end() && first->second.pos == 0 && first->second.width == n) {
+      uint32_t whole = first->second.whole;
+      bool same = true;
+      for (uint64_t i = 1; i < n && same; ++i) {
+        auto b = symByte.find(addr + i);
+        same = b != symByte.end() && b->second.whole == whole && b->second.pos == i;
+      }
+      if (same)
+        return {exprs[whole], nodes[whole]};
+    }
+    z3::expr v = byteAt(addr);
+    uint64_t total = byteNodes(addr);
+    for (uint64_t i = 1; i < n; ++i) {
+      v = z3::concat(byteAt(addr + i), v);
+      total = addNodes(total, byteNodes(addr + i) + 1);
+    }
+    return {simplified(v, total), static_cast<uint32_t>(total)};
+  }
+
+  void writeSymbolic(uint64_t addr, const z3::expr &value, uint32_t valueNodes, uint64_t n) {
+    unsigned whole = push(value, valueNodes);
     for (uint64_t i = 0; i < n; ++i) {
-      z3::expr byte =
-          value.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)).simplify();
-      symByte[addr + i] = static_cast<unsigned>(exprs.size());
-      exprs.push_back(byte);
+      symByte[addr + i] = {kLazy, whole, static_cast<uint8_t>(i), static_cast<uint8_t>(n)};
       knownByte.erase(addr + i);
     }
   }
 
   void copyBytes(uint64_t dst, uint64_t src, uint64_t n) {
-    std::vector<std::pair<std::optional<unsigned>, std::optional<uint8_t>>> tmp(n);
+    std::vector<std::pair<std::optional<SymByte>, std::optional<uint8_t>>> tmp(n);
     for (uint64_t i = 0; i < n; ++i) {
       if (auto s = symByte.find(src + i); s != symByte.end())
         tmp[i].first = s->second;
@@ -196,23 +403,32 @@ struct SymbolicReplayer::Impl {
     }
   }
 
+  // Nodes of the object's bytes as an array (what arrayOf would build).
+  uint32_t arrayNodes(const Object &obj, uint64_t base) const {
+    if (obj.array)
+      return obj.arrayNodes;
+    uint64_t n = 1;
+    for (uint64_t i = 0; i < obj.size && n <= options.maxExprNodes; ++i)
+      n = addNodes(n, byteNodes(base + i) + 1);
+    return static_cast<uint32_t>(n);
+  }
+
   // The object's bytes as a Z3 array from offsets (bv64) to bytes.
   z3::expr arrayOf(Object &obj, uint64_t base) {
     if (obj.array)
       return *obj.array;
-    z3::sort idx = ctx.bv_sort(64), byte = ctx.bv_sort(8);
+    z3::sort idx = ctx.bv_sort(64);
     z3::expr arr = z3::const_array(idx, bv(0, 8));
     for (uint64_t i = 0; i < obj.size; ++i)
       arr = z3::store(arr, bv(i, 64), byteAt(base + i));
-    (void)byte;
     return arr;
   }
 
   // A symbolic read of an element of an object whose bytes are all concrete, at an
   // offset that is always a multiple of the element size: an `ite` over the elements
   // that differ from the most common value, which reads like the table it is.
-  std::optional<z3::expr> readConstantTable(const Object &obj, uint64_t base,
-                                            const z3::expr &offset, uint64_t n) {
+  std::optional<std::pair<z3::expr, uint32_t>>
+  readConstantTable(const Object &obj, uint64_t base, const z3::expr &offset, uint64_t n) {
     if (obj.array || n == 0 || n > 8 || obj.size % n != 0 || obj.size / n > 1024)
       return std::nullopt;
     std::vector<uint64_t> values;
@@ -228,9 +444,9 @@ struct SymbolicReplayer::Impl {
       }
       values.push_back(v);
     }
-    z3::solver aligned(ctx);
-    aligned.add(z3::urem(offset, bv(n, 64)) != bv(0, 64));
-    if (aligned.check() != z3::unsat)
+    // Aligned by construction (an index times the element size), proved without a
+    // solver; any other offset reads through the array model instead.
+    if ((n & (n - 1)) != 0 || (1ull << std::min(knownTrailingZeros(offset), 63u)) % n != 0)
       return std::nullopt;
     std::map<uint64_t, unsigned> counts;
     for (uint64_t v : values)
@@ -241,10 +457,13 @@ struct SymbolicReplayer::Impl {
         common = v;
     unsigned bits = static_cast<unsigned>(8 * n);
     z3::expr out = bv(common, bits);
+    uint32_t count = 1;
     for (uint64_t k = values.size(); k-- > 0;)
-      if (values[k] != common)
+      if (values[k] != common) {
         out = z3::ite(offset == bv(k * n, 64), bv(values[k], bits), out);
-    return out;
+        count += 4;
+      }
+    return std::make_pair(out, count);
   }
 
   z3::expr readArray(const z3::expr &arr, const z3::expr &offset, uint64_t n) {
@@ -257,7 +476,9 @@ struct SymbolicReplayer::Impl {
   // ---- bug checks ---------------------------------------------------------------------
 
   void check(const char *kind, const Instance &I, const z3::expr &cond) {
-    z3::expr c = cond.simplify();
+    if (!wanted || !options.bugChecks)
+      return;
+    z3::expr c = simplified(cond, nodesOver(I));
     if (c.is_false())
       return;
     run.checks.push_back({kind, I.index, I.inst, c, run.path.size()});
@@ -280,6 +501,8 @@ struct SymbolicReplayer::Impl {
   }
 
   void checkAddress(const Instance &I, const z3::expr &ptr, uint64_t n) {
+    if (!options.bugChecks)
+      return;
     uint64_t base = 0;
     Object *obj =
         pointeeObject(I.operands[I.inst->getOpcode() == llvm::Instruction::Store ? 1 : 0], &base);
@@ -328,6 +551,7 @@ struct SymbolicReplayer::Impl {
 
   void onInstance(const Instance &I) {
     const llvm::Instruction *inst = I.inst;
+    wanted = !options.only || (I.index < options.only->size() && (*options.only)[I.index]);
     switch (inst->getOpcode()) {
     case llvm::Instruction::Alloca:
       addObject(I.addr, I.size);
@@ -340,19 +564,20 @@ struct SymbolicReplayer::Impl {
     case llvm::Instruction::Br:
       if (llvm::cast<llvm::BranchInst>(inst)->isConditional())
         if (const z3::expr *c = sym(I.operands[0]))
-          constrain(I, I.successor == 0 ? *c == bv(1, 1) : *c == bv(0, 1));
+          constrain(I, I.successor == 0 ? *c == bv(1, 1) : *c == bv(0, 1),
+                    addNodes(nodesOf(I.operands[0]), 2));
       return;
     case llvm::Instruction::Switch:
       return switchInst(I, llvm::cast<llvm::SwitchInst>(inst));
     case llvm::Instruction::Ret:
       if (!I.operands.empty())
         if (const z3::expr *e = sym(I.operands[0]))
-          set(I.index, *e);
+          set(I, *e, nodesOf(I.operands[0]));
       return;
     case llvm::Instruction::PHI:
     case llvm::Instruction::Freeze:
       if (const z3::expr *e = sym(I.operands[0]))
-        set(I.index, *e);
+        set(I, *e, nodesOf(I.operands[0]));
       return;
     case llvm::Instruction::Call:
       return call(I, llvm::cast<llvm::CallInst>(inst));
@@ -366,7 +591,7 @@ struct SymbolicReplayer::Impl {
     default:
       break;
     }
-    if (!anySymbolic(I))
+    if (!wanted || !anySymbolic(I))
       return;
     unsigned bits = bitsOf(inst->getType());
     if (auto *cmp = llvm::dyn_cast<llvm::ICmpInst>(inst)) {
@@ -374,12 +599,12 @@ struct SymbolicReplayer::Impl {
       if (!w)
         return concretize();
       z3::expr a = val(I.operands[0], w), b = val(I.operands[1], w);
-      set(I.index, z3::ite(compare(cmp->getPredicate(), a, b), bv(1, 1), bv(0, 1)));
+      set(I, z3::ite(compare(cmp->getPredicate(), a, b), bv(1, 1), bv(0, 1)));
     } else if (inst->getOpcode() == llvm::Instruction::Select) {
       if (!bits)
         return concretize();
       z3::expr c = val(I.operands[0], 1);
-      set(I.index, z3::ite(c == bv(1, 1), val(I.operands[1], bits), val(I.operands[2], bits)));
+      set(I, z3::ite(c == bv(1, 1), val(I.operands[1], bits), val(I.operands[2], bits)));
     } else if (inst->isBinaryOp()) {
       if (!bits)
         return concretize();
@@ -387,7 +612,7 @@ struct SymbolicReplayer::Impl {
     } else if (inst->isCast()) {
       castInst(I, inst, bits);
     } else if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(inst)) {
-      set(I.index, gepExpr(I, gep));
+      set(I, gepExpr(I, gep));
     } else {
       concretize(); // FP, aggregates: the value stays concrete
     }
@@ -422,9 +647,21 @@ struct SymbolicReplayer::Impl {
     }
   }
 
+  // Products of two inputs and divisions by anything input-dependent cost the solver
+  // a circuit of about width² gates each: they count as `bits` nodes, so the caps
+  // bound what bit-blasting will cost, not only the formula's length.
+  uint32_t binaryNodes(const Instance &I, unsigned op, unsigned bits) const {
+    bool nonlinear = (op == llvm::Instruction::Mul && sym(I.operands[0]) && sym(I.operands[1])) ||
+                     (isIntegerDiv(op) && (sym(I.operands[0]) || sym(I.operands[1])));
+    return addNodes(nodesOver(I), nonlinear ? bits : 0);
+  }
+
   void binary(const Instance &I, unsigned op, unsigned bits) {
     z3::expr a = val(I.operands[0], bits), b = val(I.operands[1], bits);
-    if (isIntegerDiv(op)) {
+    auto set = [&](const Instance &inst, const z3::expr &e) {
+      Impl::set(inst, e, binaryNodes(inst, op, bits));
+    };
+    if (isIntegerDiv(op) && options.bugChecks) {
       if (sym(I.operands[1]))
         check("div-by-zero", I, b == bv(0, bits));
       if (op == llvm::Instruction::SDiv || op == llvm::Instruction::SRem) {
@@ -439,31 +676,31 @@ struct SymbolicReplayer::Impl {
     };
     switch (op) {
     case llvm::Instruction::Add:
-      return set(I.index, a + b);
+      return set(I, a + b);
     case llvm::Instruction::Sub:
-      return set(I.index, a - b);
+      return set(I, a - b);
     case llvm::Instruction::Mul:
-      return set(I.index, a * b);
+      return set(I, a * b);
     case llvm::Instruction::UDiv:
-      return set(I.index, z3::udiv(a, b));
+      return set(I, z3::udiv(a, b));
     case llvm::Instruction::SDiv:
-      return set(I.index, a / b);
+      return set(I, a / b);
     case llvm::Instruction::URem:
-      return set(I.index, z3::urem(a, b));
+      return set(I, z3::urem(a, b));
     case llvm::Instruction::SRem:
-      return set(I.index, z3::srem(a, b));
+      return set(I, z3::srem(a, b));
     case llvm::Instruction::Shl:
-      return set(I.index, z3::shl(a, shiftCount()));
+      return set(I, z3::shl(a, shiftCount()));
     case llvm::Instruction::LShr:
-      return set(I.index, z3::lshr(a, shiftCount()));
+      return set(I, z3::lshr(a, shiftCount()));
     case llvm::Instruction::AShr:
-      return set(I.index, z3::ashr(a, shiftCount()));
+      return set(I, z3::ashr(a, shiftCount()));
     case llvm::Instruction::And:
-      return set(I.index, a & b);
+      return set(I, a & b);
     case llvm::Instruction::Or:
-      return set(I.index, a | b);
+      return set(I, a | b);
     case llvm::Instruction::Xor:
-      return set(I.index, a ^ b);
+      return set(I, a ^ b);
     default:
       return concretize();
     }
@@ -476,16 +713,16 @@ struct SymbolicReplayer::Impl {
     z3::expr e = val(I.operands[0], from);
     switch (inst->getOpcode()) {
     case llvm::Instruction::Trunc:
-      return set(I.index, e.extract(bits - 1, 0));
+      return set(I, e.extract(bits - 1, 0));
     case llvm::Instruction::ZExt:
-      return set(I.index, z3::zext(e, bits - from));
+      return set(I, z3::zext(e, bits - from));
     case llvm::Instruction::SExt:
-      return set(I.index, z3::sext(e, bits - from));
+      return set(I, z3::sext(e, bits - from));
     case llvm::Instruction::PtrToInt:
     case llvm::Instruction::IntToPtr:
     case llvm::Instruction::BitCast:
     case llvm::Instruction::AddrSpaceCast:
-      return set(I.index, fit(e, bits));
+      return set(I, fit(e, bits));
     default:
       return concretize();
     }
@@ -506,33 +743,39 @@ struct SymbolicReplayer::Impl {
         addr = addr + idx * bv(gti.getSequentialElementStride(dl).getFixedValue(), 64);
       }
     }
-    return addr.simplify();
+    return simplified(addr, nodesOver(I));
   }
 
-  void constrain(const Instance &I, const z3::expr &taken) {
-    z3::expr t = taken.simplify();
+  void constrain(const Instance &I, const z3::expr &taken, uint32_t nodeCount) {
     uint32_t occurrence = occurrences[I.inst]++;
+    if (!wanted)
+      return;
+    z3::expr t = simplified(taken, nodeCount);
     if (t.is_true())
       return; // the input cannot change this branch
-    run.path.push_back({I.index, I.inst, occurrence, I.successor, t});
+    run.path.push_back({I.index, I.inst, occurrence, I.successor, t, nodeCount});
+    run.pathNodes += nodeCount;
+    if (options.maxPathNodes && run.pathNodes > options.maxPathNodes)
+      run.saturated = true;
   }
 
   void switchInst(const Instance &I, const llvm::SwitchInst *sw) {
     const z3::expr *c = sym(I.operands[0]);
     if (!c)
       return;
+    uint32_t nodeCount = addNodes(nodesOf(I.operands[0]), 3 * sw->getNumCases() + 1);
     unsigned w = c->get_sort().bv_size();
     if (I.successor == 0) { // default: no case matched
       z3::expr none = ctx.bool_val(true);
       for (auto &cs : sw->cases())
         none = none && *c != bv(cs.getCaseValue()->getZExtValue(), w);
-      constrain(I, none);
+      constrain(I, none, nodeCount);
     } else {
       z3::expr any = ctx.bool_val(false);
       for (auto &cs : sw->cases())
         if (cs.getSuccessorIndex() == I.successor)
           any = any || *c == bv(cs.getCaseValue()->getZExtValue(), w);
-      constrain(I, any);
+      constrain(I, any, nodeCount);
     }
   }
 
@@ -541,15 +784,15 @@ struct SymbolicReplayer::Impl {
     uint64_t n = I.size;
     if (!bits) { // FP or aggregate: remember the concrete bytes; any symbolic bytes are concretised
       checkConcreteAccess(I, I.operands[0], n);
-      for (uint64_t i = 0; i < n; ++i)
-        if (symByte.count(I.addr + i)) {
+      if (anySymbolicByte(I.addr, n)) {
+        if (wanted)
           concretize();
-          break;
-        }
+        return; // the bytes stay symbolic for loads that want them
+      }
       writeConcrete(I.addr, n, I.result);
       return;
     }
-    const z3::expr *ptr = sym(I.operands[0]);
+    const z3::expr *ptr = wanted ? sym(I.operands[0]) : nullptr;
     uint64_t base = 0;
     checkConcreteAccess(I, I.operands[0], n);
     Object *obj = ptr ? pointeeObject(I.operands[0], &base) : objectAt(I.addr, &base);
@@ -557,64 +800,77 @@ struct SymbolicReplayer::Impl {
       checkAddress(I, *ptr, n);
       if (!obj || obj->size > kMaxArrayObject)
         return concretize();
-      z3::expr offset = (*ptr - bv(base, 64)).simplify();
+      z3::expr offset = simplified(*ptr - bv(base, 64), nodesOf(I.operands[0]));
+      uint32_t offsetNodes = nodesOf(I.operands[0]);
       if (auto table = readConstantTable(*obj, base, offset, n))
-        return set(I.index, table->simplify());
-      set(I.index, readArray(arrayOf(*obj, base), offset, n).simplify());
+        return set(I, table->first, addNodes(table->second, offsetNodes));
+      uint32_t arr = arrayNodes(*obj, base);
+      if (addNodes(arr, offsetNodes) > options.maxExprNodes)
+        return capped(I);
+      set(I, simplified(readArray(arrayOf(*obj, base), offset, n), addNodes(arr, offsetNodes)),
+          addNodes(addNodes(arr, offsetNodes), 2 * n));
       return;
     }
     if (obj && obj->array) {
-      set(I.index, readArray(*obj->array, bv(I.addr - base, 64), n).simplify());
+      if (wanted)
+        set(I, simplified(readArray(*obj->array, bv(I.addr - base, 64), n), obj->arrayNodes),
+            addNodes(obj->arrayNodes, 2 * n));
       return;
     }
-    bool symbolic = false;
-    for (uint64_t i = 0; i < n && !symbolic; ++i)
-      symbolic = symByte.count(I.addr + i);
-    if (!symbolic) {
+    if (!anySymbolicByte(I.addr, n)) {
       writeConcrete(I.addr, n, I.result); // what the load saw is now known
       return;
     }
-    // Little-endian: byte 0 is the least significant.
-    z3::expr v = byteAt(I.addr);
-    for (uint64_t i = 1; i < n; ++i)
-      v = z3::concat(byteAt(I.addr + i), v);
-    set(I.index, v.simplify());
+    if (!wanted)
+      return;
+    auto [v, nodeCount] = readBytes(I.addr, n);
+    set(I, v, nodeCount);
   }
 
   void store(const Instance &I, const llvm::StoreInst *st) {
     unsigned bits = bitsOf(st->getValueOperand()->getType());
     uint64_t n = I.size;
-    const z3::expr *value = sym(I.operands[0]);
-    const z3::expr *ptr = sym(I.operands[1]);
+    // An instance outside the wanted set stores its concrete value: no wanted load
+    // reads it (a wanted load's writers are wanted too).
+    const z3::expr *value = wanted ? sym(I.operands[0]) : nullptr;
+    const z3::expr *ptr = wanted ? sym(I.operands[1]) : nullptr;
     uint64_t base = 0;
     checkConcreteAccess(I, I.operands[1], n);
     Object *obj = ptr ? pointeeObject(I.operands[1], &base) : objectAt(I.addr, &base);
     if (ptr)
       checkAddress(I, *ptr, n);
-    if (ptr && obj && obj->size <= kMaxArrayObject) {
-      z3::expr arr = arrayOf(*obj, base);
+    auto storeInto = [&](Object &o, const z3::expr &off, uint32_t offNodes) {
       z3::expr v =
-          bits ? val(I.operands[0], bits)
-               : bv(I.operands[0].value.lo, static_cast<unsigned>(8 * std::min<uint64_t>(n, 8)));
-      z3::expr off = *ptr - bv(base, 64);
+          value && bits
+              ? val(I.operands[0], bits)
+              : bv(I.operands[0].value.lo,
+                   static_cast<unsigned>(8 * std::min<uint64_t>(std::max<uint64_t>(n, 1), 8)));
+      z3::expr arr = *o.array;
       for (uint64_t i = 0; i < n && i < 8; ++i)
         arr = z3::store(arr, off + bv(i, 64),
                         v.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)));
-      obj->array = arr;
-      return;
-    }
-    if (ptr)
+      o.array = arr;
+      o.arrayNodes = addNodes(addNodes(o.arrayNodes, nodesOf(I.operands[0])), offNodes + 2 * n);
+    };
+    if (ptr && obj && obj->size <= kMaxArrayObject) {
+      uint32_t arr = arrayNodes(*obj, base), offNodes = nodesOf(I.operands[1]);
+      if (addNodes(arr, addNodes(offNodes, nodesOf(I.operands[0]))) > options.maxExprNodes) {
+        capped(I); // the address is taken as concrete
+      } else {
+        if (!obj->array) {
+          obj->array = arrayOf(*obj, base);
+          obj->arrayNodes = arr;
+        }
+        storeInto(*obj, *ptr - bv(base, 64), offNodes);
+        return;
+      }
+    } else if (ptr) {
       concretize();
-    if (obj && obj->array) {
-      z3::expr v = bits ? val(I.operands[0], bits) : bv(I.operands[0].value.lo, 64);
-      z3::expr arr = *obj->array;
-      for (uint64_t i = 0; i < n && i < 8; ++i)
-        arr = z3::store(arr, bv(I.addr - base + i, 64),
-                        v.extract(static_cast<unsigned>(8 * i + 7), static_cast<unsigned>(8 * i)));
-      obj->array = arr;
     }
+    if (obj && obj->array)
+      storeInto(*obj, bv(I.addr - base, 64), 1);
     if (value && bits)
-      writeSymbolic(I.addr, fit(*value, static_cast<unsigned>(8 * n)), n);
+      writeSymbolic(I.addr, fit(*value, static_cast<unsigned>(8 * n)), nodesOf(I.operands[0]), n);
     else
       writeConcrete(I.addr, n, I.operands[0].value);
   }
@@ -640,7 +896,7 @@ struct SymbolicReplayer::Impl {
       return;
     case llvm::Intrinsic::expect:
       if (const z3::expr *e = sym(I.operands[0]))
-        set(I.index, *e);
+        set(I, *e, nodesOf(I.operands[0]));
       return;
     case llvm::Intrinsic::abs:
     case llvm::Intrinsic::smax:
@@ -653,26 +909,26 @@ struct SymbolicReplayer::Impl {
       z3::expr a = val(I.operands[0], bits);
       switch (callee->getIntrinsicID()) {
       case llvm::Intrinsic::abs:
-        set(I.index, z3::ite(a < 0, -a, a));
+        set(I, z3::ite(a < 0, -a, a));
         break;
       case llvm::Intrinsic::smax: {
         z3::expr b = val(I.operands[1], bits);
-        set(I.index, z3::ite(a >= b, a, b));
+        set(I, z3::ite(a >= b, a, b));
         break;
       }
       case llvm::Intrinsic::smin: {
         z3::expr b = val(I.operands[1], bits);
-        set(I.index, z3::ite(a <= b, a, b));
+        set(I, z3::ite(a <= b, a, b));
         break;
       }
       case llvm::Intrinsic::umax: {
         z3::expr b = val(I.operands[1], bits);
-        set(I.index, z3::ite(z3::uge(a, b), a, b));
+        set(I, z3::ite(z3::uge(a, b), a, b));
         break;
       }
       default: {
         z3::expr b = val(I.operands[1], bits);
-        set(I.index, z3::ite(z3::ule(a, b), a, b));
+        set(I, z3::ite(z3::ule(a, b), a, b));
         break;
       }
       }
@@ -709,16 +965,14 @@ struct SymbolicReplayer::Impl {
       case Ev::INPUT:
         for (uint64_t i = 0; i < e.c; ++i) {
           z3::expr b = stdinByte(e.a + i);
-          symByte[e.b + i] = static_cast<unsigned>(exprs.size());
-          exprs.push_back(b);
-          knownByte.erase(e.b + i);
+          setByte(e.b + i, b);
           if (lineInput && i + 1 < e.c)
             domain.push_back(b != bv('\n', 8));
         }
         break;
       case Ev::INPUT_CHAR:
         if (bitsOf(c->getType()) >= 8)
-          set(I.index, z3::zext(stdinByte(e.a), bitsOf(c->getType()) - 8));
+          set(I, z3::zext(stdinByte(e.a), bitsOf(c->getType()) - 8));
         break;
       case Ev::MEM_COPY:
         copyBytes(e.a, e.b, e.c);
@@ -790,7 +1044,7 @@ struct SymbolicReplayer::Impl {
     auto s = symByte.find(addr);
     if (s == symByte.end())
       return std::nullopt;
-    const z3::expr &e = exprs[s->second];
+    const z3::expr &e = exprs[byteExpr(s->second)];
     if (!e.is_const())
       return std::nullopt;
     std::string name = e.decl().name().str();
@@ -812,8 +1066,8 @@ struct SymbolicReplayer::Impl {
     char conv = static_cast<char>(e.e & 0x7f);
     if (fromStdin && addr == 0) {
       if (size >= 1 && size <= 8 && std::strchr("diuoxX", conv))
-        set(I.index, z3::sext(tokenVariable(*first, len, size, conv),
-                              bitsOf(I.inst->getType()) - static_cast<unsigned>(size * 8)));
+        set(I, z3::sext(tokenVariable(*first, len, size, conv),
+                        bitsOf(I.inst->getType()) - static_cast<unsigned>(size * 8)));
       return;
     }
     if (fromStdin) {
@@ -852,7 +1106,7 @@ struct SymbolicReplayer::Impl {
     case 'X': {
       if (size == 0 || size > 8)
         return;
-      writeSymbolic(addr, tokenVariable(offset, len, size, conv), size);
+      writeSymbolic(addr, tokenVariable(offset, len, size, conv), 1, size);
       return;
     }
     case 'c':
@@ -860,16 +1114,14 @@ struct SymbolicReplayer::Impl {
         z3::expr b = stdinByte(offset + i);
         if (i == 0 && afterSpace)
           domain.push_back(!isSpace(b));
-        symByte[addr + i] = static_cast<unsigned>(exprs.size());
-        exprs.push_back(b);
+        setByte(addr + i, b);
       }
       return;
     case 's':
     case '[':
       for (uint64_t i = 0; i + 1 < size && i < len; ++i) {
         z3::expr b = stdinByte(offset + i);
-        symByte[addr + i] = static_cast<unsigned>(exprs.size());
-        exprs.push_back(b);
+        setByte(addr + i, b);
         if (conv == 's')
           domain.push_back(!isSpace(b) && b != bv(0, 8)); // the token must stay one token
         else if (i == 0 && afterSpace)
@@ -903,7 +1155,7 @@ struct SymbolicReplayer::Impl {
         value = *s;
     }
     if (value)
-      run.outputs.push_back({I.index, e.a, e.b, e.e, arg, value->simplify()});
+      run.outputs.push_back({I.index, e.a, e.b, e.e, arg, simplified(*value, nodesOver(I))});
   }
 };
 
@@ -911,28 +1163,20 @@ struct SymbolicReplayer::Impl {
 
 namespace rootline {
 
-SymbolicReplayer::SymbolicReplayer(z3::context &ctx, const llvm::Module &module)
-    : impl_(std::make_unique<Impl>(ctx, module)) {}
+SymbolicReplayer::SymbolicReplayer(z3::context &ctx, const llvm::Module &module,
+                                   SymbolicOptions options)
+    : impl_(std::make_unique<Impl>(ctx, module, options)) {}
 SymbolicReplayer::~SymbolicReplayer() = default;
 
 void SymbolicReplayer::onInstance(const Instance &I) { impl_->onInstance(I); }
 
 void SymbolicReplayer::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
   impl_->addObject(addr, size);
-  // Initial contents of constant-initialised globals are known (array tables, strings).
+  // Initial contents of constant-initialised globals are known (array tables, strings,
+  // structs, and the packed structs clang emits for sparse designated initialisers).
   if (!gv || !gv->hasInitializer() || size > kMaxArrayObject)
     return;
-  const llvm::Constant *init = gv->getInitializer();
-  if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(init)) {
-    llvm::StringRef raw = data->getRawDataValues();
-    for (size_t i = 0; i < raw.size(); ++i)
-      impl_->knownByte[addr + i] = static_cast<uint8_t>(raw[i]);
-  } else if (llvm::isa<llvm::ConstantAggregateZero>(init)) {
-    for (uint64_t i = 0; i < size; ++i)
-      impl_->knownByte[addr + i] = 0;
-  } else if (auto *ci = llvm::dyn_cast<llvm::ConstantInt>(init); ci && ci->getBitWidth() <= 64) {
-    impl_->writeConcrete(addr, size, {ci->getZExtValue(), 0});
-  }
+  impl_->knownConstant(gv->getInitializer(), addr);
 }
 
 void SymbolicReplayer::onArgv(const ArgvString &a) {
@@ -948,11 +1192,12 @@ void SymbolicReplayer::onArgv(const ArgvString &a) {
     v.seedValue = static_cast<uint8_t>(a.bytes[j]);
     z3::expr b = impl_->variable(v);
     impl_->domain.push_back(b != impl_->bv(0, 8)); // the string keeps its length
-    impl_->symByte[a.addr + j] = static_cast<unsigned>(impl_->exprs.size());
-    impl_->exprs.push_back(b);
+    impl_->setByte(a.addr + j, b);
   }
   impl_->knownByte[a.addr + a.bytes.size() - 1] = 0;
 }
+
+bool SymbolicReplayer::wantsMore() const { return !impl_->run.saturated; }
 
 SymbolicRun SymbolicReplayer::take() { return std::move(impl_->run); }
 

@@ -56,9 +56,10 @@ struct RunEnd {
 class Replayer {
 public:
   Replayer(const llvm::Module &m, const ModuleIndex &index, TraceReader &trace,
-           ReplayObserver *observer)
+           ReplayObserver *observer, const ReplayLimits &limits)
       : m_(m), index_(index), dl_(m.getDataLayout()), trace_(trace), observer_(observer),
-        globalAddr_(index.globalCount(), 0), globalKnown_(index.globalCount(), false) {}
+        limits_(limits), check_(limits_.deadline), globalAddr_(index.globalCount(), 0),
+        globalKnown_(index.globalCount(), false) {}
 
   ReplayResult run() {
     try {
@@ -466,6 +467,11 @@ private:
     ++result_.instances;
     if (observer_)
       observer_->onInstance(I);
+    if (limits_.progress && result_.instances % limits_.progressPeriod == 0)
+      limits_.progress(result_.instances);
+    if (check_.tick() || (check_.due() && observer_ && !observer_->wantsMore()))
+      if (!I.crashed)
+        throw RunEnd{RunOutcome::Stopped};
   }
 
   // ---- stepping ---------------------------------------------------------------------
@@ -1082,6 +1088,8 @@ private:
   const llvm::DataLayout &dl_;
   TraceReader &trace_;
   ReplayObserver *observer_;
+  const ReplayLimits &limits_;
+  DeadlineCheck check_;
   std::vector<Frame> stack_;
   std::vector<uint64_t> globalAddr_;
   std::vector<bool> globalKnown_;
@@ -1100,8 +1108,8 @@ private:
 } // namespace
 
 ReplayResult replayTrace(const llvm::Module &module, const ModuleIndex &index, TraceReader &trace,
-                         ReplayObserver *observer) {
-  return Replayer(module, index, trace, observer).run();
+                         ReplayObserver *observer, const ReplayLimits &limits) {
+  return Replayer(module, index, trace, observer, limits).run();
 }
 
 } // namespace rootline

@@ -1,0 +1,128 @@
+// The criteria stage: where each version's slice starts (DESIGN.md 2.6): the first
+// output that differs, down to the printf argument that printed it, or the crash.
+#include "compose/debug_stages.h"
+
+#include "rootline/error.h"
+
+#include <llvm/IR/Instructions.h>
+
+namespace rootline::debug {
+
+namespace {
+
+// The logged stdout of a run (what the program handed to stdio, in order).
+std::string loggedStdout(const DynamicTrace &t) {
+  std::string out;
+  for (const auto &p : t.outputs)
+    if (p.fd == 1)
+      out += p.bytes;
+  return out;
+}
+
+uint64_t firstDifference(const std::string &a, const std::string &b) {
+  uint64_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i])
+    ++i;
+  return i;
+}
+
+// The seed for the output piece covering stdout offset `at`: the call, and the
+// argument that produced the bytes (the format's literal text: the call alone).
+std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &described) {
+  for (const auto &p : v.trace.dynamic.outputs) {
+    if (p.fd != 1 || at < p.offset || at >= p.offset + p.bytes.size())
+      continue;
+    CriterionSeed s{p.instance, false, {}, p.fromMemory};
+    auto *call =
+        llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records[p.instance].id));
+    std::optional<unsigned> op = outputOperand(call, p.arg);
+    if (op)
+      s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
+    SourceLocation loc = ModuleIndex::locationOf(call);
+    described = "the output at stdout byte " + std::to_string(at) + ", printed at " +
+                relativeTo(loc.path(), v.root) + ":" + std::to_string(loc.line) +
+                (p.arg ? " by argument " + std::to_string(p.arg) : " (format text)");
+    return s;
+  }
+  return std::nullopt;
+}
+
+// Where the new version crashed, the same statement in the old version: the same
+// memory operation on the line the diff maps the crash line to, at the same
+// occurrence (the k-th run of it). Comparing those two runs of one statement (say
+// `counts[i]++` with i = 100000000 against i = 9) shows what the change did to the
+// value that crashed; the first differing output may not depend on it at all.
+std::optional<uint64_t> sameStatementInOld(const Version &oldV, const Version &newV, Diffs &diffs) {
+  const DynamicTrace &nt = newV.trace.dynamic, &ot = oldV.trace.dynamic;
+  const llvm::Instruction *crash = newV.trace.replay.crashInst;
+  SourceLocation loc = ModuleIndex::locationOf(crash);
+  if (!loc.valid())
+    return std::nullopt;
+  std::string rel = relativeTo(loc.path(), newV.root);
+  std::optional<unsigned> oldLine = diffs.of(rel, true).oldLineOf(loc.line);
+  std::string oldRel = diffs.counterpart(rel, true);
+  if (!oldLine)
+    return std::nullopt;
+  auto same = [&](const Version &v, uint32_t id, unsigned line) {
+    const llvm::Instruction *inst = v.index->instruction(id);
+    if (inst->getOpcode() != crash->getOpcode())
+      return false;
+    SourceLocation l = ModuleIndex::locationOf(inst);
+    return l.valid() && l.line == line &&
+           relativeTo(l.path(), v.root) == (&v == &newV ? rel : oldRel);
+  };
+  uint64_t k = 0;
+  for (uint64_t i = 0; i <= nt.crashInstance && i < nt.records.size(); ++i)
+    if (same(newV, nt.records[i].id, loc.line))
+      ++k;
+  for (uint64_t i = 0; i < ot.records.size(); ++i)
+    if (same(oldV, ot.records[i].id, *oldLine) && --k == 0)
+      return i;
+  return std::nullopt;
+}
+
+} // namespace
+
+void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs) {
+  std::string newOut = loggedStdout(newV.trace.dynamic);
+  uint64_t at = firstDifference(expected, newOut);
+  bool newCrashed =
+      newV.trace.replay.outcome == RunOutcome::Signal && newV.trace.dynamic.crashInstance != kNoDef;
+  if (newCrashed && at >= newOut.size()) {
+    newV.seeds = {{newV.trace.dynamic.crashInstance, true, {}, false}};
+    SourceLocation loc = ModuleIndex::locationOf(newV.trace.replay.crashInst);
+    newV.criterion = "the crash (" + signalName(newV.trace.replay.signal) + ") at " +
+                     relativeTo(loc.path(), newV.root) + ":" + std::to_string(loc.line);
+  } else if (auto s = seedAt(newV, at, newV.criterion)) {
+    newV.seeds = {*s};
+  } else {
+    try {
+      newV.seeds = resolveCriterion("output", newV.trace.dynamic, *newV.index);
+    } catch (const Error &) {
+      newV.seeds.clear();
+    }
+    newV.criterion =
+        "every output (the new version stops printing at byte " + std::to_string(at) + ")";
+  }
+  std::optional<uint64_t> oldTwin;
+  if (newCrashed && at >= newOut.size())
+    oldTwin = sameStatementInOld(oldV, newV, diffs);
+  if (oldTwin) {
+    oldV.seeds = {{*oldTwin, true, {}, false}};
+    SourceLocation loc =
+        ModuleIndex::locationOf(oldV.index->instruction(oldV.trace.dynamic.records[*oldTwin].id));
+    oldV.criterion = "the same statement at " + relativeTo(loc.path(), oldV.root) + ":" +
+                     std::to_string(loc.line) + ", in the run where the new version crashed";
+  } else if (auto s = seedAt(oldV, at, oldV.criterion)) {
+    oldV.seeds = {*s};
+  } else {
+    try {
+      oldV.seeds = resolveCriterion("output", oldV.trace.dynamic, *oldV.index);
+    } catch (const Error &) {
+      oldV.seeds.clear();
+    }
+    oldV.criterion = "every output";
+  }
+}
+
+} // namespace rootline::debug

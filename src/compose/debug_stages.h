@@ -1,0 +1,149 @@
+// The stages of rootline debug (docs/debug.md): each takes plain data, honours its
+// deadline, and gives plain data to the next. debug_regression.cpp runs them in order
+// and splits the budget between them.
+//
+//   failure ─► trace (concrete replay, dependences) ─► criteria ─► slices
+//     ─► first ranking (slice ∩ diff, no solver) ─► symbolic (slice-directed)
+//     ─► compose (Darwin) ─► evidence (native runs) ─► rank
+#pragma once
+
+#include "rootline/debug.h"
+#include "rootline/module_index.h"
+
+#include <llvm/IR/Instruction.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline::debug {
+
+// One version of the program, built, with its traced run on the failing input and the
+// relevant slice of its criterion there.
+struct Version : AnalysedVersion {
+  SymbolicTrace trace; // process, concrete replay, dependences; symbolic after that stage
+  fs::path traceFile;  // kept for the symbolic pass
+  std::vector<CriterionSeed> seeds;
+  std::string criterion;
+  Slice slice;
+  bool sliceComplete = true;
+  std::vector<PathConstraint> condition;
+};
+
+// Stage bookkeeping: time, completeness and notes of each stage, and progress.
+class Stages {
+public:
+  Stages(DebugReport &report, Progress *progress) : report_(report), progress_(progress) {}
+  // Starts a stage (ending the previous one).
+  void begin(const std::string &name, const std::string &detail = "");
+  // The current stage stopped at its budget share; `what` says what it left out.
+  void cut(const std::string &what);
+  void note(const std::string &what);   // a remark on the current stage, not a cut
+  void remark(const std::string &what); // a caveat for the report's notes
+  void update(const std::string &detail);
+  void end();
+
+private:
+  DebugReport &report_;
+  Progress *progress_;
+  std::optional<StageRecord> current_;
+  Deadline::Clock::time_point start_;
+};
+
+// The most expression nodes one direction of the composition may hold (the condition
+// composed with and the prefix so far, counted per constraint). Past it a query takes
+// the solver far longer than any budget, so symbolic replay stops there too and the
+// first ranking keeps its place (docs/debug.md, "Budget").
+inline constexpr uint64_t kMaxComposeNodes = 250000;
+
+// ---- source diffs -------------------------------------------------------------------
+
+// The changed lines of a file in either version: from git's diff of the two commits
+// when there is one, else from diffing the file at the same path in both trees.
+class Diffs {
+public:
+  Diffs(const fs::path &oldRoot, const fs::path &newRoot, const std::optional<SourceDiff> &git)
+      : oldRoot_(oldRoot), newRoot_(newRoot), git_(git) {}
+  const TextDiff &of(const std::string &rel, bool inNew);
+  // The path of the same file in the other version (renames, or two single files).
+  std::string counterpart(const std::string &rel, bool inNew) const;
+  bool changed(const std::string &rel, bool inNew, unsigned line) {
+    const TextDiff &d = of(rel, inNew);
+    return inNew ? d.changedInNew(line) : d.changedInOld(line);
+  }
+
+private:
+  const fs::path &oldRoot_, &newRoot_;
+  const std::optional<SourceDiff> &git_;
+  std::map<std::string, TextDiff> cache_;
+};
+
+std::string sourceLine(const std::string &path, unsigned line);
+
+// A candidate at an instruction of a version: file, line, source text, changed region.
+DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, const std::string &kind,
+                           Diffs &diffs);
+
+// A candidate found in the old version on a line the change modified (not deleted) is
+// shown as the new version's line that replaced it.
+void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs);
+
+// ---- stages -------------------------------------------------------------------------
+
+// Native runs of both versions, twice each: the failure, or an Error saying why there
+// is none (no difference, nondeterminism, a timeout). Fills report.oldRun/newRun/
+// expected/failure.
+void establishFailure(const DebugRequest &req, const Version &oldV, const Version &newV,
+                      const fs::path &work, const Deadline &deadline, DebugReport &report);
+
+// The traced run and its concrete replay with dependences (no expressions). False when
+// replay stopped at the deadline (the dependences then cover a prefix of the run).
+bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
+                   double timeoutSeconds, const Deadline &deadline, Stages &stages);
+
+// The criterion of each version: the first differing output (down to the printf
+// argument), the crash, or the same statement in the old run where the new one crashed.
+void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs);
+
+// The relevant slice of each version's criterion, and the slice's lines in the report.
+void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Stages &stages);
+
+// The first ranking's candidates: changed lines in a version's slice (and changed case
+// labels of a switch in it), nearest to the failure first. No solver.
+std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::string &kind,
+                                                Diffs &diffs);
+// The same over every replayed instance: the fallback when no slice could be taken
+// (the budget stopped replay before the criterion, or the run printed nothing).
+std::vector<DebugCandidate> changedLinesExecuted(const Version &v, const std::string &kind,
+                                                 Diffs &diffs);
+
+// Symbolic replay of the kept trace: expressions only for `only` (the slice) when given.
+// False when it stopped at the deadline.
+bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
+                   uint32_t maxExprNodes, const Deadline &deadline, Stages &stages);
+
+// Darwin composition (DESIGN.md 2.6) in both directions; deviations become candidates.
+struct Composition {
+  std::vector<DebugCandidate> candidates;
+  std::string direction;
+  bool complete = true;
+};
+Composition compose(const DebugRequest &req, z3::context &ctx, const Version &oldV,
+                    const Version &newV, Diffs &diffs, const Deadline &deadline,
+                    DebugReport &report, Stages &stages);
+
+// Orders candidates: changed lines the evidence does not refute, evidence, changed
+// region, closeness to the failure; one per line, at most `max`, ranked from 1.
+void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max);
+
+// Runs each candidate's alternative input on both native executables, best-ranked
+// first, until the deadline. Returns how many were run.
+size_t gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
+                      const Version &newV, const RunSummary &failing, const fs::path &work,
+                      double timeoutSeconds, const Deadline &deadline, Stages &stages);
+
+// The "why ranked here" reasons of each candidate, from its evidence and position.
+void explainCandidates(std::vector<DebugCandidate> &candidates);
+
+} // namespace rootline::debug

@@ -1,0 +1,70 @@
+// The rank stage: candidates ordered by what supports them, one per line.
+#include "compose/debug_stages.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace rootline::debug {
+
+namespace {
+
+int evidence(const DebugCandidate &c) {
+  return c.removesFailure ? 2 : (c.hasAlternative && c.changesFailure) ? 1 : 0;
+}
+
+// A regression is caused by the change: a line the change touched that the evidence
+// does not refute (its alternative input, if any, removes or changes the failure)
+// comes before unchanged lines. An input that avoids the changed code always
+// "removes" the failure, so that evidence alone does not point at an unchanged line.
+// An alternative input the budget left unrun refutes nothing.
+bool changedUnrefuted(const DebugCandidate &c) {
+  return c.inChangedRegion && (!c.ran || evidence(c) > 0);
+}
+
+} // namespace
+
+void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const DebugCandidate &a, const DebugCandidate &b) {
+                     if (changedUnrefuted(a) != changedUnrefuted(b))
+                       return changedUnrefuted(a);
+                     if (evidence(a) != evidence(b))
+                       return evidence(a) > evidence(b);
+                     if (a.inChangedRegion != b.inChangedRegion)
+                       return a.inChangedRegion;
+                     return a.distance < b.distance;
+                   });
+  // One candidate per line: the best-ranked deviation stands for the others.
+  std::set<std::tuple<std::string, std::string, unsigned>> seen;
+  std::erase_if(candidates, [&](const DebugCandidate &c) {
+    return !seen.insert({c.version, c.file, c.line}).second;
+  });
+  if (candidates.size() > max)
+    candidates.resize(max);
+  for (size_t i = 0; i < candidates.size(); ++i)
+    candidates[i].rank = static_cast<unsigned>(i + 1);
+}
+
+void explainCandidates(std::vector<DebugCandidate> &candidates) {
+  for (auto &c : candidates) {
+    if (c.removesFailure)
+      c.reasons.push_back("on the alternative input both versions behave alike");
+    else if (c.ran && c.changesFailure)
+      c.reasons.push_back("the alternative input changes the new version's behaviour");
+    else if (c.ran)
+      c.reasons.push_back("the alternative input does not change the failure");
+    else if (c.hasAlternative)
+      c.reasons.push_back("the solver found an alternative input; the budget left no time to run "
+                          "it");
+    else
+      c.reasons.push_back("ranked from the slice and the diff, without solver evidence");
+    c.reasons.push_back(c.inChangedRegion ? "the line is in a region the change touched"
+                                          : "the line is outside the changed regions");
+    c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"
+                                        : std::to_string(c.distance) +
+                                              " step(s) from the failure in the slice");
+  }
+}
+
+} // namespace rootline::debug

@@ -1,0 +1,32 @@
+// The slice stage: each version's relevant slice of its criterion, computed once from
+// the concrete dependences, and its source lines for the reports.
+#include "compose/debug_stages.h"
+
+namespace rootline::debug {
+
+void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Stages &stages) {
+  stages.update(v.name + " version");
+  v.slice = computeSlice(v.trace.dynamic, *v.index, *v.analysis, v.seeds, true, deadline);
+  v.sliceComplete = v.slice.complete;
+  if (!v.slice.complete)
+    stages.cut("the " + v.name + " version's slice stopped " + std::to_string(v.slice.stoppedAt) +
+               " instances from the start of the run; earlier dependences are missing");
+  auto &lines = v.name == "old" ? report.oldSliceLines : report.newSliceLines;
+  const auto &records = v.trace.dynamic.records;
+  std::vector<bool> seen; // by instruction id: each instruction's line is looked up once
+  for (uint64_t i = 0; i < records.size(); ++i) {
+    if (!v.slice.contains(i))
+      continue;
+    uint32_t id = records[i].id;
+    if (id >= seen.size())
+      seen.resize(id + 1);
+    if (seen[id])
+      continue;
+    seen[id] = true;
+    SourceLocation loc = ModuleIndex::locationOf(v.index->instruction(id));
+    if (loc.valid())
+      lines[relativeTo(loc.path(), v.root)].insert(loc.line);
+  }
+}
+
+} // namespace rootline::debug

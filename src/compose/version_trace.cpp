@@ -1,0 +1,92 @@
+// The trace and symbolic stages: one traced run per version, replayed twice. The first
+// replay is concrete (values and dependences, linear in the run); the second builds
+// expressions only for the instances the relevant slice needs (DESIGN.md 2.8).
+#include "compose/debug_stages.h"
+
+#include "rootline/error.h"
+
+namespace rootline::debug {
+
+namespace {
+
+std::string count(uint64_t n) { return std::to_string(n); }
+
+ReplayLimits limitsFor(const Version &v, const Deadline &deadline, Stages &stages,
+                       const std::string &what) {
+  ReplayLimits limits;
+  limits.deadline = deadline;
+  limits.progress = [&stages, name = v.name, what](uint64_t n) {
+    stages.update(name + " version, " + count(n) + " instances " + what);
+  };
+  return limits;
+}
+
+} // namespace
+
+bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
+                   double timeoutSeconds, const Deadline &deadline, Stages &stages) {
+  fs::create_directories(work);
+  writeFileAtomic(work / "stdin", input.stdinBytes);
+  TestCase test;
+  test.stdinFile = work / "stdin";
+  test.args = input.args;
+  // The traced run is slower than the native one; the budget may shorten it, and what
+  // it wrote until then still replays.
+  test.timeoutSeconds = deadline.clamp(timeoutSeconds, std::min(timeoutSeconds, 1.0));
+  v.traceFile = work / "run.trace";
+  stages.update(v.name + " version, traced run");
+  TracedRun run = runTraced(v.program, test, v.traceFile);
+  v.trace.input = input;
+  v.trace.process = run.process;
+  if (run.limitReached)
+    throw Error("the " + v.name + " version's trace of the test exceeds the trace byte limit");
+  DependenceRecorder deps(*v.index, *v.analysis);
+  TraceReader reader(v.traceFile, v.program.module.key);
+  v.trace.replay = replayTrace(*v.module.module, *v.index, reader, &deps,
+                               limitsFor(v, deadline, stages, "replayed"));
+  v.trace.dynamic = deps.take();
+  if (run.process.timedOut)
+    stages.cut("the traced run of the " + v.name + " version was stopped after " +
+               std::to_string(test.timeoutSeconds) + " s; its dependences cover " +
+               count(v.trace.replay.instances) + " instances");
+  if (v.trace.replay.outcome == RunOutcome::Stopped) {
+    stages.cut("replay of the " + v.name + " version stopped after " +
+               count(v.trace.replay.instances) + " instances; later dependences are missing");
+    return false;
+  }
+  return !run.process.timedOut;
+}
+
+bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
+                   uint32_t maxExprNodes, const Deadline &deadline, Stages &stages) {
+  SymbolicOptions options;
+  options.only = only;
+  options.maxExprNodes = maxExprNodes;
+  options.bugChecks = false;
+  options.maxPathNodes = kMaxComposeNodes;
+  SymbolicReplayer sym(ctx, *v.module.module, options);
+  TraceReader reader(v.traceFile, v.program.module.key);
+  ReplayResult r = replayTrace(*v.module.module, *v.index, reader, &sym,
+                               limitsFor(v, deadline, stages, "replayed symbolically"));
+  v.trace.symbolic = sym.take();
+  for (const CappedValues &c : v.trace.symbolic.capped)
+    stages.remark("the " + v.name + " version made " + count(c.count) + " value(s) at " +
+                  relativeTo(c.file, v.root) + ":" + std::to_string(c.line) +
+                  " concrete: their expressions outgrew " + std::to_string(maxExprNodes) +
+                  " nodes");
+  if (r.outcome == RunOutcome::Stopped && v.trace.symbolic.saturated) {
+    stages.cut("symbolic replay of the " + v.name + " version stopped after " + count(r.instances) +
+               " of " + count(v.trace.replay.instances) + " instances: its constraints reached " +
+               std::to_string(kMaxComposeNodes) + " nodes, all a composition can use");
+    return false;
+  }
+  if (r.outcome == RunOutcome::Stopped) {
+    stages.cut("symbolic replay of the " + v.name + " version stopped after " + count(r.instances) +
+               " of " + count(v.trace.replay.instances) +
+               " instances; the constraints after that are missing");
+    return false;
+  }
+  return true;
+}
+
+} // namespace rootline::debug
