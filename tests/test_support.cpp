@@ -87,6 +87,25 @@ ProgramFixture programFixture(const std::string &name) {
   return parseFixture(dir, json::parse(readFile(dir / "fixture.json")));
 }
 
+RegressionFixture regressionFixture(const std::string &name) {
+  for (auto &r : regressionFixtures())
+    if (r.name == name)
+      return r;
+  throw std::runtime_error("no regression fixture " + name);
+}
+
+DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind) {
+  DebugRequest req;
+  req.oldRoot = r.dir / "old";
+  req.newRoot = r.dir / "new";
+  req.oldRecipe = r.program.recipeIn(req.oldRoot);
+  req.newRecipe = r.program.recipeIn(req.newRoot);
+  req.input.stdinBytes = r.program.stdinFile ? readFile(*r.program.stdinFile) : "";
+  req.input.args = r.program.args;
+  req.condition = kind;
+  return req;
+}
+
 std::vector<RegressionFixture> regressionFixtures() {
   std::vector<RegressionFixture> out;
   for (const auto &dir : sortedSubdirs(fixturesDir() / "regressions")) {

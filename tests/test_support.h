@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rootline/build.h"
+#include "rootline/debug.h"
 #include "rootline/process.h"
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,10 @@ struct RegressionFixture {
   std::string oldStdout, newStdout;
 };
 std::vector<RegressionFixture> regressionFixtures();
+// The regression fixture of that name (throws when there is none).
+RegressionFixture regressionFixture(const std::string &name);
+// A debug request for the fixture's old and new versions and its failing input.
+DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind = ConditionKind::Rsc);
 
 // A fresh directory removed when the object dies.
 struct TempDir {

@@ -50,22 +50,10 @@ Z3_lbool Z3_API Z3_solver_check_assumptions(Z3_context c, Z3_solver s, unsigned 
 
 namespace {
 
-RegressionFixture regression(const std::string &name) {
-  for (auto &r : regressionFixtures())
-    if (r.name == name)
-      return r;
-  FAIL("no regression fixture " << name);
-  return {};
-}
+RegressionFixture regression(const std::string &name) { return regressionFixture(name); }
 
 DebugRequest requestFor(const RegressionFixture &r, double budget) {
-  DebugRequest req;
-  req.oldRoot = r.dir / "old";
-  req.newRoot = r.dir / "new";
-  req.oldRecipe = r.program.recipeIn(req.oldRoot);
-  req.newRecipe = r.program.recipeIn(req.newRoot);
-  req.input.stdinBytes = r.program.stdinFile ? readFile(*r.program.stdinFile) : "";
-  req.input.args = r.program.args;
+  DebugRequest req = debugRequest(r);
   req.budgetSeconds = budget;
   return req;
 }

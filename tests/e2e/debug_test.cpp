@@ -19,24 +19,10 @@ using namespace rootline::test;
 namespace {
 
 DebugRequest requestFor(const RegressionFixture &r, ConditionKind kind = ConditionKind::Rsc) {
-  DebugRequest req;
-  req.oldRoot = r.dir / "old";
-  req.newRoot = r.dir / "new";
-  req.oldRecipe = r.program.recipeIn(req.oldRoot);
-  req.newRecipe = r.program.recipeIn(req.newRoot);
-  req.input.stdinBytes = r.program.stdinFile ? readFile(*r.program.stdinFile) : "";
-  req.input.args = r.program.args;
-  req.condition = kind;
-  return req;
+  return debugRequest(r, kind);
 }
 
-RegressionFixture regression(const std::string &name) {
-  for (auto &r : regressionFixtures())
-    if (r.name == name)
-      return r;
-  FAIL("no regression fixture " << name);
-  return {};
-}
+RegressionFixture regression(const std::string &name) { return regressionFixture(name); }
 
 // True causes rootline does not rank first, and why (docs/debug.md). A miss that gets
 // fixed fails the test until it is removed from this list.
