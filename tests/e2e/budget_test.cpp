@@ -111,7 +111,7 @@ TEST_CASE("long symbolic chains are made concrete past the node cap, and symboli
           "stops where composition could use no more",
           "[debug][budget]") {
   RegressionFixture r = regression("stress_lcg_loop");
-  DebugReport rep = debugRegression(requestFor(r, 8));
+  DebugReport rep = debugRegression(requestFor(r, 30)); // room for a sanitizer build
   const DebugCandidate *truth = truthIn(rep, r);
   REQUIRE(truth != nullptr);
   CHECK(truth->rank == 1);
