@@ -26,6 +26,7 @@ struct SliceOptions {
   std::string smt2;
   bool dynamicOnly = false;
   double timeout = 30;
+  double budget = 60;
   std::vector<std::string> args;
 };
 
@@ -62,6 +63,8 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     throw Error("--criterion is required (FILE:LINE, output, output:N or crash)");
   BuildRecipe recipe = resolveRecipe(opt.recipe);
   TracedProgram program = buildTraced(recipe);
+  Deadline budget = opt.budget > 0 ? Deadline::in(opt.budget) : Deadline::unlimited();
+  std::vector<std::string> notes; // what the budget cut short
   TestCase test;
   test.stdinFile = stdinOption(opt.stdinFile);
   test.args = opt.args;
@@ -79,17 +82,39 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   DependenceRecorder deps(index, analysis);
   ReplayFanout recorder({&sym, &deps});
   TraceReader reader(run.trace, program.module.key);
-  replayTrace(*loaded.module, index, reader, &recorder);
+  ReplayLimits limits;
+  limits.deadline = budget.share(0.7);
+  ReplayResult replayed = replayTrace(*loaded.module, index, reader, &recorder, limits);
+  if (replayed.outcome == RunOutcome::Stopped)
+    notes.push_back("replay stopped at the budget after " + std::to_string(replayed.instances) +
+                    " instances; the slice covers that prefix of the run");
   DynamicTrace dyn = deps.take();
   SymbolicRun symbolic = sym.take();
   fs::remove_all(work);
 
   std::vector<CriterionSeed> seeds;
-  for (const auto &c : opt.criteria)
-    for (auto &s : resolveCriterion(c, dyn, index))
-      seeds.push_back(s);
-  Slice relevant = computeSlice(dyn, index, analysis, seeds, true);
-  Slice dynamic = computeSlice(dyn, index, analysis, seeds, false);
+  for (const auto &c : opt.criteria) {
+    try {
+      for (auto &s : resolveCriterion(c, dyn, index))
+        seeds.push_back(s);
+    } catch (const Error &e) {
+      if (replayed.outcome != RunOutcome::Stopped)
+        throw;
+      throw Error(std::string(e.what()) + " before replay stopped at --budget, after " +
+                  std::to_string(replayed.instances) + " instances");
+    }
+  }
+  Slice relevant = computeSlice(dyn, index, analysis, seeds, true, budget.share(0.6));
+  Slice dynamic = computeSlice(dyn, index, analysis, seeds, false, budget);
+  for (const Slice *s : {&relevant, &dynamic})
+    if (!s->complete)
+      notes.push_back(std::string(s == &relevant ? "relevant" : "dynamic") +
+                      " slice stopped at the budget " + std::to_string(s->stoppedAt) +
+                      " instances from the start of the run");
+  for (const CappedValues &c : symbolic.capped)
+    notes.push_back(std::to_string(c.count) + " value(s) at " + c.file + ":" +
+                    std::to_string(c.line) + " made concrete: their expressions outgrew " +
+                    std::to_string(kDefaultMaxExprNodes) + " nodes");
   std::vector<PathConstraint> rsc =
       relevantSliceCondition(symbolic, opt.dynamicOnly ? dynamic : relevant);
 
@@ -133,7 +158,8 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
                         {"rsc_constraints", rsc.size()},
                         {"pc", pcText},
                         {"pc_constraints", symbolic.path.size()},
-                        {"outcome", run.process.outcome()}};
+                        {"outcome", run.process.outcome()},
+                        {"notes", notes}};
     std::cout << jsonText(j);
     return ExitOk;
   }
@@ -151,6 +177,8 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   std::cout << "  (+ = only through potential dependences)\n";
   std::cout << "RSC (" << rsc.size() << " constraints): " << rscText << "\n";
   std::cout << "PC  (" << symbolic.path.size() << " constraints): " << pcText << "\n";
+  for (const auto &n : notes)
+    std::cerr << "rootline: budget: " << n << "\n";
   return ExitOk;
 }
 
@@ -171,6 +199,7 @@ void addSliceCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_flag("--dynamic", opt->dynamicOnly,
                 "Use the dynamic slice (no potential dependences) for the condition");
   cmd->add_option("--timeout", opt->timeout, "Seconds before the program is stopped (default 30)");
+  addBudgetOption(*cmd, opt->budget);
   cmd->add_option("args", opt->args, "Program arguments (after --)");
   cmd->footer("Example: rootline slice --src prog.c --stdin in.txt --criterion prog.c:42");
   cmd->callback(
