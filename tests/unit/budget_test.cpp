@@ -83,7 +83,8 @@ TEST_CASE("progress stays silent for the first second, then prints plain lines",
     p.update("42 instances");
   }
   std::string out = contents(f);
-  CHECK(out.find("rootline: [1s] slice: new version\n") != std::string::npos);
+  CHECK(out.find("rootline: [") == 0);
+  CHECK(out.find("s] slice: new version\n") != std::string::npos);
   CHECK(out.find("\r") == std::string::npos); // not a terminal: no in-place updates
   std::fclose(f);
 }
@@ -98,7 +99,8 @@ TEST_CASE("progress on a terminal updates one line in place and clears it", "[bu
     p.finish();
   }
   std::string out = contents(f);
-  CHECK(out.find("\r\033[Krootline: [1s] compose: constraint 3 of 9") != std::string::npos);
+  CHECK(out.find("\r\033[Krootline: [") == 0);
+  CHECK(out.find("s] compose: constraint 3 of 9") != std::string::npos);
   CHECK(out.size() >= 4);
   CHECK(out.substr(out.size() - 4) == "\r\033[K");
   std::fclose(f);
