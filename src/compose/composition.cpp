@@ -282,8 +282,8 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
   } else {
     result.direction = "same partition in both versions: the value is computed differently";
   }
-  result.complete = composer.complete() && !deadline.expired();
-  if (!result.complete && result.candidates.empty())
+  bool complete = composer.complete() && !deadline.expired();
+  if (!complete && result.candidates.empty())
     result.direction = "undecided: the composition did not finish within its budget";
   return result;
 }

@@ -127,7 +127,6 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
 struct Composition {
   std::vector<DebugCandidate> candidates;
   std::string direction;
-  bool complete = true;
 };
 Composition compose(const DebugRequest &req, z3::context &ctx, const Version &oldV,
                     const Version &newV, Diffs &diffs, const Deadline &deadline,
@@ -138,10 +137,10 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
 void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max);
 
 // Runs each candidate's alternative input on both native executables, best-ranked
-// first, until the deadline. Returns how many were run.
-size_t gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
-                      const Version &newV, const RunSummary &failing, const fs::path &work,
-                      double timeoutSeconds, const Deadline &deadline, Stages &stages);
+// first, until the deadline.
+void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
+                    const Version &newV, const RunSummary &failing, const fs::path &work,
+                    double timeoutSeconds, const Deadline &deadline, Stages &stages);
 
 // The "why ranked here" reasons of each candidate, from its evidence and position.
 void explainCandidates(std::vector<DebugCandidate> &candidates);

@@ -7,9 +7,9 @@
 
 namespace rootline::debug {
 
-size_t gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
-                      const Version &newV, const RunSummary &failing, const fs::path &work,
-                      double timeoutSeconds, const Deadline &deadline, Stages &stages) {
+void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
+                    const Version &newV, const RunSummary &failing, const fs::path &work,
+                    double timeoutSeconds, const Deadline &deadline, Stages &stages) {
   size_t total = 0, ran = 0, unrun = 0;
   for (const auto &c : candidates)
     total += c.hasAlternative;
@@ -54,7 +54,6 @@ size_t gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &ol
   if (unrun)
     stages.cut(std::to_string(unrun) + " of " + std::to_string(total) +
                " alternative inputs were not run: those candidates carry solver evidence only");
-  return ran;
 }
 
 } // namespace rootline::debug

@@ -446,7 +446,7 @@ struct SymbolicReplayer::Impl {
     }
     // Aligned by construction (an index times the element size), proved without a
     // solver; any other offset reads through the array model instead.
-    if ((n & (n - 1)) != 0 || (1ull << std::min(knownTrailingZeros(offset), 63u)) % n != 0)
+    if ((1ull << std::min(knownTrailingZeros(offset), 63u)) % n != 0)
       return std::nullopt;
     std::map<uint64_t, unsigned> counts;
     for (uint64_t v : values)
@@ -1139,23 +1139,14 @@ struct SymbolicReplayer::Impl {
 
   void output(const Instance &I, const llvm::CallInst *c, const Event &e) {
     uint64_t arg = e.c;
-    std::optional<z3::expr> value;
     if (e.d != 0) { // bytes copied from memory (%s, puts, fwrite)
-      bool symbolic = false;
-      for (uint64_t i = 0; i < e.e && !symbolic; ++i)
-        symbolic = symByte.count(e.d + i);
-      if (symbolic) {
-        z3::expr v = byteAt(e.d);
-        for (uint64_t i = 1; i < e.e; ++i)
-          v = z3::concat(byteAt(e.d + i), v);
-        value = v;
-      }
+      if (e.e && anySymbolicByte(e.d, e.e))
+        run.outputs.push_back({I.index, e.a, e.b, e.e, arg, readBytes(e.d, e.e).first});
     } else if (arg >= 1 && arg < I.operands.size() && arg < c->arg_size()) {
       if (const z3::expr *s = sym(I.operands[arg]))
-        value = *s;
+        run.outputs.push_back(
+            {I.index, e.a, e.b, e.e, arg, simplified(*s, nodesOf(I.operands[arg]))});
     }
-    if (value)
-      run.outputs.push_back({I.index, e.a, e.b, e.e, arg, simplified(*value, nodesOver(I))});
   }
 };
 

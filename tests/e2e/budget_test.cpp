@@ -50,8 +50,6 @@ Z3_lbool Z3_API Z3_solver_check_assumptions(Z3_context c, Z3_solver s, unsigned 
 
 namespace {
 
-RegressionFixture regression(const std::string &name) { return regressionFixture(name); }
-
 DebugRequest requestFor(const RegressionFixture &r, double budget) {
   DebugRequest req = debugRequest(r);
   req.budgetSeconds = budget;
@@ -83,7 +81,7 @@ const StageRecord *stage(const DebugReport &rep, const std::string &name) {
 TEST_CASE("a one-second budget on a stress fixture still ranks the cause, with the cut-short "
           "stages named",
           "[debug][budget]") {
-  RegressionFixture r = regression("stress_long_run");
+  RegressionFixture r = regressionFixture("stress_long_run");
   DebugReport rep = debugRegression(requestFor(r, 1));
   REQUIRE_FALSE(rep.candidates.empty());
   const DebugCandidate *truth = truthIn(rep, r);
@@ -110,7 +108,7 @@ TEST_CASE("a one-second budget on a stress fixture still ranks the cause, with t
 TEST_CASE("long symbolic chains are made concrete past the node cap, and symbolic replay "
           "stops where composition could use no more",
           "[debug][budget]") {
-  RegressionFixture r = regression("stress_lcg_loop");
+  RegressionFixture r = regressionFixture("stress_lcg_loop");
   DebugReport rep = debugRegression(requestFor(r, 30)); // room for a sanitizer build
   const DebugCandidate *truth = truthIn(rep, r);
   REQUIRE(truth != nullptr);
@@ -189,7 +187,7 @@ TEST_CASE("slice-directed symbolic replay gives the relevant slice condition of 
   for (const char *name :
        {"discount_threshold", "b3_grade_switch", "b2_gcd_list", "b4_rpn_stack"}) {
     DYNAMIC_SECTION(name) {
-      RegressionFixture r = regression(name);
+      RegressionFixture r = regressionFixture(name);
       TracedProgram p = buildTraced(r.program.recipeIn(r.dir / "new"));
       LoadedModule module = loadModule(p.module.bitcode);
       ModuleIndex index(*module.module);
@@ -237,7 +235,7 @@ TEST_CASE("slice-directed symbolic replay gives the relevant slice condition of 
 
 TEST_CASE("rootline debug --budget: JSON names the stages; a negative budget is refused",
           "[debug][budget][cli]") {
-  RegressionFixture r = regression("discount_threshold");
+  RegressionFixture r = regressionFixture("discount_threshold");
   ProcessResult ok = runRootline({"--json", "debug", "--budget", "30", "--old",
                                   (r.dir / "old").string(), "--new", (r.dir / "new").string(),
                                   "--src", "main.c", "--stdin", r.program.stdinFile->string()});
