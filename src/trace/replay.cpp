@@ -1059,6 +1059,11 @@ private:
       I.result = ops::insertBytes(r, flagOffset, 1, {overflow ? 1u : 0u, 0});
       break;
     }
+    case llvm::Intrinsic::is_fpclass:
+      I.result = {ops::floatClass(call->getArgOperand(0)->getType(), arg(0),
+                                  static_cast<unsigned>(arg(1).lo)),
+                  0};
+      break;
     case llvm::Intrinsic::trap:
     case llvm::Intrinsic::debugtrap:
     case llvm::Intrinsic::ubsantrap: {

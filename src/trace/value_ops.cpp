@@ -298,6 +298,40 @@ bool floatIntrinsic(unsigned iid, const llvm::Type *t, const Val *args, Val &out
   return false;
 }
 
+namespace {
+template <typename F> bool inClass(Val v, unsigned mask) {
+  F f = load<F>(v);
+  bool neg = std::signbit(f);
+  switch (std::fpclassify(f)) {
+  case FP_NAN: {
+    // The quiet bit is the significand's top bit (bit 22 of a float, 51 of a double,
+    // 62 of an x86 long double).
+    unsigned quietBit = sizeof(F) == 4 ? 22 : sizeof(F) == 8 ? 51 : 62;
+    bool quiet = (v.lo >> quietBit) & 1;
+    return mask & (quiet ? 0x2 : 0x1);
+  }
+  case FP_INFINITE:
+    return mask & (neg ? 0x4 : 0x200);
+  case FP_NORMAL:
+    return mask & (neg ? 0x8 : 0x100);
+  case FP_SUBNORMAL:
+    return mask & (neg ? 0x10 : 0x80);
+  default: // zero
+    return mask & (neg ? 0x20 : 0x40);
+  }
+}
+} // namespace
+
+bool floatClass(const llvm::Type *t, Val v, unsigned mask) {
+  if (t->isFloatTy())
+    return inClass<float>(v, mask);
+  if (t->isDoubleTy())
+    return inClass<double>(v, mask);
+  if (t->isX86_FP80Ty())
+    return inClass<long double>(v, mask);
+  throw Error("unsupported floating-point type", ExitInternal);
+}
+
 bool isSupportedFloat(const llvm::Type *t) {
   return t->isFloatTy() || t->isDoubleTy() || t->isX86_FP80Ty();
 }

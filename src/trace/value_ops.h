@@ -38,6 +38,11 @@ bool isSupportedFloat(const llvm::Type *type);
 // Returns false for an intrinsic that is not one of these.
 bool floatIntrinsic(unsigned intrinsicId, const llvm::Type *type, const Val *args, Val &out);
 
+// llvm.is.fpclass: whether `v` is in one of the classes of `mask` (bit 0 signaling NaN,
+// 1 quiet NaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal,
+// 9 +inf), as clang emits for isnan/isinf/isfinite.
+bool floatClass(const llvm::Type *type, Val v, unsigned mask);
+
 Val cast(unsigned opcode, const llvm::Type *from, const llvm::Type *to, Val v,
          const llvm::DataLayout &dl);
 

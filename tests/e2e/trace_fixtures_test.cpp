@@ -318,3 +318,27 @@ TEST_CASE("rootline trace rejects a missing stdin file and a program that does n
   CHECK(r.err.find("cannot compile") != std::string::npos);
   CHECK(r.err.find("error:") != std::string::npos);
 }
+
+TEST_CASE("isnan, isinf and isfinite (llvm.is.fpclass) replay", "[trace]") {
+  // clang-19 turns these into llvm.is.fpclass; mujs's number conversions use them.
+  TempDir t;
+  BuildRecipe recipe = sourceRecipe(t.path / "cls.c", R"(#include <math.h>
+#include <stdio.h>
+int main(void) {
+  double xs[] = {0.0, -0.0, 1.5, -2.0, 1e-310, 0.0 / 0.0, 1.0 / 0.0, -1.0 / 0.0};
+  for (int i = 0; i < 8; ++i)
+    printf("%d%d%d%d ", isnan(xs[i]) != 0, isinf(xs[i]) != 0, isfinite(xs[i]) != 0,
+           isnormal(xs[i]) != 0);
+  float f = (float)xs[5];
+  printf("%d\n", isnan(f) != 0);
+  return 0;
+}
+)");
+  TracedProgram p = buildTraced(recipe);
+  TestCase test;
+  TracedRun run = runTraced(p, test, t.path / "run.trace");
+  REQUIRE(run.process.exitedWith(0));
+  CHECK(run.process.out == "0010 0010 0011 0011 0010 1000 0100 0100 1\n");
+  Replayed replayed = replayOf(p, run.trace);
+  CHECK(replayed.result.outcome == RunOutcome::Exit);
+}

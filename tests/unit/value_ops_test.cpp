@@ -77,3 +77,37 @@ TEST_CASE("casts extend, truncate and convert like x86-64", "[replay][ops]") {
   Val huge = cast(llvm::Instruction::SIToFP, i64, dbl, v(1ull << 62), dl);
   CHECK(cast(llvm::Instruction::FPToSI, dbl, i32, huge, dl).lo == 0x80000000u);
 }
+
+TEST_CASE("llvm.is.fpclass sorts floats into the classes of its mask", "[replay][ops]") {
+  llvm::LLVMContext ctx;
+  llvm::Type *d = llvm::Type::getDoubleTy(ctx), *f = llvm::Type::getFloatTy(ctx);
+  auto bits = [](double x) {
+    Val out;
+    std::memcpy(&out.lo, &x, 8);
+    return out;
+  };
+  auto fbits = [](float x) {
+    Val out;
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    out.lo = u;
+    return out;
+  };
+  const unsigned nan = 0x3, inf = 0x204, zero = 0x60, normal = 0x108, subnormal = 0x90;
+  CHECK(floatClass(d, bits(__builtin_nan("")), nan));
+  CHECK(floatClass(d, bits(__builtin_nan("")), 0x2)); // quiet
+  CHECK_FALSE(floatClass(d, bits(__builtin_nan("")), 0x1));
+  CHECK(floatClass(d, bits(__builtin_nans("")), 0x1)); // signaling
+  CHECK(floatClass(d, bits(-__builtin_inf()), 0x4));
+  CHECK_FALSE(floatClass(d, bits(-__builtin_inf()), 0x200));
+  CHECK(floatClass(d, bits(__builtin_inf()), inf));
+  CHECK(floatClass(d, bits(-0.0), 0x20));
+  CHECK(floatClass(d, bits(0.0), zero));
+  CHECK(floatClass(d, bits(1.5), 0x100));
+  CHECK(floatClass(d, bits(-1.5), normal));
+  CHECK_FALSE(floatClass(d, bits(1.5), nan | inf | zero | subnormal));
+  CHECK(floatClass(d, bits(4.9e-324), 0x80));
+  CHECK(floatClass(f, fbits(__builtin_nanf("")), nan));
+  CHECK(floatClass(f, fbits(3.0f), normal));
+  CHECK_FALSE(floatClass(f, fbits(3.0f), nan));
+}
