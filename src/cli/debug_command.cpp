@@ -73,7 +73,6 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   Progress progress = Progress::toStderr(!global.json && !global.quiet);
   req.progress = &progress;
   DebugReport report = debugRegression(req);
-  progress.finish();
   if (!opt.out.empty())
     writeReportFiles(opt.out, debugReportFiles(report));
   if (global.json)
