@@ -169,6 +169,11 @@ struct SymbolicReplayer::Impl {
     return it == valueOf.end() ? nullptr : &exprs[it->second];
   }
   const z3::expr *sym(const Operand &op) const { return symOf(op.def); }
+  // A copy that stays valid while more expressions are added.
+  std::optional<z3::expr> symCopy(const Operand &op) const {
+    const z3::expr *e = sym(op);
+    return e ? std::optional<z3::expr>(*e) : std::nullopt;
+  }
   uint32_t nodesOf(const Operand &op) const {
     if (op.def == kNoDef)
       return 1;
@@ -792,7 +797,7 @@ struct SymbolicReplayer::Impl {
       writeConcrete(I.addr, n, I.result);
       return;
     }
-    const z3::expr *ptr = wanted ? sym(I.operands[0]) : nullptr;
+    std::optional<z3::expr> ptr = wanted ? symCopy(I.operands[0]) : std::nullopt;
     uint64_t base = 0;
     checkConcreteAccess(I, I.operands[0], n);
     Object *obj = ptr ? pointeeObject(I.operands[0], &base) : objectAt(I.addr, &base);
@@ -832,8 +837,9 @@ struct SymbolicReplayer::Impl {
     uint64_t n = I.size;
     // An instance outside the wanted set stores its concrete value: no wanted load
     // reads it (a wanted load's writers are wanted too).
-    const z3::expr *value = wanted ? sym(I.operands[0]) : nullptr;
-    const z3::expr *ptr = wanted ? sym(I.operands[1]) : nullptr;
+    // Copies, not pointers into `exprs`: building the array below may grow it.
+    std::optional<z3::expr> value = wanted ? symCopy(I.operands[0]) : std::nullopt;
+    std::optional<z3::expr> ptr = wanted ? symCopy(I.operands[1]) : std::nullopt;
     uint64_t base = 0;
     checkConcreteAccess(I, I.operands[1], n);
     Object *obj = ptr ? pointeeObject(I.operands[1], &base) : objectAt(I.addr, &base);
