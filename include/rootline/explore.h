@@ -47,11 +47,13 @@ struct SymbolicTrace {
 
 // Runs `input` traced and replays it symbolically. `workDir` receives the stdin file
 // and the trace. The module must be program.module loaded (its instructions are what
-// the result points to).
+// the result points to). Replay stops at `limits.deadline` (replay.outcome Stopped: the
+// symbolic run covers a prefix of the path only).
 SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module,
                             const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
                             const fs::path &workDir, double timeoutSeconds,
-                            const StaticAnalysis *analysis = nullptr);
+                            const StaticAnalysis *analysis = nullptr,
+                            const ReplayLimits &limits = {});
 
 enum class Strategy { Dart, Rsc, NaiveRsc };
 
@@ -132,6 +134,7 @@ struct ExploreResult {
   std::set<SignatureEntry> signature;
   std::vector<FoundBug> bugs;
   ExploreStats stats;
+  std::vector<std::string> notes; // what the budget cut short
 };
 
 ExploreResult explore(const TracedProgram &program, const ProgramInput &seed,

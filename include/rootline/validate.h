@@ -7,6 +7,7 @@
 #pragma once
 
 #include "rootline/debug.h"
+#include "rootline/progress.h"
 
 #include <optional>
 #include <string>
@@ -25,6 +26,8 @@ struct ValidateRequest {
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
   unsigned maxNeighbours = 40; // inputs tried in neighbouring partitions
+  double budgetSeconds = 60;   // the whole job, builds excepted (0: unlimited)
+  Progress *progress = nullptr;
 };
 
 // An input on which the fix and the good version behave differently (or, unconfirmed,

@@ -4,6 +4,7 @@
 #include "rootline/bisect.h"
 #include "rootline/error.h"
 #include "rootline/json_text.h"
+#include "rootline/progress.h"
 
 #include <iostream>
 
@@ -80,6 +81,9 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
   options.debugTemplate.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;
   options.debugTemplate.timeoutSeconds = opt.test.timeout;
   options.debugTemplate.budgetSeconds = opt.budget;
+  // The debug step's stages show as it runs, like rootline debug's.
+  Progress debugProgress = Progress::toStderr(!global.quiet && !global.json);
+  options.debugTemplate.progress = &debugProgress;
   if (!global.quiet && !global.json)
     options.progress = [](const std::string &s) { std::cerr << s << "\n"; };
   BisectResult result = bisectHistory(repo, good, bad, check, options);

@@ -3,9 +3,9 @@
 #include "rootline/error.h"
 #include "rootline/explore.h"
 #include "rootline/json_text.h"
+#include "rootline/progress.h"
 
 #include <iostream>
-#include <unistd.h>
 
 namespace rootline::cli {
 
@@ -45,15 +45,13 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
     throw Error("--out '" + out.string() +
                 "' is not empty and was not written by rootline explore; "
                 "choose a new directory");
+  Progress progress = Progress::toStderr(!global.json && !global.quiet);
+  progress.stage("build");
   TracedProgram program = buildTraced(recipe);
-  bool tty = isatty(2) && !global.json && !global.quiet;
-  if (tty)
-    opt.explore.progress = [](const std::string &line) {
-      std::cerr << "\rrootline: explore: " << line << "\x1b[K" << std::flush;
-    };
+  progress.stage("explore");
+  opt.explore.progress = [&progress](const std::string &line) { progress.update(line); };
   ExploreResult result = explore(program, seed, opt.explore);
-  if (tty)
-    std::cerr << "\n";
+  progress.finish();
   std::string name = recipe.units.front().source.filename().string();
   writeTestSuite(result, out, name);
   if (global.json) {
@@ -80,6 +78,8 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
     for (const auto &b : result.bugs)
       std::cerr << "rootline: bug: " << b.kind << " at " << b.file << ":" << b.line << " in "
                 << b.function << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
+    for (const auto &n : result.notes)
+      std::cerr << "rootline: " << n << "\n";
     std::cerr << "rootline: explore: " << result.tests.size() << " tests written to "
               << out.string() << "\n";
   }
@@ -103,7 +103,7 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
                   "naive-rsc (default dart)");
   cmd->add_option("--max-runs", opt->explore.maxRuns, "Stop after this many runs (default 100)");
   cmd->add_option("--budget,--time-budget", opt->explore.timeBudgetSeconds,
-                  "Stop after this many seconds (default 60)")
+                  "Stop after this many seconds, replay and solver included (default 60, 0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--loop-bound", opt->explore.loopBound,
                   "Do not negate a branch beyond its K-th instance on a "

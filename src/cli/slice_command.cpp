@@ -4,6 +4,7 @@
 #include "rootline/error.h"
 #include "rootline/expr_text.h"
 #include "rootline/json_text.h"
+#include "rootline/progress.h"
 #include "rootline/run.h"
 #include "rootline/slice.h"
 
@@ -62,17 +63,20 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   if (opt.criteria.empty())
     throw Error("--criterion is required (FILE:LINE, output, output:N or crash)");
   BuildRecipe recipe = resolveRecipe(opt.recipe);
+  Progress progress = Progress::toStderr(!global.json && !global.quiet);
+  progress.stage("build");
   TracedProgram program = buildTraced(recipe);
   Deadline budget = opt.budget > 0 ? Deadline::in(opt.budget) : Deadline::unlimited();
   std::vector<std::string> notes; // what the budget cut short
   TestCase test;
   test.stdinFile = stdinOption(opt.stdinFile);
   test.args = opt.args;
-  test.timeoutSeconds = opt.timeout;
+  test.timeoutSeconds = budget.clamp(opt.timeout);
   fs::path work = makeWorkDir("slice");
+  progress.stage("trace");
   TracedRun run = runTraced(program, test, work / "run.trace");
   if (run.process.timedOut)
-    throw Error("the program did not finish within --timeout");
+    throw Error("the program did not finish within --timeout (or the --budget)");
 
   LoadedModule loaded = loadModule(program.module.bitcode);
   ModuleIndex index(*loaded.module);
@@ -84,6 +88,10 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   TraceReader reader(run.trace, program.module.key);
   ReplayLimits limits;
   limits.deadline = budget.share(0.7);
+  limits.progress = [&progress](uint64_t n) {
+    progress.update(std::to_string(n) + " instances replayed");
+  };
+  progress.stage("symbolic");
   ReplayResult replayed = replayTrace(*loaded.module, index, reader, &recorder, limits);
   if (replayed.outcome == RunOutcome::Stopped)
     notes.push_back("replay stopped at the budget after " + std::to_string(replayed.instances) +
@@ -104,6 +112,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
                   std::to_string(replayed.instances) + " instances");
     }
   }
+  progress.stage("slice");
   Slice relevant = computeSlice(dyn, index, analysis, seeds, true, budget.share(0.6));
   Slice dynamic = computeSlice(dyn, index, analysis, seeds, false, budget);
   for (const Slice *s : {&relevant, &dynamic})
@@ -131,6 +140,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     e.relevant += inRel;
     e.dynamic += inDyn;
   }
+  progress.finish();
   std::string rscText = readableExpr(conjunction(ctx, rsc));
   std::string pcText = readableExpr(conjunction(ctx, symbolic.path));
   if (!opt.smt2.empty()) {

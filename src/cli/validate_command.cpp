@@ -17,6 +17,7 @@ struct ValidateOptions {
   RecipeRequest recipe;
   TestOptions test;
   unsigned maxNeighbours = 40;
+  double budget = 60;
 };
 
 int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
@@ -58,7 +59,11 @@ int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
   req.expectedStdout = testExpected(opt.test);
   req.timeoutSeconds = opt.test.timeout;
   req.maxNeighbours = opt.maxNeighbours;
+  req.budgetSeconds = opt.budget;
+  Progress progress = Progress::toStderr(!global.json && !global.quiet);
+  req.progress = &progress;
   ValidateReport report = validateFix(req);
+  progress.finish();
   if (!opt.out.empty())
     writeReportFiles(opt.out, {{"validate.json", jsonText(validateJson(report))},
                                {"validate.md", validateMarkdown(report)},
@@ -87,6 +92,7 @@ void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &acti
   addTestOptions(*cmd, opt->test);
   cmd->add_option("--max-neighbours", opt->maxNeighbours,
                   "Inputs from neighbouring partitions to run on both versions (default 40)");
+  addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--out", opt->out,
                   "Directory for validate.json, validate.md, validate.sarif and validate.html");
   cmd->footer("Accepted when the failing test passes on the fix, the solver proves that the fix\n"

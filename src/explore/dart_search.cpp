@@ -95,11 +95,12 @@ public:
   }
 
   ExploreResult run(const ProgramInput &seed) {
-    start_ = Clock::now();
-    auto start = start_;
+    auto start = Clock::now();
+    // 0 is no budget, as for debug.
+    deadline_ = options_.timeBudgetSeconds > 0 ? Deadline::in(options_.timeBudgetSeconds)
+                                               : Deadline::unlimited();
     queue_.push_back({seed, 0, {}, false, 0});
-    while (!queue_.empty() && result_.stats.runs < options_.maxRuns &&
-           elapsed(start) < options_.timeBudgetSeconds) {
+    while (!queue_.empty() && result_.stats.runs < options_.maxRuns && !outOfTime()) {
       Candidate c = std::move(queue_.front());
       queue_.pop_front();
       step(c);
@@ -109,6 +110,9 @@ public:
                           std::to_string(result_.bugs.size()) + " bugs, " +
                           std::to_string(queue_.size()) + " queued");
     }
+    if (outOfTime() && !queue_.empty())
+      result_.notes.push_back("budget: exploration stopped at the time budget with " +
+                              std::to_string(queue_.size()) + " input(s) still queued");
     coverageTotals();
     result_.stats.partitions = static_cast<unsigned>(result_.partitionKeys.size());
     result_.stats.totalSeconds = elapsed(start);
@@ -124,7 +128,7 @@ private:
     ++result_.stats.runs;
     return traceSymbolic(program_, *loaded_.module, index_, input, ctx_,
                          workDir_ / ("run-" + std::to_string(result_.stats.runs)),
-                         options_.runTimeoutSeconds, &analysis_);
+                         options_.runTimeoutSeconds, &analysis_, ReplayLimits{deadline_, {}});
   }
 
   std::vector<std::pair<uint32_t, uint32_t>> idsOf(const std::vector<PathConstraint> &seq) {
@@ -212,6 +216,7 @@ private:
       ++e_.result_.stats.solverCalls;
       e_.result_.stats.formulaBytes += bytes_ + extra.to_string().size();
       auto t0 = Clock::now();
+      s_.set("timeout", e_.deadline_.clampMs(e_.options_.solverTimeoutMs));
       z3::check_result r = s_.check();
       e_.result_.stats.solverSeconds += elapsed(t0);
       std::optional<z3::model> model;
@@ -236,10 +241,16 @@ private:
     uint64_t bytes_ = 0;
   };
 
-  bool outOfTime() const { return elapsed(start_) >= options_.timeBudgetSeconds; }
+  bool outOfTime() const { return deadline_.expired(); }
 
   void step(const Candidate &c) {
     SymbolicTrace t = runInput(c.input);
+    if (t.replay.outcome == RunOutcome::Stopped) {
+      // A path cut short predicts nothing; the budget is spent anyway.
+      result_.notes.push_back("budget: the replay of run " + std::to_string(result_.stats.runs) +
+                              " stopped at the time budget; its input was not recorded");
+      return;
+    }
     const SymbolicRun &sym = t.symbolic;
     result_.stats.concretizations += sym.concretizations;
     result_.stats.concretizedCalls.insert(sym.concretizedCalls.begin(), sym.concretizedCalls.end());
@@ -499,7 +510,7 @@ private:
   fs::path workDir_;
   z3::context ctx_;
   std::unique_ptr<z3::params> solverParams_;
-  Clock::time_point start_ = Clock::now();
+  Deadline deadline_;
   std::deque<Candidate> queue_;
   std::set<std::string> paths_, negated_, checked_;
   std::set<std::pair<uint32_t, uint32_t>> branchesCovered_;

@@ -37,14 +37,14 @@ private:
 SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module,
                             const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
                             const fs::path &workDir, double timeoutSeconds,
-                            const StaticAnalysis *analysis) {
+                            const StaticAnalysis *analysis, const ReplayLimits &limits) {
   fs::create_directories(workDir);
   fs::path stdinFile = workDir / "stdin";
   writeFileAtomic(stdinFile, input.stdinBytes);
   TestCase test;
   test.stdinFile = stdinFile;
   test.args = input.args;
-  test.timeoutSeconds = timeoutSeconds;
+  test.timeoutSeconds = limits.deadline.clamp(timeoutSeconds);
   SymbolicTrace out;
   out.input = input;
   TracedRun run = runTraced(program, test, workDir / "run.trace");
@@ -61,7 +61,7 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
     observers.push_back(&*deps);
   ReplayFanout recorder(observers);
   TraceReader reader(run.trace, program.module.key);
-  out.replay = replayTrace(module, index, reader, &recorder);
+  out.replay = replayTrace(module, index, reader, &recorder, limits);
   out.symbolic = sym.take();
   if (deps)
     out.dynamic = deps->take();

@@ -90,7 +90,8 @@ json summaryJson(const ExploreResult &r) {
             {"formula_bytes", s.formulaBytes}}},
           {"seconds", s.totalSeconds},
           {"concretizations", s.concretizations},
-          {"concretized_calls", s.concretizedCalls}};
+          {"concretized_calls", s.concretizedCalls},
+          {"notes", r.notes}};
 }
 
 std::string summaryMarkdown(const ExploreResult &r, const std::string &programName) {
@@ -117,6 +118,10 @@ std::string summaryMarkdown(const ExploreResult &r, const std::string &programNa
     }
     md << "\n";
   }
+  for (const auto &n : r.notes)
+    md << "- " << n << "\n";
+  if (!r.notes.empty())
+    md << "\n";
   if (!s.concretizedCalls.empty()) {
     md << "Symbolic values were made concrete at calls to:";
     for (const auto &c : s.concretizedCalls)

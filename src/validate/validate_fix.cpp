@@ -23,18 +23,28 @@ bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
   return a.stdoutBytes == b.stdoutBytes && a.outcome == b.outcome;
 }
 
-void traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::path &dir,
-               double timeout) {
+// False when the deadline cut the replay or the slice: the condition then describes
+// less than the partition and proves nothing.
+bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::path &dir,
+               double timeout, const Deadline &deadline, Progress *progress) {
+  ReplayLimits limits{deadline, {}};
+  if (progress)
+    limits.progress = [progress](uint64_t n) {
+      progress->update(std::to_string(n) + " instances replayed");
+    };
   s.trace = traceSymbolic(s.program, *s.module.module, *s.index, input, ctx, dir, timeout,
-                          s.analysis.get());
+                          s.analysis.get(), limits);
+  if (s.trace.replay.outcome == RunOutcome::Stopped)
+    return false;
   std::vector<CriterionSeed> seeds;
   try {
     seeds = resolveCriterion("output", s.trace.dynamic, *s.index);
   } catch (const Error &) {
-    return; // prints nothing: no output depends on anything
+    return true; // prints nothing: no output depends on anything
   }
-  Slice slice = computeSlice(s.trace.dynamic, *s.index, *s.analysis, seeds);
+  Slice slice = computeSlice(s.trace.dynamic, *s.index, *s.analysis, seeds, true, deadline);
   s.condition = relevantSliceCondition(s.trace.symbolic, slice);
+  return slice.complete;
 }
 
 // The value an expression has on the traced run (inputs at their seed values).
@@ -119,15 +129,22 @@ ValidateReport validateFix(const ValidateRequest &req) {
   good.root = req.goodRoot;
   fix.name = "fix";
   fix.root = req.fixRoot;
+  Progress quiet;
+  Progress &progress = req.progress ? *req.progress : quiet;
+  progress.stage("build");
   buildAnalysedVersion(good, req.goodRecipe);
   fs::path badNative = buildNativeVersion("bad", req.badRecipe);
   buildAnalysedVersion(fix, req.fixRecipe);
   fs::path work = makeWorkDir("validate");
+  // Builds are cached and not cut; the budget covers runs, replay and the solver.
+  Deadline deadline = req.budgetSeconds > 0 ? Deadline::in(req.budgetSeconds) : Deadline{};
+  auto timeout = [&] { return deadline.clamp(req.timeoutSeconds); };
 
   // The failing test on all three.
-  report.goodRun = runInputNatively(good.native, req.input, work / "good", req.timeoutSeconds);
-  report.badRun = runInputNatively(badNative, req.input, work / "bad", req.timeoutSeconds);
-  report.fixRun = runInputNatively(fix.native, req.input, work / "fix", req.timeoutSeconds);
+  progress.stage("test", "the failing input on good, bad and fix");
+  report.goodRun = runInputNatively(good.native, req.input, work / "good", timeout());
+  report.badRun = runInputNatively(badNative, req.input, work / "bad", timeout());
+  report.fixRun = runInputNatively(fix.native, req.input, work / "fix", timeout());
   report.expected = {report.goodRun.outcome,
                      req.expectedStdout.value_or(report.goodRun.stdoutBytes)};
   if (report.goodRun.stdoutBytes != report.expected.stdoutBytes)
@@ -138,8 +155,14 @@ ValidateReport validateFix(const ValidateRequest &req) {
 
   // The proof over the failing input's partition of the good version.
   z3::context ctx;
-  traceSide(good, req.input, ctx, work / "tg", req.timeoutSeconds);
-  traceSide(fix, req.input, ctx, work / "tf", req.timeoutSeconds);
+  // Both traces and their slices get up to 60% of the budget, the proof and the
+  // neighbouring runs the rest.
+  progress.stage("symbolic", "good version");
+  bool complete =
+      traceSide(good, req.input, ctx, work / "tg", timeout(), deadline.share(0.3, 0.5), &progress);
+  progress.stage("symbolic", "fix");
+  complete = complete && traceSide(fix, req.input, ctx, work / "tf", timeout(),
+                                   deadline.share(0.45, 0.5), &progress);
   report.goodConstraints = good.condition.size();
   report.fixConstraints = fix.condition.size();
   for (const Side *s : {&good, &fix})
@@ -147,31 +170,37 @@ ValidateReport validateFix(const ValidateRequest &req) {
       report.notes.push_back(s->name + " version: symbolic input flowed into " + c +
                              " and was made concrete, so the proof covers less than the partition");
   std::vector<InputVar> vars = unionOfInputs(good, fix);
-  z3::params params(ctx);
-  params.set("timeout", req.solverTimeoutMs);
   z3::solver base(ctx);
-  base.set(params);
+  auto check = [&](z3::solver &s) {
+    ++report.solverCalls;
+    s.set("timeout", deadline.clampMs(req.solverTimeoutMs));
+    return s.check();
+  };
   for (const Side *s : {&good, &fix})
     for (const auto &d : s->trace.symbolic.domain)
       base.add(d);
 
   auto runBoth = [&](Disagreement &d, const std::string &dir) {
-    d.good = runInputNatively(good.native, d.input, work / dir / "good", req.timeoutSeconds,
+    d.good = runInputNatively(good.native, d.input, work / dir / "good", timeout(),
                               kMadeUpInputOutputLimit);
-    d.fix = runInputNatively(fix.native, d.input, work / dir / "fix", req.timeoutSeconds,
+    d.fix = runInputNatively(fix.native, d.input, work / dir / "fix", timeout(),
                              kMadeUpInputOutputLimit);
     d.confirmed = !sameBehaviour(d.good, d.fix);
   };
   if (!report.testPasses) {
     report.proof = "not proved: the failing test does not pass on the fix";
+  } else if (!complete) {
+    report.proof = "not proved: the time budget ended before both symbolic runs were complete";
+    report.notes.push_back("budget: symbolic replay or slicing stopped at the time budget; "
+                           "no proof and no neighbouring inputs were tried");
   } else {
+    progress.stage("prove");
     base.push();
     for (const Side *s : {&good, &fix})
       for (const auto &c : s->condition)
         base.add(c.taken);
     base.add(!outputsEqual(ctx, good, fix, report.outputsCompared));
-    ++report.solverCalls;
-    z3::check_result r = base.check();
+    z3::check_result r = check(base);
     if (r == z3::unsat) {
       report.proof = "proved";
     } else if (r == z3::sat) {
@@ -183,6 +212,8 @@ ValidateReport validateFix(const ValidateRequest &req) {
                                  : "not proved: the solver's counterexample behaves alike when run "
                                    "natively (the symbolic model is incomplete here)";
       report.counterexample = d;
+    } else if (deadline.expired()) {
+      report.proof = "not proved: the time budget ended during the proof";
     } else {
       report.proof = "not proved: the solver gave up (" + base.reason_unknown() + ")";
     }
@@ -196,16 +227,21 @@ ValidateReport validateFix(const ValidateRequest &req) {
         return std::tie(a.stdinBytes, a.args) < std::tie(b.stdinBytes, b.args);
       });
   tried.insert(req.input);
+  bool cutNeighbours = false;
   auto neighbours = [&](const std::vector<PathConstraint> &inside,
                         const std::vector<PathConstraint> &leave, const Side &version) {
     base.push();
     for (const auto &c : inside)
       base.add(c.taken);
     for (size_t i = 0; i < leave.size() && report.neighboursTried < req.maxNeighbours; ++i) {
+      if (deadline.expired()) {
+        cutNeighbours = true;
+        break;
+      }
+      progress.update(std::to_string(report.neighboursTried) + " neighbouring inputs run");
       base.push();
       base.add(!leave[i].taken);
-      ++report.solverCalls;
-      if (base.check() == z3::sat) {
+      if (check(base) == z3::sat) {
         Disagreement d;
         d.input = applyModel(req.input, vars, base.get_model());
         if (tried.insert(d.input).second) {
@@ -222,9 +258,16 @@ ValidateReport validateFix(const ValidateRequest &req) {
     }
     base.pop();
   };
-  neighbours(good.condition, fix.condition, fix);
-  neighbours(fix.condition, good.condition, good);
-  neighbours({}, good.condition, good);
+  if (complete) {
+    progress.stage("neighbours");
+    neighbours(good.condition, fix.condition, fix);
+    neighbours(fix.condition, good.condition, good);
+    neighbours({}, good.condition, good);
+  }
+  if (cutNeighbours)
+    report.notes.push_back("budget: the time budget ended after " +
+                           std::to_string(report.neighboursTried) +
+                           " neighbouring input(s); the others were not tried");
   if (report.counterexample && report.counterexample->confirmed)
     report.disagreements.insert(report.disagreements.begin(), *report.counterexample);
 

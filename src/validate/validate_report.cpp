@@ -184,6 +184,8 @@ std::string validateSummary(const ValidateReport &r) {
   for (const auto &d : r.disagreements)
     s << "  " << d.how << ": stdin `" << oneLine(d.input.stdinBytes) << "`: good `"
       << oneLine(d.good.stdoutBytes) << "`, fix `" << oneLine(d.fix.stdoutBytes) << "`\n";
+  for (const auto &n : r.notes)
+    s << "rootline: " << n << "\n";
   return s.str();
 }
 

@@ -3,6 +3,8 @@
 // only where the slice needs them, never asking the solver.
 #include "rootline/debug.h"
 #include "rootline/error.h"
+#include "rootline/explore.h"
+#include "rootline/validate.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -249,4 +251,57 @@ TEST_CASE("rootline debug --budget: JSON names the stages; a negative budget is 
                                    "--new", (r.dir / "new").string(), "--src", "main.c"});
   CHECK(bad.exitedWith(2));
   CHECK(bad.err.find("--budget") != std::string::npos);
+}
+
+TEST_CASE("validate within a budget: a replay cut short proves nothing and says so",
+          "[validate][budget]") {
+  // The fix is the good version itself, so with time enough it would be proved; a
+  // one-second budget cannot replay millions of instances, and the verdict must not
+  // claim a proof it did not make.
+  RegressionFixture r = regressionFixture("stress_long_run");
+  ValidateRequest req;
+  req.goodRoot = req.fixRoot = r.dir / "old";
+  req.badRoot = r.dir / "new";
+  req.goodRecipe = req.fixRecipe = r.program.recipeIn(r.dir / "old");
+  req.badRecipe = r.program.recipeIn(r.dir / "new");
+  req.input = {readFile(*r.program.stdinFile), r.program.args};
+  req.budgetSeconds = 1;
+  ValidateReport rep = validateFix(req);
+  CHECK(rep.testPasses);
+  CHECK_FALSE(rep.accepted);
+  CHECK(rep.proof.find("time budget") != std::string::npos);
+  CHECK(rep.neighboursTried == 0);
+  REQUIRE_FALSE(rep.notes.empty());
+  CHECK(rep.notes.back().rfind("budget: ", 0) == 0);
+  CHECK(validateSummary(rep).find("rootline: budget: ") != std::string::npos);
+}
+
+TEST_CASE("validate --budget on a small fix proves it as before", "[validate][budget][cli]") {
+  RegressionFixture r = regressionFixture("discount_threshold");
+  ProcessResult ok =
+      runRootline({"--json", "validate", "--budget", "30", "--old", (r.dir / "old").string(),
+                   "--new", (r.dir / "new").string(), "--fix", (r.dir / "old").string(), "--src",
+                   "main.c", "--stdin", r.program.stdinFile->string()});
+  INFO(ok.out << ok.err);
+  REQUIRE(ok.exitedWith(0));
+  nlohmann::json j = nlohmann::json::parse(ok.out);
+  CHECK(j["accepted"] == true);
+  CHECK(j["proof"]["result"] == "proved");
+  CHECK(ok.err.empty()); // --json: no progress
+}
+
+TEST_CASE("explore within a budget stops, says what it cut, and keeps what it found",
+          "[explore][budget]") {
+  RegressionFixture r = regressionFixture("stress_long_run");
+  TracedProgram p = buildTraced(r.program.recipeIn(r.dir / "old"));
+  ExploreOptions options;
+  options.timeBudgetSeconds = 1;
+  ExploreResult res = explore(p, {readFile(*r.program.stdinFile), r.program.args}, options);
+  // The seed's replay alone outlasts one second: nothing half-replayed is recorded.
+  CHECK(res.stats.runs == 1);
+  CHECK(res.tests.empty());
+  REQUIRE(res.notes.size() == 1);
+  CHECK(res.notes[0].find("stopped at the time budget") != std::string::npos);
+  CHECK(summaryJson(res)["notes"].size() == 1);
+  CHECK(summaryMarkdown(res, "main.c").find(res.notes[0]) != std::string::npos);
 }
