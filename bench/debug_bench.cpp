@@ -1,6 +1,9 @@
 // Debugger benchmark over the regression corpus: for RSC mode and PC mode (the
 // original Darwin), per fixture and in total, the candidates reported, the rank of the
-// true root cause, formula bytes, solver calls and time, measured in one run.
+// true root cause, formula bytes, solver calls and time, measured in one run. Then the
+// same over the mixed corpus (fixtures/mixed: causes mixed with renames, reformatting,
+// moved statements and unrelated changes), and rank-1 on both side by side, with how
+// often the true cause carries revert evidence.
 #include "rootline/debug.h"
 
 #include <nlohmann/json.hpp>
@@ -10,8 +13,17 @@
 
 using namespace rootline;
 
-int main() {
-  fs::path root = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures" / "regressions";
+namespace {
+
+struct Total {
+  unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0, cut = 0;
+  unsigned reverted = 0; // the true cause's hunk, reverted alone (or in a minimal set), fixes
+  uint64_t bytes = 0;
+  double seconds = 0, solverSeconds = 0;
+  std::vector<double> perCase;
+};
+
+void corpus(const fs::path &root, Total (&totals)[2]) {
   std::vector<fs::path> dirs;
   for (const auto &e : fs::directory_iterator(root))
     if (fs::exists(e.path() / "fixture.json"))
@@ -19,13 +31,7 @@ int main() {
   std::sort(dirs.begin(), dirs.end());
   std::printf("%-24s | %5s %5s %9s %6s %7s | %5s %5s %9s %6s %7s\n", "fixture", "cands", "rank",
               "bytes", "calls", "time", "cands", "rank", "bytes", "calls", "time");
-  std::printf("%-24s | %-37s | %-37s\n", "", "RSC", "PC (Darwin)");
-  struct Total {
-    unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0, cut = 0;
-    uint64_t bytes = 0;
-    double seconds = 0, solverSeconds = 0;
-    std::vector<double> perCase;
-  } totals[2];
+  std::printf("%-24s | %-37s | %-37s\n", root.filename().c_str(), "RSC", "PC (Darwin)");
   for (const auto &dir : dirs) {
     auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
     DebugRequest req;
@@ -52,8 +58,11 @@ int main() {
         unsigned rank = 0;
         for (const auto &c : r.candidates)
           if (c.version == rc["version"] && c.line == rc["line"].get<unsigned>() &&
-              c.file == rc["file"])
+              c.file == rc["file"]) {
             rank = c.rank;
+            t.reverted += c.revert == "fixes" || c.revert == "fixes with others" ||
+                          c.revert == "fixes first difference";
+          }
         ++t.fixtures;
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
@@ -73,6 +82,15 @@ int main() {
     }
     std::printf("\n");
   }
+}
+
+} // namespace
+
+int main() {
+  fs::path fixtures = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
+  Total totals[2], mixed[2];
+  corpus(fixtures / "regressions", totals);
+  corpus(fixtures / "mixed", mixed);
   for (int k = 0; k < 2; ++k)
     std::printf("%s: true root cause at rank 1 on %u of %u (%.0f%%), %u candidates, %u solver "
                 "calls, %llu formula "
@@ -101,5 +119,13 @@ int main() {
               ratio(totals[0].candidates, totals[1].candidates),
               ratio(totals[0].calls, totals[1].calls), ratio(totals[0].bytes, totals[1].bytes),
               ratio(totals[0].solverSeconds, totals[1].solverSeconds));
+  auto pct = [](unsigned a, unsigned b) { return b ? 100.0 * a / b : 0.0; };
+  for (int k = 0; k < 2; ++k)
+    std::printf("%s rank 1: clean %u/%u (%.0f%%), mixed %u/%u (%.0f%%); true cause with revert "
+                "evidence: clean %u/%u, mixed %u/%u\n",
+                k == 0 ? "RSC" : "PC ", totals[k].rank1, totals[k].fixtures,
+                pct(totals[k].rank1, totals[k].fixtures), mixed[k].rank1, mixed[k].fixtures,
+                pct(mixed[k].rank1, mixed[k].fixtures), totals[k].reverted, totals[k].fixtures,
+                mixed[k].reverted, mixed[k].fixtures);
   return 0;
 }

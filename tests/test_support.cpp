@@ -106,9 +106,13 @@ DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind) {
   return req;
 }
 
-std::vector<RegressionFixture> regressionFixtures() {
+std::vector<RegressionFixture> regressionFixtures() { return regressionFixturesIn("regressions"); }
+
+std::vector<RegressionFixture> regressionFixturesIn(const std::string &corpus) {
   std::vector<RegressionFixture> out;
-  for (const auto &dir : sortedSubdirs(fixturesDir() / "regressions")) {
+  for (const auto &dir : sortedSubdirs(fixturesDir() / corpus)) {
+    if (!fs::exists(dir / "fixture.json"))
+      continue;
     json j = json::parse(readFile(dir / "fixture.json"));
     RegressionFixture r;
     r.name = dir.filename().string();

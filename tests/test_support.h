@@ -52,6 +52,8 @@ struct RegressionFixture {
   std::string oldStdout, newStdout;
 };
 std::vector<RegressionFixture> regressionFixtures();
+// The fixtures of another corpus laid out the same way ("mixed": fixtures/mixed).
+std::vector<RegressionFixture> regressionFixturesIn(const std::string &corpus);
 // The regression fixture of that name (throws when there is none).
 RegressionFixture regressionFixture(const std::string &name);
 // A debug request for the fixture's old and new versions and its failing input.

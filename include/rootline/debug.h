@@ -60,16 +60,40 @@ struct DebugCandidate {
   std::string condition; // the branch condition that the alternative input flips (readable)
   bool hasAlternative = false;
   ProgramInput alternative;
-  RunSummary oldRun, newRun;   // the alternative input, run natively on both versions
-  bool removesFailure = false; // both versions behave alike on the alternative input
-  bool changesFailure = false; // the new version's output differs from its failing one
-  bool inChangedRegion = false;
-  unsigned distance = 0; // how far from the failure, in branches of the new slice
-  bool ran = false;      // the alternative input was run on both versions (within budget)
+  RunSummary oldRun, newRun;    // the alternative input, run natively on both versions
+  bool removesFailure = false;  // both versions behave alike on the alternative input
+  bool changesFailure = false;  // the new version's output differs from its failing one
+  bool inChangedRegion = false; // in a hunk of the change that is not neutral
+  std::string neutral;          // on a neutral hunk's line: what the hunk does
+  unsigned distance = 0;        // how far from the failure, in branches of the new slice
+  bool ran = false;             // the alternative input was run on both versions (within budget)
+  // Revert evidence: "fixes" (reverting this line's hunk alone makes the test pass),
+  // "fixes with others" (its hunk is in a minimal set whose revert does), "no effect"
+  // (reverted alone the test still fails the same way), "changes failure", "unresolved"
+  // (does not build alone), or "" (not tried).
+  std::string revert;
+  std::string revertDetail; // one sentence for the reader
   std::vector<std::string> reasons;
   // "runs" (alternative input run on both versions), "solver" (an alternative input
   // the budget left no time to run), "none" (ranked from the slice and the diff).
   std::string evidenceLevel() const { return ran ? "runs" : hasAlternative ? "solver" : "none"; }
+};
+
+// A hunk of the change that cannot alter behaviour (whitespace, comments, a consistent
+// rename): shown, never ranked.
+struct NeutralEdit {
+  std::string file; // new-side path
+  unsigned oldStart = 0, oldLines = 0, newStart = 0, newLines = 0;
+  std::string why; // "rename of `i` to `idx`", "whitespace or comments only"
+};
+
+// One trial of the revert stage: the new version with some hunks of the change reverted
+// to the old text (or, "apply", the old behaviour with one hunk of the change applied).
+struct RevertTrial {
+  std::string what;               // "revert", "apply alone"
+  std::vector<std::string> hunks; // "main.c:6-7"
+  std::string result;             // "passes", "same failure", "different failure", "does not build"
+  RunSummary run;
 };
 
 // One stage of the debugger, as it went: its time, whether it finished within its
@@ -106,6 +130,10 @@ struct DebugReport {
   // Files whose path differs between the versions (git renames, two single files):
   // old path -> new path. Any other file has the same path in both.
   std::map<std::string, std::string> renamedFiles;
+  std::vector<NeutralEdit> neutralEdits;
+  std::vector<RevertTrial> reverts;
+  // The smallest set of hunks found whose revert alone makes the test pass (labels).
+  std::vector<std::string> minimalRevert;
 };
 
 DebugReport debugRegression(const DebugRequest &request);

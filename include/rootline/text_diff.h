@@ -12,6 +12,7 @@ namespace rootline {
 struct DiffHunk {
   unsigned oldStart = 0, oldLines = 0; // 1-based; oldLines == 0 for a pure insertion
   unsigned newStart = 0, newLines = 0;
+  bool neutral = false; // only line breaks moved: no line counts as changed
 };
 
 struct TextDiff {

@@ -20,6 +20,7 @@ using debug::Version;
 constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
 constexpr double kSliceShare = 0.4;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
+constexpr double kRevertShare = 0.3;
 constexpr double kComposeShare = 0.6;
 constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
 constexpr double kFloorSeconds = 0.5;
@@ -105,6 +106,16 @@ DebugReport debugRegression(const DebugRequest &req) {
   stages.update(std::to_string(changedNew.size() + changedOld.size()) +
                 " changed line(s) in the slices");
 
+  // Revert trials: the first ranking's hunks first. Cheap builds and native runs, and
+  // the strongest evidence there is, so they come before the solver.
+  stages.begin("revert");
+  std::vector<DebugCandidate> hints = changedNew;
+  hints.insert(hints.end(), changedOld.begin(), changedOld.end());
+  std::stable_sort(hints.begin(), hints.end(),
+                   [](const auto &a, const auto &b) { return a.distance < b.distance; });
+  debug::RevertEvidence reverts = debug::gatherRevertEvidence(
+      req, hints, diffs, work.path, budget.share(kRevertShare, kFloorSeconds), report, stages);
+
   stages.begin("symbolic");
   z3::context ctx;
   bool rsc = req.condition == ConditionKind::Rsc;
@@ -154,6 +165,10 @@ DebugReport debugRegression(const DebugRequest &req) {
                         budget.before(kReportReserveSeconds), stages);
 
   stages.begin("rank");
+  // A neutral hunk (layout, a consistent rename) is listed, never ranked.
+  std::erase_if(candidates, [](const DebugCandidate &c) { return !c.neutral.empty(); });
+  report.neutralEdits = diffs.neutralEdits();
+  debug::applyRevertEvidence(reverts, candidates, req);
   debug::explainCandidates(candidates);
   debug::rankCandidates(candidates, req.maxCandidates);
   report.candidates = std::move(candidates);

@@ -9,11 +9,13 @@
 
 #include "rootline/debug.h"
 #include "rootline/module_index.h"
+#include "rootline/neutral_edits.h"
 
 #include <llvm/IR/Instruction.h>
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,18 +67,23 @@ class Diffs {
 public:
   Diffs(const fs::path &oldRoot, const fs::path &newRoot, const std::optional<SourceDiff> &git)
       : oldRoot_(oldRoot), newRoot_(newRoot), git_(git) {}
-  const TextDiff &of(const std::string &rel, bool inNew);
+  // The semantic diff of the file (neutral edits discounted) and its change hunks.
+  const SemanticDiff &semantic(const std::string &rel, bool inNew);
+  const TextDiff &of(const std::string &rel, bool inNew) { return semantic(rel, inNew).changes; }
   // The path of the same file in the other version (renames, or two single files).
   std::string counterpart(const std::string &rel, bool inNew) const;
+  // Changed by an edit that may change behaviour (not a neutral one).
   bool changed(const std::string &rel, bool inNew, unsigned line) {
     const TextDiff &d = of(rel, inNew);
     return inNew ? d.changedInNew(line) : d.changedInOld(line);
   }
+  // The neutral edits of every file looked at so far, by new-side path and line.
+  std::vector<NeutralEdit> neutralEdits();
 
 private:
   const fs::path &oldRoot_, &newRoot_;
   const std::optional<SourceDiff> &git_;
-  std::map<std::string, TextDiff> cache_;
+  std::map<std::string, SemanticDiff> cache_;
 };
 
 std::string sourceLine(const std::string &path, unsigned line);
@@ -117,6 +124,36 @@ std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::str
 // (the budget stopped replay before the criterion, or the run printed nothing).
 std::vector<DebugCandidate> changedLinesExecuted(const Version &v, const std::string &kind,
                                                  Diffs &diffs);
+
+// The revert stage (docs/debug.md, "Revert evidence"): the change cut into units (the
+// semantic diff's hunks; renames and layout stay as in the new version), and the
+// failing test run on the new version with units reverted to the old text: each unit
+// alone (the first ranking's first), then, when none alone makes the test pass, a
+// minimal set whose revert does (delta debugging). Trials go into report.reverts.
+struct RevertEvidence {
+  struct ChangedFile {
+    std::string oldPath, newPath;
+    const SemanticDiff *diff = nullptr; // owned by Diffs
+    std::string newText;
+  };
+  struct Unit {
+    std::vector<std::pair<size_t, size_t>> hunks; // (file, hunk)
+    std::string label;                            // "main.c:6-7"
+    std::string alone;                            // result of reverting it alone
+  };
+  std::vector<ChangedFile> files;
+  std::vector<Unit> units;
+  std::vector<size_t> fixing; // units whose revert alone makes the test pass
+  std::set<size_t> minimal;   // else the smallest set found whose revert does
+};
+RevertEvidence gatherRevertEvidence(const DebugRequest &req,
+                                    const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
+                                    const fs::path &work, const Deadline &deadline,
+                                    DebugReport &report, Stages &stages);
+// Each candidate's unit's result (`revert`, `revertDetail`); a unit that fixes the test
+// but holds no candidate becomes one.
+void applyRevertEvidence(const RevertEvidence &evidence, std::vector<DebugCandidate> &candidates,
+                         const DebugRequest &req);
 
 // Symbolic replay of the kept trace: expressions only for `only` (the slice) when given.
 // False when it stopped at the deadline.

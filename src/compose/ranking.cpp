@@ -22,11 +22,27 @@ bool changedUnrefuted(const DebugCandidate &c) {
   return c.inChangedRegion && (!c.ran || evidence(c) > 0);
 }
 
+// Reverting the line's hunk is the most direct evidence: it fixes the test alone, with
+// others, or (tried and) does nothing. Untried and unresolved hunks say nothing.
+int revertEvidence(const DebugCandidate &c) {
+  if (c.revert == "fixes")
+    return 3;
+  if (c.revert == "fixes with others")
+    return 2;
+  if (c.revert == "fixes first difference")
+    return 1;
+  if (c.revert == "no effect")
+    return -1;
+  return 0;
+}
+
 } // namespace
 
 void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
+                     if (revertEvidence(a) != revertEvidence(b))
+                       return revertEvidence(a) > revertEvidence(b);
                      if (changedUnrefuted(a) != changedUnrefuted(b))
                        return changedUnrefuted(a);
                      if (evidence(a) != evidence(b))
@@ -48,6 +64,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
 
 void explainCandidates(std::vector<DebugCandidate> &candidates) {
   for (auto &c : candidates) {
+    if (!c.revertDetail.empty())
+      c.reasons.push_back(c.revertDetail);
     if (c.removesFailure)
       c.reasons.push_back("on the alternative input both versions behave alike");
     else if (c.ran && c.changesFailure)

@@ -6,19 +6,58 @@
 #include <llvm/IR/Function.h>
 
 #include <fstream>
+#include <set>
 
 namespace rootline::debug {
 
-const TextDiff &Diffs::of(const std::string &rel, bool inNew) {
+const SemanticDiff &Diffs::semantic(const std::string &rel, bool inNew) {
   std::string key = (inNew ? "n:" : "o:") + rel;
   auto it = cache_.find(key);
   if (it != cache_.end())
     return it->second;
-  if (git_)
-    return cache_[key] = inNew ? git_->ofNew(rel) : git_->ofOld(rel);
-  std::string a = fs::exists(oldRoot_ / rel) ? readFile(oldRoot_ / rel) : "";
-  std::string b = fs::exists(newRoot_ / rel) ? readFile(newRoot_ / rel) : "";
-  return cache_[key] = diffTexts(a, b);
+  fs::path oldFile = oldRoot_ / (inNew ? counterpart(rel, true) : rel);
+  fs::path newFile = newRoot_ / (inNew ? rel : counterpart(rel, false));
+  std::string a = fs::is_regular_file(oldFile) ? readFile(oldFile) : "";
+  std::string b = fs::is_regular_file(newFile) ? readFile(newFile) : "";
+  return cache_[key] = diffSemantically(a, b);
+}
+
+std::vector<NeutralEdit> Diffs::neutralEdits() {
+  std::vector<NeutralEdit> out;
+  std::set<std::string> files;
+  for (const auto &[key, d] : cache_) {
+    bool inNew = key[0] == 'n';
+    std::string rel = key.substr(2);
+    std::string newRel = inNew ? rel : counterpart(rel, false);
+    if (!files.insert(newRel).second)
+      continue;
+    // Raw hunks no line of which is a change; then each rename, once.
+    for (const auto &h : d.raw.hunks) {
+      bool any = false;
+      std::set<std::string> whys;
+      for (unsigned l = h.oldStart; l < h.oldStart + h.oldLines; ++l) {
+        any = any || d.changes.changedInOld(l);
+        whys.insert(d.neutralWhy(false, l));
+      }
+      for (unsigned l = h.newStart; l < h.newStart + h.newLines; ++l) {
+        any = any || d.changes.changedInNew(l);
+        whys.insert(d.neutralWhy(true, l));
+      }
+      whys.erase("");
+      if (any)
+        continue;
+      std::string why;
+      for (const auto &w : whys)
+        why += (why.empty() ? "" : "; ") + w;
+      out.push_back({newRel, h.oldStart, h.oldLines, h.newStart, h.newLines,
+                     why.empty() ? "whitespace or comments only" : why});
+    }
+    for (const auto &r : d.renames)
+      out.push_back({newRel, r.oldFirst, r.oldLast == ~0u ? 0 : r.oldLast - r.oldFirst + 1, 0, 0,
+                     "rename of `" + r.from + "` to `" + r.to + "`" +
+                         (r.oldLast == ~0u ? " throughout the file" : "")});
+  }
+  return out;
 }
 
 std::string Diffs::counterpart(const std::string &rel, bool inNew) const {
@@ -52,8 +91,10 @@ DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, cons
   c.function = inst->getFunction()->getName().str();
   c.source = sourceLine(loc.path(), loc.line);
   bool inNew = v.name == "new";
-  const TextDiff &d = diffs.of(c.file, inNew);
+  const SemanticDiff &sd = diffs.semantic(c.file, inNew);
+  const TextDiff &d = sd.changes;
   c.inChangedRegion = inNew ? d.changedInNew(c.line) : d.changedInOld(c.line);
+  c.neutral = sd.neutralWhy(inNew, c.line);
   c.otherLine = inNew ? d.oldLineOf(c.line) : d.newLineOf(c.line);
   return c;
 }
@@ -62,7 +103,7 @@ void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs) 
   std::string newFile = diffs.counterpart(c.file, false);
   if (c.version != "old" || !c.inChangedRegion || !fs::exists(newRoot / newFile))
     return;
-  std::optional<unsigned> replacement = diffs.of(c.file, false).replacementOf(c.line);
+  std::optional<unsigned> replacement = diffs.semantic(c.file, false).replacementOf(c.line);
   if (!replacement)
     return;
   c.reasons.push_back("found at the old version's line " + std::to_string(c.line) + " (`" +

@@ -28,6 +28,8 @@ json reportJson(const DebugReport &r) {
     if (!c.condition.empty())
       j["condition"] = c.condition;
     j["evidence_level"] = c.evidenceLevel();
+    if (!c.revert.empty())
+      j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
     if (c.hasAlternative)
       j["alternative_input"] = inputJson(c.alternative);
     if (c.ran)
@@ -41,6 +43,18 @@ json reportJson(const DebugReport &r) {
   for (const auto &st : r.stages)
     stages.push_back(
         {{"name", st.name}, {"seconds", st.seconds}, {"complete", st.complete}, {"note", st.note}});
+  json neutral = json::array();
+  for (const auto &n : r.neutralEdits)
+    neutral.push_back({{"file", n.file},
+                       {"old_start", n.oldStart},
+                       {"old_lines", n.oldLines},
+                       {"new_start", n.newStart},
+                       {"new_lines", n.newLines},
+                       {"why", n.why}});
+  json reverts = json::array();
+  for (const auto &t : r.reverts)
+    reverts.push_back(
+        {{"what", t.what}, {"hunks", t.hunks}, {"result", t.result}, {"run", runJson(t.run)}});
   json commits = nullptr;
   if (r.oldCommit && r.newCommit)
     commits = {{"repository", r.repository.string()},
@@ -62,6 +76,9 @@ json reportJson(const DebugReport &r) {
             {"new_constraints", r.newConstraints},
             {"direction", r.direction}}},
           {"candidates", cands},
+          {"neutral_edits", neutral},
+          {"revert_trials", reverts},
+          {"minimal_revert", r.minimalRevert},
           {"stats",
            {{"solver_calls", r.solverCalls},
             {"formula_nodes", r.formulaNodes},
@@ -105,6 +122,8 @@ std::string reportMarkdown(const DebugReport &r) {
     md << markdownFence(c.source);
     if (!c.condition.empty())
       md << "Condition on the failing run: `" << c.condition << "`\n\n";
+    if (!c.revertDetail.empty())
+      md << "**Revert:** " << c.revertDetail << ".\n\n";
     if (c.hasAlternative && !c.ran)
       md << "Alternative input (found by the solver; the budget left no time to run it):\n"
          << markdownFence(c.alternative.stdinBytes);
@@ -118,6 +137,35 @@ std::string reportMarkdown(const DebugReport &r) {
     for (size_t i = 0; i < c.reasons.size(); ++i)
       md << (i ? "; " : "") << c.reasons[i];
     md << ".\n\n";
+  }
+  if (!r.minimalRevert.empty()) {
+    md << "Smallest set of hunks whose revert makes the test pass:";
+    for (const auto &h : r.minimalRevert)
+      md << " `" << h << "`";
+    md << ".\n\n";
+  }
+  if (!r.neutralEdits.empty()) {
+    md << "### Neutral edits (not ranked)\n\n";
+    for (const auto &n : r.neutralEdits) {
+      md << "- `" << n.file;
+      if (n.newLines)
+        md << ":" << n.newStart
+           << (n.newLines > 1 ? "-" + std::to_string(n.newStart + n.newLines - 1) : "");
+      else if (n.oldLines)
+        md << "` (old lines " << n.oldStart << "-" << n.oldStart + n.oldLines - 1 << ")";
+      md << (n.newLines || !n.oldLines ? "`" : "") << ": " << n.why << "\n";
+    }
+    md << "\n";
+  }
+  if (!r.reverts.empty()) {
+    md << "### Revert trials\n\n| trial | hunks | result |\n|---|---|---|\n";
+    for (const auto &t : r.reverts) {
+      std::string hunks;
+      for (const auto &h : t.hunks)
+        hunks += (hunks.empty() ? "" : ", ") + h;
+      md << "| " << t.what << " | " << hunks << " | " << t.result << " |\n";
+    }
+    md << "\n";
   }
   for (const auto &n : r.notes)
     md << "> Note: " << n << ".\n";
@@ -150,9 +198,14 @@ std::string reportSummary(const DebugReport &r) {
         << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
         << c.newRun.outcome << " `" << oneLine(c.newRun.stdoutBytes, 30) << "`"
         << (c.removesFailure ? " (versions agree)" : "") << "\n";
+    if (!c.revertDetail.empty())
+      s << "     " << c.revertDetail << "\n";
   }
   if (r.candidates.empty())
     s << "  no candidate found\n";
+  if (!r.neutralEdits.empty())
+    s << "rootline: " << r.neutralEdits.size()
+      << " neutral edit(s) not ranked (layout, comments, renames); see the report\n";
   for (const auto &st : r.stages)
     if (!st.complete)
       s << "rootline: budget: " << st.name << " stopped early: " << st.note << "\n";

@@ -31,10 +31,14 @@ json reportSarif(const DebugReport &r) {
     if (c.ran)
       text += " Alternative input: old " + c.oldRun.outcome + ", new " + c.newRun.outcome +
               (c.removesFailure ? "; both versions agree." : ".");
+    if (!c.revertDetail.empty())
+      text += " Revert: " + c.revertDetail + ".";
     json props = {{"rank", c.rank},
                   {"version", c.version},
                   {"reasons", c.reasons},
                   {"evidenceLevel", c.evidenceLevel()}};
+    if (!c.revert.empty())
+      props["revert"] = c.revert;
     if (c.hasAlternative) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
       props["removesFailure"] = c.removesFailure;

@@ -23,14 +23,14 @@ bool inside(unsigned line, unsigned start, unsigned count) {
 
 bool TextDiff::changedInOld(unsigned line) const {
   for (const auto &h : hunks)
-    if (inside(line, h.oldStart, h.oldLines))
+    if (!h.neutral && inside(line, h.oldStart, h.oldLines))
       return true;
   return false;
 }
 
 bool TextDiff::changedInNew(unsigned line) const {
   for (const auto &h : hunks)
-    if (inside(line, h.newStart, h.newLines))
+    if (!h.neutral && inside(line, h.newStart, h.newLines))
       return true;
   return false;
 }

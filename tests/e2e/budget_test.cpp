@@ -98,7 +98,7 @@ TEST_CASE("a one-second budget on a stress fixture still ranks the cause, with t
   CHECK(trace->note.find("instances") != std::string::npos);
   CHECK(anyNote(rep, "budget: the trace stage stopped at its share"));
   for (const char *name : {"build", "failure", "trace", "criteria", "slice", "first ranking",
-                           "symbolic", "compose", "evidence", "rank"})
+                           "revert", "symbolic", "compose", "evidence", "rank"})
     CHECK(stage(rep, name) != nullptr);
   nlohmann::json j = reportJson(rep);
   CHECK(j["stats"]["budget_seconds"] == 1.0);
@@ -244,7 +244,7 @@ TEST_CASE("rootline debug --budget: JSON names the stages; a negative budget is 
   REQUIRE(ok.exitedWith(0));
   nlohmann::json j = nlohmann::json::parse(ok.out);
   CHECK(j["stats"]["budget_seconds"] == 30.0);
-  CHECK(j["stages"].size() == 10);
+  CHECK(j["stages"].size() == 11);
   CHECK(j["candidates"][0]["evidence_level"] == "runs");
   CHECK(ok.err.empty()); // --json: no progress
   ProcessResult bad = runRootline({"debug", "--budget", "-3", "--old", (r.dir / "old").string(),

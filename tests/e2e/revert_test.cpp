@@ -1,0 +1,160 @@
+// Changes that matter (docs/debug.md, "Neutral edits" and "Revert evidence"): renames
+// and layout are never ranked, and reverting the cause's hunk alone makes the test pass.
+#include "rootline/debug.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+struct Pair {
+  TempDir t;
+  DebugRequest req;
+  Pair(const std::string &oldSource, const std::string &newSource, const std::string &input) {
+    BuildRecipe o = sourceRecipe(t.path / "old" / "main.c", oldSource);
+    BuildRecipe n = sourceRecipe(t.path / "new" / "main.c", newSource);
+    req.oldRoot = t.path / "old";
+    req.newRoot = t.path / "new";
+    req.oldRecipe = o;
+    req.newRecipe = n;
+    req.input.stdinBytes = input;
+  }
+};
+
+const DebugCandidate *at(const DebugReport &r, const std::string &version, unsigned line) {
+  for (const auto &c : r.candidates)
+    if (c.version == version && c.line == line)
+      return &c;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("every mixed regression ranks its cause first, with revert evidence",
+          "[debug][mixed][revert]") {
+  std::vector<RegressionFixture> all = regressionFixturesIn("mixed");
+  REQUIRE(all.size() >= 15);
+  for (const auto &r : all) {
+    DYNAMIC_SECTION(r.name) {
+      DebugReport rep = debugRegression(debugRequest(r));
+      REQUIRE_FALSE(rep.candidates.empty());
+      const DebugCandidate &top = rep.candidates[0];
+      INFO("rank 1: " << top.version << ":" << top.file << ":" << top.line << " (" << top.revert
+                      << ")");
+      CHECK(top.version == r.rootVersion);
+      CHECK(top.file == r.rootFile);
+      CHECK(top.line == static_cast<unsigned>(r.rootLine));
+      CHECK((top.revert == "fixes" || top.revert == "fixes with others" ||
+             top.revert == "fixes first difference"));
+      // No ranked line is a neutral one.
+      for (const auto &c : rep.candidates)
+        CHECK(c.neutral.empty());
+    }
+  }
+}
+
+TEST_CASE("a rename mixed into the cause's hunk is neutral, and the dropped line is the cause",
+          "[debug][mixed][revert]") {
+  RegressionFixture r = regressionFixturesIn("mixed")[0];
+  for (const auto &f : regressionFixturesIn("mixed"))
+    if (f.name == "bank_ledger")
+      r = f;
+  REQUIRE(r.name == "bank_ledger");
+  DebugReport rep = debugRegression(debugRequest(r));
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].version == "old");
+  CHECK(rep.candidates[0].line == 27); // a->refused++, lost
+  CHECK(rep.candidates[0].revertDetail.find("alone makes the test pass") != std::string::npos);
+  bool rename = std::any_of(rep.neutralEdits.begin(), rep.neutralEdits.end(), [](auto &n) {
+    return n.why.find("rename of `cost` to `total`") != std::string::npos;
+  });
+  CHECK(rename);
+  nlohmann::json j = reportJson(rep);
+  CHECK(j["candidates"][0]["revert"]["result"] == "fixes");
+  CHECK_FALSE(j["neutral_edits"].empty());
+  CHECK_FALSE(j["revert_trials"].empty());
+  CHECK(reportMarkdown(rep).find("Neutral edits") != std::string::npos);
+  CHECK(reportSummary(rep).find("reverting") != std::string::npos);
+}
+
+TEST_CASE("two hunks that fail only together are found as a minimal revert set",
+          "[debug][revert]") {
+  // a - b is 0 in the old version; the new one moves a and b apart, and reverting
+  // either alone moves the difference elsewhere. The `unused` edit is irrelevant.
+  Pair p("#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+         "    return 1;\n  int a = x + 1;\n  int pad = 0;\n  int b = x + 1;\n  int pad2 = 0;\n"
+         "  int unused = 3;\n  (void)unused;\n  printf(\"%d %d\\n\", a - b, pad + pad2);\n"
+         "  return 0;\n}\n",
+         "#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+         "    return 1;\n  int a = x + 2;\n  int pad = 0;\n  int b = x + 3;\n  int pad2 = 0;\n"
+         "  int unused = 4;\n  (void)unused;\n  printf(\"%d %d\\n\", a - b, pad + pad2);\n"
+         "  return 0;\n}\n",
+         "4\n");
+  DebugReport rep = debugRegression(p.req);
+  bool anyAlone = std::any_of(rep.candidates.begin(), rep.candidates.end(),
+                              [](auto &c) { return c.revert == "fixes"; });
+  CHECK_FALSE(anyAlone);
+  CHECK(rep.minimalRevert == std::vector<std::string>{"main.c:6", "main.c:8"});
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].revert == "fixes with others");
+}
+
+TEST_CASE("a hunk that does not build when reverted alone is unresolved, not an error",
+          "[debug][revert]") {
+  Pair p("#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+         "    return 1;\n  int y = x;\n  printf(\"%d\\n\", x + 1);\n  return y - x;\n}\n",
+         "#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+         "    return 1;\n  int t = x * 2;\n  int y = x;\n  printf(\"%d\\n\", t + 1);\n"
+         "  return y - x;\n}\n",
+         "5\n");
+  DebugReport rep = debugRegression(p.req);
+  const DebugCandidate *print = at(rep, "new", 8);
+  REQUIRE(print != nullptr);
+  CHECK(print->rank == 1);
+  CHECK(print->revert == "fixes");
+  bool unresolved = std::any_of(rep.reverts.begin(), rep.reverts.end(),
+                                [](auto &t) { return t.result == "does not build"; });
+  CHECK(unresolved);
+}
+
+TEST_CASE("between two commits, a rename mixed into the change is neutral and the cause is "
+          "reverted alone",
+          "[debug][mixed][revert][vcs]") {
+  RegressionFixture r;
+  for (const auto &f : regressionFixturesIn("mixed"))
+    if (f.name == "isbn_check")
+      r = f;
+  REQUIRE(r.name == "isbn_check");
+  TempDir t;
+  fs::path repo = t.path / "repo";
+  fs::create_directories(repo);
+  REQUIRE(git(repo, {"init", "-q"}).exitedWith(0));
+  for (const char *side : {"old", "new"}) {
+    writeText(repo / "isbn.c", readFile(r.dir / side / "main.c"));
+    REQUIRE(git(repo, {"add", "isbn.c"}).exitedWith(0));
+    REQUIRE(git(repo, {"commit", "-q", "-m", side}).exitedWith(0));
+  }
+  ProcessResult res =
+      runRootline({"--json", "debug", "--repo", repo.string(), "--good", "HEAD~1", "--bad", "HEAD",
+                   "--src", "isbn.c", "--stdin", r.program.stdinFile->string()});
+  INFO(res.err);
+  REQUIRE(res.exitedWith(0));
+  nlohmann::json j = nlohmann::json::parse(res.out);
+  REQUIRE_FALSE(j["candidates"].empty());
+  CHECK(j["candidates"][0]["file"] == "isbn.c");
+  CHECK(j["candidates"][0]["line"] == r.rootLine);
+  CHECK(j["candidates"][0]["revert"]["result"] == "fixes");
+  bool rename = false;
+  for (const auto &n : j["neutral_edits"])
+    rename = rename || n["why"].get<std::string>().find("`pos` to `ndigits`") != std::string::npos;
+  CHECK(rename);
+  // The trials never touch the repository's work tree.
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
+}
