@@ -30,4 +30,7 @@ struct TextDiff {
 
 TextDiff diffTexts(const std::string &oldText, const std::string &newText);
 
+// The lines of a text with their line ends, so joining them gives the text back.
+std::vector<std::string> splitLinesKeepingEnds(const std::string &text);
+
 } // namespace rootline

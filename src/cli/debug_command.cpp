@@ -112,7 +112,10 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->footer(
       "--src paths are relative to each tree (the repository's top for commits). With --repo,\n"
       "git's diff between the commits ranks and maps lines, and every report names both\n"
-      "commits. Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
+      "commits. Renames, reformatting and comments are neutral: listed, never ranked. Each\n"
+      "candidate's hunk is reverted alone in a copy under the cache (never in your tree) and\n"
+      "the test rerun: \"reverting main.c:6 alone makes the test pass\".\n"
+      "Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
       "fails on old too, nondeterministic, does not build, unknown revision).\n"
       "--old and --new may also be two single-file programs (any names; no --src).\n"
       "Examples: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/\n"

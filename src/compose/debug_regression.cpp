@@ -22,6 +22,9 @@ constexpr double kSliceShare = 0.4;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kRevertShare = 0.3;
 constexpr double kComposeShare = 0.6;
+// When reverting a hunk alone already makes the test pass, composition only adds
+// alternative inputs: it gets less of the time left.
+constexpr double kComposeShareAfterRevert = 0.2;
 constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
 constexpr double kFloorSeconds = 0.5;
 
@@ -134,8 +137,11 @@ DebugReport debugRegression(const DebugRequest &req) {
   report.newConstraints = newV.condition.size();
 
   stages.begin("compose");
-  debug::Composition composition = debug::compose(
-      req, ctx, oldV, newV, diffs, budget.share(kComposeShare, kFloorSeconds), report, stages);
+  debug::Composition composition =
+      debug::compose(req, ctx, oldV, newV, diffs,
+                     budget.share(reverts.fixing.empty() ? kComposeShare : kComposeShareAfterRevert,
+                                  kFloorSeconds),
+                     report, stages);
   report.direction = composition.direction;
   std::vector<DebugCandidate> candidates = std::move(composition.candidates);
   // The first ranking's changed lines: the answer when the partitions agree (or the

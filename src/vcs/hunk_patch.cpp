@@ -4,26 +4,10 @@
 
 namespace rootline {
 
-namespace {
-
-// Lines with their line ends, so joining them gives the text back byte for byte.
-std::vector<std::string> linesOf(const std::string &text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    end = end == std::string::npos ? text.size() : end + 1;
-    out.push_back(text.substr(start, end - start));
-    start = end;
-  }
-  return out;
-}
-
-} // namespace
-
 std::string mixVersions(const std::string &oldText, const std::string &newText,
                         const TextDiff &diff, const std::vector<bool> &takeNew) {
-  std::vector<std::string> oldLines = linesOf(oldText), newLines = linesOf(newText);
+  std::vector<std::string> oldLines = splitLinesKeepingEnds(oldText),
+                           newLines = splitLinesKeepingEnds(newText);
   std::string out;
   out.reserve(std::max(oldText.size(), newText.size()));
   // Emits new lines [from, to) (1-based), refusing a range the diff does not fit.

@@ -99,6 +99,19 @@ renamesBetween(const std::map<std::string, unsigned> &before,
   return out;
 }
 
+// The tokens of one line of tokenLines() below.
+std::vector<std::string> tokensOf(const std::string &line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < line.size()) {
+    size_t end = line.find(' ', start);
+    end = end == std::string::npos ? line.size() : end;
+    out.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // Where counts do not decide (the change also added or dropped a use), lines do: `a`
 // becomes `b` when at least half the function's lines that use `a` read, with `b` for
 // `a`, as lines of the new function, and no other new name does as well.
@@ -106,17 +119,6 @@ std::vector<std::pair<std::string, std::string>>
 renamesByLines(const std::vector<std::string> &gone, const std::vector<std::string> &fresh,
                const std::vector<std::string> &oldLines, unsigned oldFirst, unsigned oldLast,
                const std::vector<std::string> &newLines, unsigned newFirst, unsigned newLast) {
-  auto split = [](const std::string &line) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < line.size()) {
-      size_t end = line.find(' ', start);
-      end = end == std::string::npos ? line.size() : end;
-      out.push_back(line.substr(start, end - start));
-      start = end + 1;
-    }
-    return out;
-  };
   std::set<std::string> newSet;
   for (unsigned l = newFirst; l <= newLast && l < newLines.size(); ++l)
     newSet.insert(newLines[l]);
@@ -125,7 +127,7 @@ renamesByLines(const std::vector<std::string> &gone, const std::vector<std::stri
   for (const auto &a : gone) {
     std::vector<std::vector<std::string>> uses;
     for (unsigned l = oldFirst; l <= oldLast && l < oldLines.size(); ++l) {
-      std::vector<std::string> words = split(oldLines[l]);
+      std::vector<std::string> words = tokensOf(oldLines[l]);
       if (std::find(words.begin(), words.end(), a) != words.end())
         uses.push_back(std::move(words));
     }
@@ -157,18 +159,6 @@ renamesByLines(const std::vector<std::string> &gone, const std::vector<std::stri
       out.push_back({a, best});
       taken.insert(best);
     }
-  }
-  return out;
-}
-
-std::vector<std::string> splitLines(const std::string &text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    end = end == std::string::npos ? text.size() : end + 1;
-    out.push_back(text.substr(start, end - start));
-    start = end;
   }
   return out;
 }
@@ -261,15 +251,8 @@ std::string SemanticDiff::neutralWhy(bool inNew, unsigned line) const {
 
 std::optional<unsigned> SemanticDiff::replacementOf(unsigned oldLine) const {
   auto words = [](const std::string &line) {
-    std::multiset<std::string> out;
-    size_t start = 0;
-    while (start < line.size()) {
-      size_t end = line.find(' ', start);
-      end = end == std::string::npos ? line.size() : end;
-      out.insert(line.substr(start, end - start));
-      start = end + 1;
-    }
-    return out;
+    std::vector<std::string> v = tokensOf(line);
+    return std::multiset<std::string>(v.begin(), v.end());
   };
   for (const auto &h : changes.hunks) {
     if (h.neutral || oldLine < h.oldStart || oldLine >= h.oldStart + h.oldLines)
@@ -305,8 +288,8 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
     return d;
   }
   Scan before(oldText), after(newText);
-  std::vector<std::string> oldLines = splitLines(oldText);
-  size_t oldCount = oldLines.size(), newCount = splitLines(newText).size();
+  std::vector<std::string> oldLines = splitLinesKeepingEnds(oldText);
+  size_t oldCount = oldLines.size(), newCount = splitLinesKeepingEnds(newText).size();
   d.oldLineTokens = tokenLines(before.tokens, oldCount);
   d.newLineTokens = tokenLines(after.tokens, newCount);
   // Per function (paired by name), then over the whole file for what is left.

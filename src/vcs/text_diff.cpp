@@ -70,6 +70,18 @@ std::optional<unsigned> TextDiff::replacementOf(unsigned oldLine) const {
   return std::nullopt;
 }
 
+std::vector<std::string> splitLinesKeepingEnds(const std::string &text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    out.push_back(text.substr(start, end - start));
+    start = end;
+  }
+  return out;
+}
+
 TextDiff diffTexts(const std::string &oldText, const std::string &newText) {
   vcs::ensureLibgit2();
   TextDiff d;
