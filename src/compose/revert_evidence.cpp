@@ -121,6 +121,8 @@ public:
         t.result = "different failure";
     } catch (const Error &) {
       t.result = "does not build"; // half a change need not compile: unresolved
+    } catch (const fs::filesystem_error &) {
+      t.result = "does not build"; // the tree could not be laid out: unresolved too
     }
     report_.reverts.push_back(t);
     results_[reverted] = t.result;
@@ -183,7 +185,8 @@ private:
         throw Error("the tree is too large for a revert trial", ExitInternal);
       std::string name = it->path().filename().string();
       fs::path rel = it->path().lexically_relative(root);
-      if (it->is_directory()) {
+      // A symlinked directory stays one link (the iterator does not enter it).
+      if (it->is_directory() && !it->is_symlink()) {
         if (!name.empty() && name[0] == '.')
           it.disable_recursion_pending();
         else
