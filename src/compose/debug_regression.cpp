@@ -57,6 +57,8 @@ DebugReport debugRegression(const DebugRequest &req) {
   report.condition = req.condition == ConditionKind::Rsc ? "rsc" : "pc";
   report.budgetSeconds = req.budgetSeconds;
   Stages stages(report, req.progress);
+  // Before the versions: their conditions and symbolic runs hold expressions of it.
+  z3::context ctx;
   Version oldV, newV;
   oldV.name = "old";
   oldV.root = req.oldRoot;
@@ -120,7 +122,6 @@ DebugReport debugRegression(const DebugRequest &req) {
       req, hints, diffs, work.path, budget.share(kRevertShare, kFloorSeconds), report, stages);
 
   stages.begin("symbolic");
-  z3::context ctx;
   bool rsc = req.condition == ConditionKind::Rsc;
   debug::traceSymbolic(oldV, ctx, rsc ? &oldV.slice.member : nullptr, req.maxExprNodes,
                        budget.share(kSymbolicShareOld, kFloorSeconds), stages);
