@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unistd.h>
 
 namespace rootline::debug {
@@ -357,58 +358,51 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
   return ev;
 }
 
+namespace {
+
+// A unit's trial results as a candidate's `revert` and its sentence.
+std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t unit) {
+  const RevertEvidence::Unit &u = ev.units[unit];
+  if (ev.minimal.count(unit)) {
+    std::string set;
+    for (size_t m : ev.minimal)
+      set += (set.empty() ? "" : ", ") + ev.units[m].label;
+    return {"fixes with others", "reverting " + set + " together makes the test pass"};
+  }
+  static const std::map<std::string, std::pair<std::string, std::string>> byResult = {
+      {"passes", {"fixes", " alone makes the test pass"}},
+      {"same failure", {"no effect", " alone leaves the failure as it is"}},
+      {"later failure",
+       {"fixes first difference",
+        " alone removes the failure's first difference (the output then differs only later, "
+        "where other hunks of the change show)"}},
+      {"different failure", {"changes failure", " alone changes the failure but does not fix it"}},
+      {"does not build", {"unresolved", " alone does not build"}}};
+  auto it = byResult.find(u.alone);
+  if (it == byResult.end())
+    return {"", ""}; // not tried
+  return {it->second.first, "reverting " + u.label + it->second.second};
+}
+
+} // namespace
+
 void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req) {
-  const std::vector<RevertEvidence::Unit> &units = ev.units;
   std::set<size_t> covered;
-  for (DebugCandidate &c : candidates) {
-    std::optional<size_t> unit = unitOf(c, ev.files, units);
-    if (!unit)
-      continue;
-    covered.insert(*unit);
-    const RevertEvidence::Unit &u = units[*unit];
-    if (ev.minimal.count(*unit)) {
-      c.revert = "fixes with others";
-      std::string set;
-      for (size_t m : ev.minimal)
-        set += (set.empty() ? "" : ", ") + units[m].label;
-      c.revertDetail = "reverting " + set + " together makes the test pass";
-    } else if (u.alone == "passes") {
-      c.revert = "fixes";
-      c.revertDetail = "reverting " + u.label + " alone makes the test pass";
-    } else if (u.alone == "same failure") {
-      c.revert = "no effect";
-      c.revertDetail = "reverting " + u.label + " alone leaves the failure as it is";
-    } else if (u.alone == "later failure") {
-      c.revert = "fixes first difference";
-      c.revertDetail = "reverting " + u.label +
-                       " alone removes the failure's first difference (the output then differs "
-                       "only later, where other hunks of the change show)";
-    } else if (u.alone == "different failure") {
-      c.revert = "changes failure";
-      c.revertDetail = "reverting " + u.label + " alone changes the failure but does not fix it";
-    } else if (u.alone == "does not build") {
-      c.revert = "unresolved";
-      c.revertDetail = "reverting " + u.label + " alone does not build";
+  for (DebugCandidate &c : candidates)
+    if (std::optional<size_t> unit = unitOf(c, ev.files, ev.units)) {
+      covered.insert(*unit);
+      std::tie(c.revert, c.revertDetail) = revertOf(ev, *unit);
     }
-  }
   // A unit the trials single out that no candidate stands on becomes one.
   std::vector<size_t> singled = ev.fixing;
   singled.insert(singled.end(), ev.minimal.begin(), ev.minimal.end());
-  for (size_t u : singled) {
-    if (covered.count(u))
-      continue;
-    covered.insert(u);
-    DebugCandidate c = unitCandidate(units[u], ev.files, req);
-    if (ev.minimal.count(u)) {
-      c.revert = "fixes with others";
-      c.revertDetail = "in the smallest set of hunks whose revert makes the test pass";
-    } else {
-      c.revert = "fixes";
-      c.revertDetail = "reverting " + units[u].label + " alone makes the test pass";
+  for (size_t u : singled)
+    if (covered.insert(u).second) {
+      DebugCandidate c = unitCandidate(ev.units[u], ev.files, req);
+      std::tie(c.revert, c.revertDetail) = revertOf(ev, u);
+      candidates.push_back(std::move(c));
     }
-    candidates.push_back(std::move(c));
-  }
 }
 
 } // namespace rootline::debug
