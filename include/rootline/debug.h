@@ -73,6 +73,12 @@ struct DebugCandidate {
   // (does not build alone), or "" (not tried).
   std::string revert;
   std::string revertDetail; // one sentence for the reader
+  // Aligned runs: "differs" (in the dual slice: an aligned execution of the line stores,
+  // returns, passes or branches otherwise, or has no counterpart), "same values" (every
+  // aligned execution does the same in both runs: behaviour-neutral for this failure),
+  // or "" (not a changed line, or not aligned).
+  std::string aligned;
+  std::string alignedDetail; // one sentence for the reader
   std::vector<std::string> reasons;
   // "runs" (alternative input run on both versions), "solver" (an alternative input
   // the budget left no time to run), "none" (ranked from the slice and the diff).
@@ -85,6 +91,25 @@ struct NeutralEdit {
   std::string file; // new-side path
   unsigned oldStart = 0, oldLines = 0, newStart = 0, newLines = 0;
   std::string why; // "rename of `i` to `idx`", "whitespace or comments only"
+};
+
+// Where the aligned runs first part on the failure's slice.
+struct FirstDivergence {
+  std::string version; // "new", or "old" for code only the old run executed
+  std::string file;    // in that version
+  unsigned line = 0;
+  unsigned iteration = 0; // the iteration of the innermost loop around the line; 0: none
+  unsigned execution = 1; // the line's k-th execution in that iteration (or activation)
+  std::string where;      // "main.c:6"
+  std::string text;       // "main.c:6 computes `price` = 90 in the old run and 100 in the new run"
+};
+
+// A changed line of the slices whose aligned executions compute the same values in both
+// runs: ranked below the changed lines that differ, and listed with the reason.
+struct SameValueLine {
+  std::string file; // new-side path (old-side for a candidate only the old version has)
+  unsigned line = 0;
+  std::string why;
 };
 
 // One trial of the revert stage: the new version with some hunks of the change reverted
@@ -134,6 +159,13 @@ struct DebugReport {
   std::vector<RevertTrial> reverts;
   // The smallest set of hunks found whose revert alone makes the test pass (labels).
   std::vector<std::string> minimalRevert;
+  // Aligned runs: the first divergence on the slice, the dual slice's size (line
+  // executions of the slices whose counterpart differs or is missing, of all of them),
+  // and the changed lines that compute the same values.
+  std::optional<FirstDivergence> firstDivergence;
+  bool aligned = false; // the align stage compared both complete runs
+  size_t sliceExecutions = 0, dualSliceExecutions = 0;
+  std::vector<SameValueLine> sameValueLines;
 };
 
 DebugReport debugRegression(const DebugRequest &request);

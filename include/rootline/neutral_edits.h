@@ -37,6 +37,14 @@ struct SemanticDiff {
   std::vector<std::string> oldLineTokens, renamedLineTokens, newLineTokens;
 };
 
+// Every old line's counterpart in the new text (index: old line, 1-based; 0: none).
+// Outside the raw diff's hunks, the line map. Inside a hunk, the tokens of both sides
+// (renames applied) are matched (longest common subsequence) and an old line goes to
+// the new line holding most of its matched tokens, the later one on a tie: a reflowed
+// `case 'X': return 10;` goes to the line of `return 10;`, a joined `if (v == 0)` /
+// `return -1;` both to the joined line, a modified line to the line it became.
+std::vector<unsigned> lineCounterparts(const SemanticDiff &diff);
+
 SemanticDiff diffSemantically(const std::string &oldText, const std::string &newText);
 
 // `text` with every identifier named in `renames` replaced by its new name (strings,

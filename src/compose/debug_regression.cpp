@@ -20,6 +20,7 @@ using debug::Version;
 constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
 constexpr double kSliceShare = 0.4;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
+constexpr double kAlignShare = 0.2;
 constexpr double kRevertShare = 0.3;
 constexpr double kComposeShare = 0.6;
 // When reverting a hunk alone already makes the test pass, composition only adds
@@ -111,13 +112,31 @@ DebugReport debugRegression(const DebugRequest &req) {
   stages.update(std::to_string(changedNew.size() + changedOld.size()) +
                 " changed line(s) in the slices");
 
-  // Revert trials: the first ranking's hunks first. Cheap builds and native runs, and
-  // the strongest evidence there is, so they come before the solver.
-  stages.begin("revert");
+  // Aligned runs: one more concrete replay of each trace. The first divergence on the
+  // slice, and which changed lines compute other values (the dual slice) and which the
+  // same ones (behaviour-neutral for this failure).
+  stages.begin("align");
   std::vector<DebugCandidate> hints = changedNew;
   hints.insert(hints.end(), changedOld.begin(), changedOld.end());
-  std::stable_sort(hints.begin(), hints.end(),
-                   [](const auto &a, const auto &b) { return a.distance < b.distance; });
+  debug::AlignmentFindings alignment =
+      debug::alignRuns(oldV, newV, hints, diffs, budget.share(kAlignShare, kFloorSeconds), stages);
+  report.firstDivergence = alignment.first;
+  report.aligned = alignment.complete;
+  report.sliceExecutions = alignment.sliceExecutions;
+  report.dualSliceExecutions = alignment.dualSliceExecutions;
+  debug::applyAlignment(alignment, changedNew);
+  debug::applyAlignment(alignment, changedOld);
+  debug::applyAlignment(alignment, hints);
+
+  // Revert trials: the first ranking's hunks first, those in the dual slice before
+  // those that compute the same values. Cheap builds and native runs, and the strongest
+  // evidence there is, so they come before the solver.
+  stages.begin("revert");
+  std::stable_sort(hints.begin(), hints.end(), [](const auto &a, const auto &b) {
+    int ra = a.aligned == "differs" ? 0 : a.aligned.empty() ? 1 : 2;
+    int rb = b.aligned == "differs" ? 0 : b.aligned.empty() ? 1 : 2;
+    return ra != rb ? ra < rb : a.distance < b.distance;
+  });
   debug::RevertEvidence reverts = debug::gatherRevertEvidence(
       req, hints, diffs, work.path, budget.share(kRevertShare, kFloorSeconds), report, stages);
 
@@ -164,6 +183,7 @@ DebugReport debugRegression(const DebugRequest &req) {
       report.notes.push_back(
           "no line of either version's slice is in a changed region of the source diff");
   }
+  debug::applyAlignment(alignment, candidates);
   for (auto &c : candidates)
     debug::presentOnNewSide(c, newV.root, diffs);
 
@@ -176,6 +196,17 @@ DebugReport debugRegression(const DebugRequest &req) {
   std::erase_if(candidates, [](const DebugCandidate &c) { return !c.neutral.empty(); });
   report.neutralEdits = diffs.neutralEdits();
   debug::applyRevertEvidence(reverts, candidates, req);
+  debug::applyAlignment(alignment, candidates); // units the trials made candidates
+  // Changed lines of the slices that compute the same values, ranked or not.
+  std::vector<DebugCandidate> judged = candidates;
+  judged.insert(judged.end(), hints.begin(), hints.end());
+  for (auto &c : judged)
+    debug::presentOnNewSide(c, newV.root, diffs);
+  for (const auto &c : judged)
+    if (c.aligned == "same values" &&
+        std::none_of(report.sameValueLines.begin(), report.sameValueLines.end(),
+                     [&](const SameValueLine &s) { return s.file == c.file && s.line == c.line; }))
+      report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::explainCandidates(candidates);
   debug::rankCandidates(candidates, req.maxCandidates);
   report.candidates = std::move(candidates);

@@ -3,17 +3,21 @@
 // and splits the budget between them.
 //
 //   failure ─► trace (concrete replay, dependences) ─► criteria ─► slices
-//     ─► first ranking (slice ∩ diff, no solver) ─► symbolic (slice-directed)
+//     ─► first ranking (slice ∩ diff, no solver) ─► align (first divergence, dual
+//     slice) ─► revert (hunk builds) ─► symbolic (slice-directed)
 //     ─► compose (Darwin) ─► evidence (native runs) ─► rank
 #pragma once
 
+#include "rootline/alignment.h"
 #include "rootline/debug.h"
 #include "rootline/module_index.h"
 #include "rootline/neutral_edits.h"
 
 #include <llvm/IR/Instruction.h>
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -125,6 +129,31 @@ std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::str
 std::vector<DebugCandidate> changedLinesExecuted(const Version &v, const std::string &kind,
                                                  Diffs &diffs);
 
+// The align stage (docs/debug.md, "Aligned runs"): both runs replayed once more, the
+// executions of the slices' lines (and of `changed`) aligned by execution index
+// through the diff's line map, and compared by what they stored, returned, passed and
+// branched on.
+struct LineVerdict {
+  unsigned same = 0, differs = 0, unmatched = 0; // executions, by how they align
+  std::string sameExample;                       // "`price` = 90"
+  std::string differenceExample;                 // "computes `price` = 90 in the old run and ..."
+};
+struct AlignmentFindings {
+  bool complete = false; // both replays reached the end of their runs
+  std::map<AlignedLine, LineVerdict> lines;
+  std::optional<FirstDivergence> first;
+  size_t sliceExecutions = 0, dualSliceExecutions = 0;
+  // Names a version's (file, line) as the alignment does.
+  std::shared_ptr<std::function<AlignedLine(bool inNew, const std::string &, unsigned)>> names;
+};
+AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
+                            const std::vector<DebugCandidate> &changed, Diffs &diffs,
+                            const Deadline &deadline, Stages &stages);
+// Marks each changed-line candidate "differs" (its aligned executions differ: the dual
+// slice) or "same values" (every aligned execution computes the same in both runs).
+// Candidates already judged keep their mark.
+void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidate> &candidates);
+
 // The revert stage (docs/debug.md, "Revert evidence"): the change cut into units (the
 // semantic diff's hunks; renames and layout stay as in the new version), and the
 // failing test run on the new version with units reverted to the old text: each unit
@@ -140,6 +169,7 @@ struct RevertEvidence {
     std::vector<std::pair<size_t, size_t>> hunks; // (file, hunk)
     std::string label;                            // "main.c:6-7"
     std::string alone;                            // result of reverting it alone
+    std::string appliedAlone; // the old version with it alone applied (tried when it fixes)
   };
   std::vector<ChangedFile> files;
   std::vector<Unit> units;

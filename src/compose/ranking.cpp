@@ -36,6 +36,12 @@ int revertEvidence(const DebugCandidate &c) {
   return 0;
 }
 
+// The aligned runs: a changed line whose executions differ (the dual slice) before one
+// whose every execution computes the same values in both runs.
+int alignedEvidence(const DebugCandidate &c) {
+  return c.aligned == "differs" ? 1 : c.aligned == "same values" ? -1 : 0;
+}
+
 } // namespace
 
 void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
@@ -43,6 +49,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
                      if (revertEvidence(a) != revertEvidence(b))
                        return revertEvidence(a) > revertEvidence(b);
+                     if (alignedEvidence(a) != alignedEvidence(b))
+                       return alignedEvidence(a) > alignedEvidence(b);
                      if (changedUnrefuted(a) != changedUnrefuted(b))
                        return changedUnrefuted(a);
                      if (evidence(a) != evidence(b))
@@ -66,6 +74,8 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
   for (auto &c : candidates) {
     if (!c.revertDetail.empty())
       c.reasons.push_back(c.revertDetail);
+    if (!c.alignedDetail.empty())
+      c.reasons.push_back(c.alignedDetail);
     if (c.removesFailure)
       c.reasons.push_back("on the alternative input both versions behave alike");
     else if (c.ran && c.changesFailure)

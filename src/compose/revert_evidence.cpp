@@ -79,7 +79,7 @@ std::vector<RevertEvidence::Unit> unitsOf(const std::vector<RevertEvidence::Chan
   for (size_t f = 0; f < files.size(); ++f)
     for (size_t h = 0; h < files[f].diff->changes.hunks.size(); ++h)
       if (!files[f].diff->changes.hunks[h].neutral)
-        units.push_back({{{f, h}}, hunkLabel(files[f], files[f].diff->changes.hunks[h]), ""});
+        units.push_back({{{f, h}}, hunkLabel(files[f], files[f].diff->changes.hunks[h]), "", ""});
   return units;
 }
 
@@ -341,7 +341,7 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     if (units[u].alone == "passes") {
       ev.fixing.push_back(u);
       if (units.size() > 1 && !trials.exhausted())
-        trials.run(trials.complement({u}), "apply alone");
+        units[u].appliedAlone = trials.run(trials.complement({u}), "apply alone");
     }
   }
   if (ev.fixing.empty() && units.size() > 1 && !trials.exhausted()) {
@@ -381,7 +381,15 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
   auto it = byResult.find(u.alone);
   if (it == byResult.end())
     return {"", ""}; // not tried
-  return {it->second.first, "reverting " + u.label + it->second.second};
+  std::string detail = "reverting " + u.label + it->second.second;
+  // The converse trial: the old version with this unit alone applied.
+  if (u.appliedAlone == "same failure")
+    detail += ", and applying it alone to the old version brings the same failure";
+  else if (!u.appliedAlone.empty() && u.appliedAlone != "does not build")
+    detail += "; applied alone to the old version, the test " +
+              std::string(u.appliedAlone == "passes" ? "still passes (other hunks take part)"
+                                                     : "fails otherwise (" + u.appliedAlone + ")");
+  return {it->second.first, detail};
 }
 
 } // namespace

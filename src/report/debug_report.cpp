@@ -30,6 +30,8 @@ json reportJson(const DebugReport &r) {
     j["evidence_level"] = c.evidenceLevel();
     if (!c.revert.empty())
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
+    if (!c.aligned.empty())
+      j["aligned"] = {{"result", c.aligned}, {"detail", c.alignedDetail}};
     if (c.hasAlternative)
       j["alternative_input"] = inputJson(c.alternative);
     if (c.ran)
@@ -55,6 +57,15 @@ json reportJson(const DebugReport &r) {
   for (const auto &t : r.reverts)
     reverts.push_back(
         {{"what", t.what}, {"hunks", t.hunks}, {"result", t.result}, {"run", runJson(t.run)}});
+  json sameValues = json::array();
+  for (const auto &l : r.sameValueLines)
+    sameValues.push_back({{"file", l.file}, {"line", l.line}, {"why", l.why}});
+  json divergence = nullptr;
+  if (r.firstDivergence)
+    divergence = {
+        {"version", r.firstDivergence->version},     {"file", r.firstDivergence->file},
+        {"line", r.firstDivergence->line},           {"iteration", r.firstDivergence->iteration},
+        {"execution", r.firstDivergence->execution}, {"text", r.firstDivergence->text}};
   json commits = nullptr;
   if (r.oldCommit && r.newCommit)
     commits = {{"repository", r.repository.string()},
@@ -76,6 +87,12 @@ json reportJson(const DebugReport &r) {
             {"new_constraints", r.newConstraints},
             {"direction", r.direction}}},
           {"candidates", cands},
+          {"alignment",
+           {{"complete", r.aligned},
+            {"first_divergence", divergence},
+            {"slice_executions", r.sliceExecutions},
+            {"dual_slice_executions", r.dualSliceExecutions},
+            {"same_values", sameValues}}},
           {"neutral_edits", neutral},
           {"revert_trials", reverts},
           {"minimal_revert", r.minimalRevert},
@@ -114,6 +131,9 @@ std::string reportMarkdown(const DebugReport &r) {
      << (r.condition == "rsc" ? "relevant slice conditions" : "path conditions") << " ("
      << r.oldConstraints << " constraints old, " << r.newConstraints << " new): " << r.direction
      << ".\n\n";
+  if (r.firstDivergence)
+    md << "**First divergence** of the aligned runs on the slice: " << r.firstDivergence->text
+       << ".\n\n";
   if (r.candidates.empty())
     md << "No candidate root cause was found.\n\n";
   for (const auto &c : r.candidates) {
@@ -124,6 +144,8 @@ std::string reportMarkdown(const DebugReport &r) {
       md << "Condition on the failing run: `" << c.condition << "`\n\n";
     if (!c.revertDetail.empty())
       md << "**Revert:** " << c.revertDetail << ".\n\n";
+    if (!c.alignedDetail.empty())
+      md << "**Aligned runs:** " << c.alignedDetail << ".\n\n";
     if (c.hasAlternative && !c.ran)
       md << "Alternative input (found by the solver; the budget left no time to run it):\n"
          << markdownFence(c.alternative.stdinBytes);
@@ -155,6 +177,12 @@ std::string reportMarkdown(const DebugReport &r) {
         md << "` (old lines " << n.oldStart << "-" << n.oldStart + n.oldLines - 1 << ")";
       md << (n.newLines || !n.oldLines ? "`" : "") << ": " << n.why << "\n";
     }
+    md << "\n";
+  }
+  if (!r.sameValueLines.empty()) {
+    md << "### Changed lines that compute the same values (behaviour-neutral for this failure)\n\n";
+    for (const auto &l : r.sameValueLines)
+      md << "- `" << l.file << ":" << l.line << "`: " << l.why << "\n";
     md << "\n";
   }
   if (!r.reverts.empty()) {
@@ -190,6 +218,8 @@ std::string reportSummary(const DebugReport &r) {
   s << "rootline: " << r.failure << "\n";
   s << "rootline: " << r.direction << " (" << r.condition << ": " << r.oldConstraints << " old / "
     << r.newConstraints << " new constraints)\n";
+  if (r.firstDivergence)
+    s << "rootline: first divergence: " << r.firstDivergence->text << "\n";
   for (const auto &c : r.candidates) {
     s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
       << "] " << c.source << "\n";
@@ -203,6 +233,8 @@ std::string reportSummary(const DebugReport &r) {
   }
   if (r.candidates.empty())
     s << "  no candidate found\n";
+  for (const auto &l : r.sameValueLines)
+    s << "rootline: " << l.file << ":" << l.line << " changed but " << l.why << "\n";
   if (!r.neutralEdits.empty())
     s << "rootline: " << r.neutralEdits.size()
       << " neutral edit(s) not ranked (layout, comments, renames); see the report\n";

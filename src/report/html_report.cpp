@@ -55,6 +55,8 @@ std::string reportHtml(const DebugReport &r) {
       << "</code></p>";
   h << "<p><b>Failure:</b> " << report::htmlEscape(r.failure) << ". "
     << report::htmlEscape(r.direction) << " (" << report::htmlEscape(r.condition) << ").</p>";
+  if (r.firstDivergence)
+    h << "<p><b>First divergence:</b> " << report::htmlEscape(r.firstDivergence->text) << ".</p>";
   h << "<p>Input:</p><pre>" << report::htmlEscape(r.input.stdinBytes) << "</pre>";
   h << "<table><tr><th>run</th><th>outcome</th><th>stdout</th></tr>";
   h << "<tr><td>expected</td><td>" << report::htmlEscape(r.expected.outcome) << "</td><td><pre>"

@@ -33,12 +33,16 @@ json reportSarif(const DebugReport &r) {
               (c.removesFailure ? "; both versions agree." : ".");
     if (!c.revertDetail.empty())
       text += " Revert: " + c.revertDetail + ".";
+    if (!c.alignedDetail.empty())
+      text += " Aligned runs: " + c.alignedDetail + ".";
     json props = {{"rank", c.rank},
                   {"version", c.version},
                   {"reasons", c.reasons},
                   {"evidenceLevel", c.evidenceLevel()}};
     if (!c.revert.empty())
       props["revert"] = c.revert;
+    if (!c.aligned.empty())
+      props["aligned"] = c.aligned;
     if (c.hasAlternative) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
       props["removesFailure"] = c.removesFailure;

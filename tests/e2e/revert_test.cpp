@@ -56,6 +56,11 @@ TEST_CASE("every mixed regression ranks its cause first, with revert evidence",
       // No ranked line is a neutral one.
       for (const auto &c : rep.candidates)
         CHECK(c.neutral.empty());
+      // The aligned runs put the cause in the dual slice and find a first divergence.
+      INFO("aligned: " << top.aligned << " " << top.alignedDetail);
+      CHECK(top.aligned == "differs");
+      REQUIRE(rep.firstDivergence.has_value());
+      CHECK(rep.aligned);
     }
   }
 }

@@ -1,0 +1,125 @@
+// Execution alignment of two runs of two versions (Xin, Sumner and Zhang, PLDI 2008,
+// in a simplified form; docs/alignment.md). A run is cut into line executions: the
+// instances of one source line in one function activation between two other lines.
+// Each gets an execution index: the index of the call that opened its activation, the
+// iteration of every loop around it, its aligned line (the new version's name for the
+// line, through the diff), and how often that line ran before in the same iteration.
+// So the k-th iteration of a loop in one run meets the k-th in the other, even after an
+// `if` in an earlier iteration went another way, and a call meets its counterpart. Aligned
+// executions are compared by what they did: the values they stored and returned, the
+// arguments they passed, and the way their last branch went, judged by the lines it
+// leads to (clang may swap a branch's targets: `if (!ok)` branches on `ok`), so that
+// `if (y < 1583 || m < 1)` and `if (m < 1)` that both go on to the same line did the
+// same; the branches a condition took on the way are kept for the reader.
+#pragma once
+
+#include "rootline/replay.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// A source line as both versions name it; 0: no source line. The caller chooses the
+// numbering (debug: the new version's file and line, old lines without a counterpart
+// numbered apart), so that equal numbers mean "the same line".
+using AlignedLine = uint64_t;
+
+// One thing a line execution did that the other run can be compared on.
+struct LineEffect {
+  enum Kind : uint8_t { Store, Branch, Return, Argument };
+  Kind kind = Store;
+  Val value;              // stored, returned or passed; branch: successor
+  bool pointer = false;   // an address: equal to any other address
+  uint64_t element = 0;   // store: digest of its address's dynamic indices
+  int64_t shownIndex = 0; // store: its first dynamic index, for the reader
+  bool indexed = false;   // store: the address has dynamic indices
+  uint32_t ordinal = 0;   // argument: its position
+  // Branch: the first line of the successor it took, and of the other one (0: none or
+  // unknown), as `lineOf` names them.
+  AlignedLine taken = 0, other = 0;
+  const llvm::Instruction *inst = nullptr; // the store, branch, return or call
+  uint64_t instance = 0;                   // its instance in the run
+};
+
+struct LineExecution {
+  uint64_t index = 0; // the execution index (a digest of context, line and occurrence)
+  AlignedLine line = 0;
+  uint32_t occurrence = 0; // 1 for the line's first run in its loop's iteration (or activation)
+  uint32_t iteration = 0;  // the iteration of the innermost loop around it; 0: none
+  uint64_t first = 0, last = 0; // its first and last instance
+  bool inSlice = false;         // holds an instance of the slice given to the recorder
+  uint32_t effectBegin = 0, effectCount = 0;
+};
+
+struct ExecutionLog {
+  std::vector<LineExecution> executions; // in run order; only the lines asked for
+  std::vector<LineEffect> effects;
+  bool complete = true; // false when replay stopped before the end of the run
+};
+
+// Observes a replay and logs the executions of the lines `wanted` accepts. `lineOf`
+// names an instruction's line (asked once per instruction); `slice` (may be null)
+// marks the instances that make an execution `inSlice`.
+class LineExecutionRecorder : public ReplayObserver {
+public:
+  LineExecutionRecorder(const ModuleIndex &index,
+                        std::function<AlignedLine(const llvm::Instruction *)> lineOf,
+                        std::function<bool(AlignedLine)> wanted,
+                        const std::vector<bool> *slice = nullptr);
+  ~LineExecutionRecorder() override;
+  void onInstance(const Instance &) override;
+  ExecutionLog take();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// How two runs' executions relate, by execution index.
+enum class Aligned : uint8_t {
+  Same,     // the counterpart did the same things
+  Differs,  // the counterpart stored, returned, passed or branched otherwise
+  Unmatched // no execution of the other run has this index
+};
+
+struct Alignment {
+  std::vector<Aligned> oldStatus, newStatus; // per execution of each log
+  std::vector<size_t> oldPeer, newPeer;      // the counterpart's position, or npos
+  static constexpr size_t npos = ~size_t{0};
+};
+
+// Names the variable a store writes, so that a renamed variable still compares equal
+// (old side) and a store into another variable does not; "" when it has no name.
+using StoreTarget = std::function<std::string(const llvm::Instruction *store)>;
+
+// Pairs executions by index and compares their effects. When a log is incomplete,
+// Unmatched says only that the other run's replay did not reach a counterpart.
+Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog,
+                          const StoreTarget &oldTarget, const StoreTarget &newTarget);
+
+// The first effect in which two aligned executions differ (its position in each), or
+// none when they agree. When only the way the last branch went differs, `control` is
+// set and the positions are those of each execution's last branch.
+struct EffectDifference {
+  size_t oldEffect = 0, newEffect = 0; // positions within each execution's effects
+  bool found = false;
+  bool control = false;
+};
+EffectDifference firstDifference(const ExecutionLog &oldLog, const LineExecution &oldExec,
+                                 const ExecutionLog &newLog, const LineExecution &newExec,
+                                 const StoreTarget &oldTarget, const StoreTarget &newTarget);
+
+// ---- for the reader -----------------------------------------------------------------
+
+// An effect's value as C would print it for its type: "90", "-1", "2.5", "'a'",
+// "true"; "an address" for pointers; a branch: "true"/"false" or "case k".
+std::string effectValueText(const LineEffect &e);
+
+// The variable a store writes, as the source names it: "price", "a[3]", "*p", "s.len"
+// (debug info first, else the IR name without clang's ".addr"); "" when unknown.
+std::string storeTargetName(const LineEffect &store);
+
+} // namespace rootline

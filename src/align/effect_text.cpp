@@ -1,0 +1,164 @@
+// What a line execution did, in C terms for the reader: values as C prints them for
+// their type, and the variable a store writes as the source names it.
+#include "rootline/alignment.h"
+
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
+namespace rootline {
+
+namespace {
+
+std::string numberText(const Val &v, const llvm::Type *type) {
+  char buf[64];
+  if (type->isIntegerTy()) {
+    unsigned bits = type->getIntegerBitWidth();
+    if (bits == 1)
+      return v.lo & 1 ? "true" : "false";
+    int64_t s = bits >= 64 ? static_cast<int64_t>(v.lo)
+                           : static_cast<int64_t>(v.lo << (64 - bits)) >> (64 - bits);
+    if (bits == 8 && s >= 32 && s < 127)
+      std::snprintf(buf, sizeof buf, "'%c' (%lld)", static_cast<char>(s),
+                    static_cast<long long>(s));
+    else
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(s));
+    return buf;
+  }
+  if (type->isFloatTy()) {
+    float f;
+    uint32_t bits = static_cast<uint32_t>(v.lo);
+    std::memcpy(&f, &bits, sizeof f);
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
+    return buf;
+  }
+  if (type->isDoubleTy()) {
+    double d;
+    std::memcpy(&d, &v.lo, sizeof d);
+    std::snprintf(buf, sizeof buf, "%g", d);
+    return buf;
+  }
+  if (type->isX86_FP80Ty()) {
+    unsigned char bytes[sizeof(long double)] = {};
+    std::memcpy(bytes, &v.lo, 8);
+    std::memcpy(bytes + 8, &v.hi, 2);
+    long double d;
+    std::memcpy(&d, bytes, sizeof d);
+    std::snprintf(buf, sizeof buf, "%Lg", d);
+    return buf;
+  }
+  if (type->isPointerTy())
+    return "an address";
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v.lo));
+  return buf;
+}
+
+std::string branchText(const LineEffect &e) {
+  if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(e.inst)) {
+    for (auto c : sw->cases())
+      if (c.getSuccessorIndex() == e.value.lo)
+        return "case " + std::to_string(c.getCaseValue()->getSExtValue());
+    return "default";
+  }
+  return e.value.lo == 0 ? "true" : "false";
+}
+
+// A local variable's name from its debug declaration, when it has one.
+std::string declaredName(const llvm::AllocaInst *alloca) {
+  auto *v = const_cast<llvm::AllocaInst *>(alloca);
+  for (auto *d : llvm::findDbgDeclares(v))
+    return d->getVariable()->getName().str();
+  for (auto *d : llvm::findDVRDeclares(v))
+    return d->getVariable()->getName().str();
+  return "";
+}
+
+// A struct member's name: clang names the address of `s.len` after the member (`%len`,
+// made unique in a function as `%len1`, `%len2`).
+std::string fieldName(const llvm::GetElementPtrInst *gep) {
+  if (!gep->getSourceElementType()->isStructTy() || !gep->hasAllConstantIndices())
+    return "";
+  std::string name = gep->getName().str();
+  while (name.size() > 1 && std::isdigit(static_cast<unsigned char>(name.back())))
+    name.pop_back();
+  return name;
+}
+
+// The variable an address points into; `index` (when given) is shown as the dynamic
+// index nearest the variable, others as `[…]`.
+std::string objectName(const llvm::Value *v, const int64_t *index, int depth = 0) {
+  if (depth > 8)
+    return "";
+  v = v->stripPointerCasts();
+  if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(v)) {
+    std::string name = declaredName(alloca);
+    if (name.empty()) {
+      name = alloca->getName().str();
+      if (name.size() > 5 && name.ends_with(".addr"))
+        name.resize(name.size() - 5);
+    }
+    return name == "retval" ? "the return value" : name;
+  }
+  if (auto *gv = llvm::dyn_cast<llvm::GlobalVariable>(v))
+    return gv->getName().str();
+  if (auto *load = llvm::dyn_cast<llvm::LoadInst>(v)) {
+    std::string p = objectName(load->getPointerOperand(), nullptr, depth + 1);
+    return p.empty() ? "" : "*" + p;
+  }
+  auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(v);
+  if (!gep)
+    return "";
+  const llvm::Value *inner = gep->getPointerOperand()->stripPointerCasts();
+  bool innerDynamic = false; // a dynamic index nearer the variable takes `index`
+  for (const llvm::Value *q = inner; auto *g = llvm::dyn_cast<llvm::GetElementPtrInst>(q);
+       q = g->getPointerOperand()->stripPointerCasts())
+    innerDynamic = innerDynamic || !g->hasAllConstantIndices();
+  std::string base = objectName(inner, index, depth + 1);
+  if (base.empty())
+    return "";
+  if (!gep->hasAllConstantIndices()) {
+    std::string shown = index && !innerDynamic ? std::to_string(*index) : "…";
+    if (base[0] == '*' && base.find_first_of(".[-") == std::string::npos)
+      return base.substr(1) + "[" + shown + "]"; // p[i]
+    return base + "[" + shown + "]";
+  }
+  std::string field = fieldName(gep);
+  if (field.empty())
+    return base;
+  if (base[0] == '*' && base.find_first_of(".[-") == std::string::npos)
+    return base.substr(1) + "->" + field;
+  return base + "." + field;
+}
+
+} // namespace
+
+std::string effectValueText(const LineEffect &e) {
+  if (!e.inst)
+    return "";
+  if (e.kind == LineEffect::Branch)
+    return branchText(e);
+  if (e.pointer)
+    return "an address";
+  const llvm::Type *type = nullptr;
+  if (auto *store = llvm::dyn_cast<llvm::StoreInst>(e.inst))
+    type = store->getValueOperand()->getType();
+  else if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(e.inst))
+    type = ret->getReturnValue() ? ret->getReturnValue()->getType() : nullptr;
+  else if (auto *call = llvm::dyn_cast<llvm::CallBase>(e.inst))
+    type = e.ordinal < call->arg_size() ? call->getArgOperand(e.ordinal)->getType() : nullptr;
+  return type ? numberText(e.value, type) : "";
+}
+
+std::string storeTargetName(const LineEffect &store) {
+  auto *s = llvm::dyn_cast_or_null<llvm::StoreInst>(store.inst);
+  if (!s)
+    return "";
+  return objectName(s->getPointerOperand(), store.indexed ? &store.shownIndex : nullptr);
+}
+
+} // namespace rootline

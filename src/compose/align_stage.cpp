@@ -1,0 +1,419 @@
+// The align stage (docs/debug.md, "Aligned runs"): both traced runs replayed once more,
+// their executions of the slices' lines aligned through the diff's line map, the first
+// divergence on the slice found, and each changed line judged by its aligned
+// executions: in the dual slice (its values or branches differ) or computing the same
+// values in both runs (behaviour-neutral for this failure).
+#include "compose/debug_stages.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+
+#include <map>
+
+namespace rootline::debug {
+
+namespace {
+
+constexpr AlignedLine kOldOnly = 1ull << 63; // an old line without a counterpart
+
+std::string ordinal(unsigned n) {
+  std::string s = std::to_string(n);
+  unsigned t = n % 100;
+  return s + (t >= 11 && t <= 13 ? "th"
+              : n % 10 == 1      ? "st"
+              : n % 10 == 2      ? "nd"
+              : n % 10 == 3      ? "rd"
+                                 : "th");
+}
+
+// A variable's name as code (`price`); a description ("the return value") as is.
+std::string codeName(const std::string &name) {
+  return name.starts_with("the ") ? name : "`" + name + "`";
+}
+
+std::string storeTarget(const llvm::Instruction *store) {
+  LineEffect e;
+  e.inst = store;
+  return storeTargetName(e);
+}
+
+std::string calleeName(const llvm::Instruction *inst) {
+  auto *call = llvm::dyn_cast<llvm::CallBase>(inst);
+  const llvm::Function *f = call ? call->getCalledFunction() : nullptr;
+  return f ? f->getName().str() : "a function";
+}
+
+// What one effect did in one run: "computes `price` = 90", "takes the true branch".
+std::string effectText(const LineEffect &e) {
+  std::string value = effectValueText(e);
+  switch (e.kind) {
+  case LineEffect::Store: {
+    std::string name = storeTargetName(e);
+    return "computes " + (name.empty() ? std::string("a value") : codeName(name)) + " = " + value;
+  }
+  case LineEffect::Branch:
+    return "takes the " + value + " branch";
+  case LineEffect::Return:
+    return "returns " + value;
+  case LineEffect::Argument:
+    return "passes " + value + " to " + calleeName(e.inst);
+  }
+  return "";
+}
+
+// How two aligned effects differ, for the reader: "computes `price` = 90 in the old run
+// and 100 in the new run"; either may be missing (the execution did less). A store is
+// named as in the new version (`oldTarget` applies the change's renames).
+std::string differenceText(const LineEffect *o, const LineEffect *n, const StoreTarget &oldTarget) {
+  if (!o && !n)
+    return "runs differently in the two runs";
+  if (!o || !n)
+    return effectText(o ? *o : *n) + " in the " + (o ? "old" : "new") + " run only";
+  std::string va = effectValueText(*o), vb = effectValueText(*n);
+  if (o->kind == n->kind) {
+    switch (n->kind) {
+    case LineEffect::Store:
+      if (oldTarget(o->inst) == storeTarget(n->inst) && o->indexed == n->indexed &&
+          (!o->indexed || o->shownIndex == n->shownIndex)) {
+        std::string name = storeTargetName(*n);
+        return "computes " + (name.empty() ? std::string("a value") : codeName(name)) + " = " + va +
+               " in the old run and " + vb + " in the new run";
+      }
+      break;
+    case LineEffect::Branch:
+      return "takes the " + va + " branch in the old run and the " + vb + " branch in the new run";
+    case LineEffect::Return:
+      return "returns " + va + " in the old run and " + vb + " in the new run";
+    case LineEffect::Argument:
+      if (calleeName(o->inst) == calleeName(n->inst) && o->ordinal == n->ordinal)
+        return "passes " + va + " to " + calleeName(n->inst) + " in the old run and " + vb +
+               " in the new run";
+      break;
+    }
+  }
+  return effectText(*o) + " in the old run, but " + effectText(*n) + " in the new run";
+}
+
+// The new version's files get numbers from 1; an old line keeps its own file's number.
+class LineNames {
+public:
+  LineNames(const Version &oldV, const Version &newV, Diffs &diffs)
+      : oldV_(oldV), newV_(newV), diffs_(diffs) {}
+
+  AlignedLine of(bool inNew, const std::string &rel, unsigned line) {
+    if (line == 0)
+      return 0;
+    if (inNew || fs::path(rel).is_absolute())
+      return name(rel, line);
+    std::string newRel = diffs_.counterpart(rel, false);
+    const SemanticDiff &sd = diffs_.semantic(rel, false);
+    auto [it, fresh] = counterparts_.try_emplace(rel);
+    if (fresh)
+      it->second = lineCounterparts(sd);
+    if (line < it->second.size() && it->second[line])
+      return name(newRel, it->second[line]);
+    if (!sd.raw.changedInOld(line)) // past the tokens' last line (or no tokens kept)
+      if (auto l = sd.raw.newLineOf(line))
+        return name(newRel, *l);
+    if (auto l = movedTo(rel, sd, line))
+      return name(newRel, *l);
+    return kOldOnly | name("old:" + rel, line);
+  }
+
+  AlignedLine of(const Version &v, const llvm::Instruction *inst) {
+    SourceLocation loc = ModuleIndex::locationOf(inst);
+    if (!loc.valid())
+      return 0;
+    return of(&v == &newV_, relativeTo(loc.path(), v.root), loc.line);
+  }
+
+  // "main.c:6", or "the old version's main.c:5" for a line the new one lacks.
+  std::string where(AlignedLine l) const {
+    auto it = files_.find(static_cast<uint32_t>((l & ~kOldOnly) >> 32));
+    std::string file = it == files_.end() ? "?" : it->second;
+    std::string at = file + ":" + std::to_string(static_cast<uint32_t>(l));
+    return l & kOldOnly ? "the old version's " + at.substr(4) : at;
+  }
+
+private:
+  AlignedLine name(const std::string &file, unsigned line) {
+    auto [it, fresh] = ids_.try_emplace(file, static_cast<uint32_t>(ids_.size() + 1));
+    if (fresh)
+      files_[it->second] = file;
+    return (static_cast<uint64_t>(it->second) << 32) | line;
+  }
+
+  // An old line the line map and its hunk leave without a counterpart whose code
+  // (renames applied) is on exactly one changed new line: a statement moved to
+  // another hunk.
+  std::optional<unsigned> movedTo(const std::string &rel, const SemanticDiff &sd, unsigned line) {
+    if (line >= sd.renamedLineTokens.size() || sd.renamedLineTokens[line].empty())
+      return std::nullopt;
+    auto &byText = moved_[rel];
+    if (byText.empty())
+      for (const auto &h : sd.changes.hunks)
+        for (unsigned l = h.newStart; l < h.newStart + h.newLines && l < sd.newLineTokens.size();
+             ++l)
+          byText[sd.newLineTokens[l]].push_back(l);
+    auto it = byText.find(sd.renamedLineTokens[line]);
+    if (it == byText.end() || it->second.size() != 1)
+      return std::nullopt;
+    return it->second.front();
+  }
+
+  const Version &oldV_, &newV_;
+  Diffs &diffs_;
+  std::map<std::string, uint32_t> ids_;
+  std::map<uint32_t, std::string> files_;
+  std::map<std::string, std::map<std::string, std::vector<unsigned>>> moved_;
+  std::map<std::string, std::vector<unsigned>> counterparts_; // by old path
+};
+
+ExecutionLog recordExecutions(const Version &v, LineNames &names,
+                              const std::set<AlignedLine> &wanted, const Deadline &deadline,
+                              Stages &stages) {
+  LineExecutionRecorder recorder(
+      *v.index, [&](const llvm::Instruction *inst) { return names.of(v, inst); },
+      [&](AlignedLine l) { return wanted.count(l) > 0; }, &v.slice.member);
+  TraceReader reader(v.traceFile, v.program.module.key);
+  ReplayLimits limits;
+  limits.deadline = deadline;
+  limits.progress = [&stages, name = v.name](uint64_t n) {
+    stages.update(name + " version, " + std::to_string(n) + " instances aligned");
+  };
+  ReplayResult r = replayTrace(*v.module.module, *v.index, reader, &recorder, limits);
+  ExecutionLog log = recorder.take();
+  log.complete = r.outcome != RunOutcome::Stopped;
+  if (!log.complete)
+    stages.cut("alignment replay of the " + v.name + " version stopped after " +
+               std::to_string(r.instances) + " instances; no line is called behaviour-neutral");
+  return log;
+}
+
+const LineEffect *effectAt(const ExecutionLog &log, const LineExecution &e, size_t k) {
+  return k < e.effectCount ? &log.effects[e.effectBegin + k] : nullptr;
+}
+
+// How two aligned executions differ: their first differing effect, or where control
+// went (the last branch each took, else the line each went on to).
+std::string describeDifference(const ExecutionLog &oldLog, const LineExecution &o,
+                               const ExecutionLog &newLog, const LineExecution &n,
+                               const EffectDifference &d, const StoreTarget &oldTarget,
+                               const LineNames &names) {
+  const LineEffect *a = effectAt(oldLog, o, d.oldEffect), *b = effectAt(newLog, n, d.newEffect);
+  if (!d.control || !a || !b)
+    return differenceText(a, b, oldTarget);
+  // The lines each run went on to: the branch's own polarity may differ (`!ok`).
+  if (a->taken && b->taken && a->taken != b->taken)
+    return "goes on to " + names.where(a->taken) + " in the old run and to " +
+           names.where(b->taken) + " in the new run";
+  return differenceText(a, b, oldTarget);
+}
+
+// The first store of an execution, as "price = 90" (or its first effect's value).
+std::string sampleText(const ExecutionLog &log, const LineExecution &e) {
+  for (size_t k = 0; k < e.effectCount; ++k) {
+    const LineEffect &x = log.effects[e.effectBegin + k];
+    if (x.kind == LineEffect::Store && !x.pointer) {
+      std::string name = storeTargetName(x);
+      if (!name.empty())
+        return codeName(name) + " = " + effectValueText(x);
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
+                            const std::vector<DebugCandidate> &changed, Diffs &diffs,
+                            const Deadline &deadline, Stages &stages) {
+  AlignmentFindings out;
+  LineNames names(oldV, newV, diffs);
+  std::set<AlignedLine> wanted;
+  auto addLines = [&](const Version &v) {
+    const auto &records = v.trace.dynamic.records;
+    std::vector<bool> seen;
+    for (uint64_t i = 0; i < records.size() && i < v.slice.member.size(); ++i) {
+      if (!v.slice.member[i])
+        continue;
+      uint32_t id = records[i].id;
+      if (id >= seen.size())
+        seen.resize(id + 1);
+      if (seen[id])
+        continue;
+      seen[id] = true;
+      if (AlignedLine l = names.of(v, v.index->instruction(id)))
+        wanted.insert(l);
+    }
+  };
+  addLines(oldV);
+  addLines(newV);
+  for (const auto &c : changed)
+    if (c.line)
+      wanted.insert(names.of(c.version == "new", c.file, c.line));
+  if (wanted.empty()) {
+    stages.note("no slice to align");
+    return out;
+  }
+
+  ExecutionLog oldLog = recordExecutions(oldV, names, wanted, deadline.share(0.5, 0.1), stages);
+  ExecutionLog newLog = recordExecutions(newV, names, wanted, deadline, stages);
+  out.complete = oldLog.complete && newLog.complete;
+  StoreTarget oldTarget = [&](const llvm::Instruction *s) {
+    std::string name = storeTarget(s);
+    const SemanticDiff &sd =
+        diffs.semantic(relativeTo(ModuleIndex::locationOf(s).path(), oldV.root), false);
+    for (const auto &r : sd.renames)
+      if (r.from == name)
+        return r.to;
+    return name;
+  };
+  StoreTarget newTarget = storeTarget;
+  Alignment a = alignExecutions(oldLog, newLog, oldTarget, newTarget);
+  // Per aligned line: how its executions compare, with one example each way.
+  auto judge = [&](const ExecutionLog &log, const std::vector<Aligned> &status,
+                   const std::vector<size_t> &peer, bool inNew) {
+    for (size_t i = 0; i < log.executions.size(); ++i) {
+      const LineExecution &e = log.executions[i];
+      LineVerdict &v = out.lines[e.line];
+      if (e.inSlice) {
+        ++out.sliceExecutions;
+        if (status[i] != Aligned::Same)
+          ++out.dualSliceExecutions;
+      }
+      if (status[i] == Aligned::Same) {
+        if (inNew) {
+          ++v.same;
+          if (v.sameExample.empty())
+            v.sameExample = sampleText(log, e);
+        }
+      } else if (status[i] == Aligned::Differs) {
+        if (inNew)
+          ++v.differs;
+      } else {
+        ++v.unmatched;
+      }
+      if (status[i] == Aligned::Same || !v.differenceExample.empty())
+        continue;
+      if (inNew && peer[i] != Alignment::npos) {
+        const LineExecution &o = oldLog.executions[peer[i]];
+        EffectDifference d = firstDifference(oldLog, o, newLog, e, oldTarget, newTarget);
+        v.differenceExample = describeDifference(oldLog, o, newLog, e, d, oldTarget, names);
+      } else if (status[i] == Aligned::Unmatched) {
+        std::string s = sampleText(log, e);
+        v.differenceExample = std::string("runs in the ") + (inNew ? "new" : "old") + " run only" +
+                              (s.empty() ? "" : " (there it computes " + s + ")");
+      }
+    }
+  };
+  judge(newLog, a.newStatus, a.newPeer, true);
+  judge(oldLog, a.oldStatus, a.oldPeer, false);
+
+  // The first divergence on the slice: the earliest moment, in the new run, at which an
+  // aligned execution does something else than its counterpart (the instance of its
+  // first differing effect), or one runs without a counterpart. An old execution
+  // without one is placed right after the ends of the counterparts of the old
+  // executions before it (after the branch that led there). Unmatched executions count only when
+  // both replays are complete.
+  struct Moment {
+    double at = -1;
+    const LineExecution *newExec = nullptr, *oldExec = nullptr;
+  } first;
+  auto consider = [&](double at, const LineExecution *n, const LineExecution *o) {
+    if (first.at < 0 || at < first.at)
+      first = {at, n, o};
+  };
+  for (size_t j = 0; j < newLog.executions.size(); ++j) {
+    const LineExecution &n = newLog.executions[j];
+    bool differs = a.newStatus[j] == Aligned::Differs;
+    if (!n.inSlice && !(differs && oldLog.executions[a.newPeer[j]].inSlice))
+      continue;
+    if (differs) {
+      const LineExecution &o = oldLog.executions[a.newPeer[j]];
+      EffectDifference d = firstDifference(oldLog, o, newLog, n, oldTarget, newTarget);
+      const LineEffect *e = effectAt(newLog, n, d.newEffect);
+      consider(static_cast<double>(e ? e->instance : n.last), &n, &o);
+    } else if (a.newStatus[j] == Aligned::Unmatched && out.complete) {
+      consider(static_cast<double>(n.first), &n, nullptr);
+    }
+  }
+  double lastPeerEnd = -1;
+  for (size_t i = 0; i < oldLog.executions.size() && out.complete; ++i) {
+    if (a.oldPeer[i] != Alignment::npos) // a call's execution ends after its callee's
+      lastPeerEnd =
+          std::max(lastPeerEnd, static_cast<double>(newLog.executions[a.oldPeer[i]].last));
+    else if (oldLog.executions[i].inSlice)
+      consider(lastPeerEnd + 0.5, nullptr, &oldLog.executions[i]);
+  }
+  if (first.newExec || first.oldExec) {
+    const LineExecution &at = first.newExec ? *first.newExec : *first.oldExec;
+    FirstDivergence d;
+    d.where = names.where(at.line);
+    d.execution = at.occurrence;
+    std::string text;
+    if (first.newExec && first.oldExec) {
+      EffectDifference diff =
+          firstDifference(oldLog, *first.oldExec, newLog, *first.newExec, oldTarget, newTarget);
+      text = describeDifference(oldLog, *first.oldExec, newLog, *first.newExec, diff, oldTarget,
+                                names);
+    } else {
+      std::string sample = sampleText(first.newExec ? newLog : oldLog, at);
+      text = std::string("runs in the ") + (first.newExec ? "new" : "old") + " run only" +
+             (sample.empty() ? "" : ", where it computes " + sample);
+    }
+    d.iteration = at.iteration;
+    std::string when =
+        at.iteration ? "in the " + ordinal(at.iteration) + " iteration of its loop" : std::string();
+    if (at.occurrence > 1)
+      when += (when.empty() ? "its " : ", its ") + ordinal(at.occurrence) + " execution" +
+              (at.iteration ? " there" : "");
+    d.text = d.where + (when.empty() ? "" : " (" + when + ")") + " " + text;
+    auto loc = [&](const Version &v, const LineExecution &e) {
+      SourceLocation l =
+          ModuleIndex::locationOf(v.index->instruction(v.trace.dynamic.records[e.first].id));
+      return std::make_pair(relativeTo(l.path(), v.root), l.line);
+    };
+    std::tie(d.file, d.line) =
+        first.newExec ? loc(newV, *first.newExec) : loc(oldV, *first.oldExec);
+    d.version = first.newExec ? "new" : "old";
+    out.first = d;
+  }
+  out.names = std::make_shared<std::function<AlignedLine(bool, const std::string &, unsigned)>>(
+      [names = std::make_shared<LineNames>(std::move(names))](bool inNew, const std::string &rel,
+                                                              unsigned line) mutable {
+        return names->of(inNew, rel, line);
+      });
+  stages.update(std::to_string(out.dualSliceExecutions) + " of " +
+                std::to_string(out.sliceExecutions) +
+                " executions of the slices differ between the runs");
+  return out;
+}
+
+void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidate> &candidates) {
+  if (!findings.names)
+    return;
+  for (auto &c : candidates) {
+    if (!c.inChangedRegion || !c.line || !c.aligned.empty())
+      continue;
+    AlignedLine l = (*findings.names)(c.version == "new", c.file, c.line);
+    auto it = findings.lines.find(l);
+    if (it == findings.lines.end())
+      continue;
+    const LineVerdict &v = it->second;
+    if (v.differs + v.unmatched > 0) {
+      c.aligned = "differs";
+      c.alignedDetail = "in the dual slice: its execution " + v.differenceExample;
+    } else if (v.same > 0 && findings.complete) {
+      c.aligned = "same values";
+      c.alignedDetail =
+          "behaviour-neutral for this failure: " +
+          (v.same == 1 ? std::string("its execution computes")
+                       : "each of its " + std::to_string(v.same) + " executions computes") +
+          " the same values in both runs" +
+          (v.sameExample.empty() ? "" : " (" + v.sameExample + ")");
+    }
+  }
+}
+
+} // namespace rootline::debug

@@ -1,0 +1,137 @@
+// Aligned runs in rootline debug (docs/debug.md, "Aligned runs"): the first divergence
+// on the slice, the dual slice, and changed lines that compute the same values.
+#include "rootline/debug.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+const DebugCandidate *at(const DebugReport &r, unsigned line) {
+  for (const auto &c : r.candidates)
+    if (c.version == "new" && c.line == line)
+      return &c;
+  return nullptr;
+}
+
+RegressionFixture mixedFixture(const std::string &name) {
+  for (auto &r : regressionFixturesIn("mixed"))
+    if (r.name == name)
+      return r;
+  FAIL("no mixed fixture " << name);
+  return {};
+}
+
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Two changed lines in the slice of `d`, apart: `lo` computes the same on this input
+// (3 < 5 and 3 <= 5 agree), `d` flips its sign.
+const char *kOld = "#include <stdio.h>\n"
+                   "int main(void) {\n"
+                   "  int a, b;\n"
+                   "  if (scanf(\"%d %d\", &a, &b) != 2) return 1;\n"
+                   "  int lo = a < b ? a : b;\n"
+                   "  int hi = a < b ? b : a;\n"
+                   "  int d = hi - lo;\n"
+                   "  printf(\"%d\\n\", d);\n"
+                   "  return 0;\n"
+                   "}\n";
+
+std::string newVersion() {
+  std::string s = kOld;
+  s.replace(s.find("a < b ?"), 7, "a <= b ?");
+  s.replace(s.find("hi - lo;"), 8, "lo - hi;");
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("the first divergence names the line and both values", "[debug][align]") {
+  // DESIGN example 4: `price` computed at another rate.
+  DebugReport rep = debugRegression(debugRequest(regressionFixture("changed_rate")));
+  REQUIRE(rep.firstDivergence.has_value());
+  CHECK(rep.firstDivergence->file == "main.c");
+  CHECK(rep.firstDivergence->line == 6);
+  CHECK(rep.firstDivergence->version == "new");
+  INFO(rep.firstDivergence->text);
+  CHECK(has(rep.firstDivergence->text, "main.c:6 computes `price` = 108 in the old run and 96 "
+                                       "in the new run"));
+  CHECK(rep.aligned);
+  CHECK(rep.dualSliceExecutions > 0);
+  CHECK(rep.dualSliceExecutions <= rep.sliceExecutions);
+}
+
+TEST_CASE("a loop's k-th iteration meets the k-th, and the divergence says which",
+          "[debug][align]") {
+  // `i + w <= n` became `i + w < n`: the loop test of the last window differs.
+  DebugReport rep = debugRegression(debugRequest(regressionFixture("off_by_one_sum")));
+  REQUIRE(rep.firstDivergence.has_value());
+  INFO(rep.firstDivergence->text);
+  CHECK(rep.firstDivergence->line == 19);
+  CHECK(rep.firstDivergence->iteration > 1);
+  CHECK(has(rep.firstDivergence->text, "iteration of its loop)"));
+  CHECK(has(rep.firstDivergence->text, "goes on to"));
+}
+
+TEST_CASE("a changed line computing the same values ranks below the one that differs",
+          "[debug][align]") {
+  TempDir t;
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", kOld);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newVersion());
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "3 5\n";
+  DebugReport rep = debugRegression(req);
+  const DebugCandidate *d = at(rep, 7);
+  REQUIRE(d != nullptr);
+  CHECK(d->rank == 1);
+  CHECK(d->aligned == "differs");
+  // `lo` is listed with the reason; when ranked at all, below `d`.
+  REQUIRE(rep.sameValueLines.size() == 1);
+  CHECK(rep.sameValueLines[0].line == 5);
+  INFO(rep.sameValueLines[0].why);
+  CHECK(has(rep.sameValueLines[0].why, "behaviour-neutral for this failure"));
+  CHECK(has(rep.sameValueLines[0].why, "`lo` = 3"));
+  if (const DebugCandidate *lo = at(rep, 5)) {
+    CHECK(lo->aligned == "same values");
+    CHECK(d->rank < lo->rank);
+  }
+  REQUIRE(rep.firstDivergence.has_value());
+  CHECK(has(rep.firstDivergence->text, "computes `d` = 2 in the old run and -2 in the new run"));
+
+  // Every report format carries it.
+  nlohmann::json j = reportJson(rep);
+  CHECK(j["alignment"]["first_divergence"]["line"] == 7);
+  CHECK(j["alignment"]["same_values"][0]["line"] == 5);
+  std::string md = reportMarkdown(rep);
+  CHECK(has(md, "**First divergence**"));
+  CHECK(has(md, "compute the same values"));
+  CHECK(has(reportSummary(rep), "first divergence: main.c:7"));
+  CHECK(has(reportHtml(rep), "First divergence"));
+  CHECK(has(reportSarif(rep).dump(), "in the dual slice"));
+}
+
+TEST_CASE("a reformatted and renamed function still aligns line by line", "[debug][align]") {
+  // roman_numerals: the switch of value() was reflowed (one line became two) and an
+  // `if` joined onto one line; the cause is `v < next` → `v <= next` at new line 33.
+  DebugReport rep = debugRegression(debugRequest(mixedFixture("roman_numerals")));
+  REQUIRE(rep.firstDivergence.has_value());
+  INFO(rep.firstDivergence->text);
+  CHECK(rep.firstDivergence->line == 33);
+  const DebugCandidate *cause = at(rep, 33);
+  REQUIRE(cause != nullptr);
+  CHECK(cause->aligned == "differs");
+  // The joined `if (v == 0) return -1;` computes the same in both runs.
+  CHECK(std::any_of(rep.sameValueLines.begin(), rep.sameValueLines.end(),
+                    [](const SameValueLine &l) { return l.line == 32; }));
+}
