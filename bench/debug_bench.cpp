@@ -3,7 +3,9 @@
 // true root cause, formula bytes, solver calls and time, measured in one run. Then the
 // same over the mixed corpus (fixtures/mixed: causes mixed with renames, reformatting,
 // moved statements and unrelated changes), and rank-1 on both side by side, with how
-// often the true cause carries revert evidence.
+// often the true cause carries revert evidence; and what the aligned runs say: how
+// often the first divergence is at the true cause, how often the cause is in the dual
+// slice (and never "same values"), and the align stage's time.
 #include "rootline/debug.h"
 
 #include <nlohmann/json.hpp>
@@ -18,9 +20,12 @@ namespace {
 struct Total {
   unsigned fixtures = 0, rank1 = 0, candidates = 0, calls = 0, cut = 0;
   unsigned reverted = 0; // the true cause's hunk, reverted alone (or in a minimal set), fixes
+  unsigned divergedAtCause = 0; // the first divergence is on the true cause's line
+  unsigned causeDiffers = 0;    // the true cause is in the dual slice
+  unsigned causeSameValues = 0; // the true cause called behaviour-neutral (a wrong call)
   uint64_t bytes = 0;
   double seconds = 0, solverSeconds = 0;
-  std::vector<double> perCase;
+  std::vector<double> perCase, alignSeconds;
 };
 
 void corpus(const fs::path &root, Total (&totals)[2]) {
@@ -62,7 +67,17 @@ void corpus(const fs::path &root, Total (&totals)[2]) {
             rank = c.rank;
             t.reverted += c.revert == "fixes" || c.revert == "fixes with others" ||
                           c.revert == "fixes first difference";
+            t.causeDiffers += c.aligned == "differs";
+            t.causeSameValues += c.aligned == "same values";
           }
+        // A deleted line diverges on the old side; a modified one on the new.
+        if (r.firstDivergence && r.firstDivergence->file == rc["file"] &&
+            r.firstDivergence->line == rc["line"].get<unsigned>() &&
+            r.firstDivergence->version == rc["version"])
+          ++t.divergedAtCause;
+        for (const auto &st : r.stages)
+          if (st.name == "align")
+            t.alignSeconds.push_back(st.seconds);
         ++t.fixtures;
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
@@ -127,5 +142,18 @@ int main() {
                 pct(totals[k].rank1, totals[k].fixtures), mixed[k].rank1, mixed[k].fixtures,
                 pct(mixed[k].rank1, mixed[k].fixtures), totals[k].reverted, totals[k].fixtures,
                 mixed[k].reverted, mixed[k].fixtures);
+  for (int k = 0; k < 2; ++k) {
+    std::vector<double> a = totals[k].alignSeconds;
+    a.insert(a.end(), mixed[k].alignSeconds.begin(), mixed[k].alignSeconds.end());
+    std::sort(a.begin(), a.end());
+    std::printf("%s aligned runs: first divergence at the true cause: clean %u/%u, mixed %u/%u; "
+                "true cause in the dual slice: clean %u/%u, mixed %u/%u; called same values: "
+                "%u; align stage p50 %.3f s, max %.3f s\n",
+                k == 0 ? "RSC" : "PC ", totals[k].divergedAtCause, totals[k].fixtures,
+                mixed[k].divergedAtCause, mixed[k].fixtures, totals[k].causeDiffers,
+                totals[k].fixtures, mixed[k].causeDiffers, mixed[k].fixtures,
+                totals[k].causeSameValues + mixed[k].causeSameValues,
+                a.empty() ? 0.0 : a[a.size() / 2], a.empty() ? 0.0 : a.back());
+  }
   return 0;
 }

@@ -90,6 +90,8 @@ struct SymbolicRun {
   uint64_t expressions = 0;               // symbolic values built
   uint64_t pathNodes = 0;                 // nodes of the path constraints, summed
   bool saturated = false;                 // stopped at SymbolicOptions::maxPathNodes
+  // SymbolicOptions::watch: the stored value's expression by instance, where symbolic.
+  std::map<uint64_t, z3::expr> watched;
   // The path condition as one formula, and as SMT-LIB2 text.
   z3::expr pathCondition(z3::context &ctx) const;
   std::string smtlib(z3::context &ctx) const;
@@ -110,6 +112,9 @@ struct SymbolicOptions {
   // Stop once the path's constraints hold this many nodes in all (0: no limit): a
   // composition cannot use more (the debugger passes its own limit).
   uint64_t maxPathNodes = 0;
+  // Store instances (by index, sorted) whose stored value's expression the run keeps
+  // in SymbolicRun::watched (debug: the aligned runs' same-value lines).
+  const std::vector<uint64_t> *watch = nullptr;
 };
 
 // Replays a trace symbolically. The context must outlive the result. Replay never

@@ -8,6 +8,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 
+#include <algorithm>
 #include <map>
 
 namespace rootline::debug {
@@ -190,6 +191,33 @@ ExecutionLog recordExecutions(const Version &v, LineNames &names,
   return log;
 }
 
+// The first integer stores of two aligned executions that did the same, for the
+// symbolic check.
+void pairStores(const ExecutionLog &oldLog, const LineExecution &o, const ExecutionLog &newLog,
+                const LineExecution &n, LineVerdict &v) {
+  auto firstStore = [](const ExecutionLog &log, const LineExecution &e) -> const LineEffect * {
+    for (size_t k = 0; k < e.effectCount; ++k) {
+      const LineEffect &x = log.effects[e.effectBegin + k];
+      if (x.kind == LineEffect::Store && !x.pointer &&
+          llvm::cast<llvm::StoreInst>(x.inst)->getValueOperand()->getType()->isIntegerTy())
+        return &x;
+    }
+    return nullptr;
+  };
+  const LineEffect *a = firstStore(oldLog, o), *b = firstStore(newLog, n);
+  if (!a || !b || !(a->value == b->value))
+    return;
+  auto width = [](const LineEffect *x) {
+    return llvm::cast<llvm::StoreInst>(x->inst)->getValueOperand()->getType()->getIntegerBitWidth();
+  };
+  if (width(a) != width(b) || width(b) > 64)
+    return;
+  v.oldStore = a->instance;
+  v.newStore = b->instance;
+  v.value = b->value;
+  v.bits = width(b);
+}
+
 const LineEffect *effectAt(const ExecutionLog &log, const LineExecution &e, size_t k) {
   return k < e.effectCount ? &log.effects[e.effectBegin + k] : nullptr;
 }
@@ -287,6 +315,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
           ++v.same;
           if (v.sameExample.empty())
             v.sameExample = sampleText(log, e);
+          if (v.newStore == kNoDef)
+            pairStores(oldLog, oldLog.executions[peer[i]], newLog, e, v);
         }
       } else if (status[i] == Aligned::Differs) {
         if (inNew)
@@ -394,7 +424,7 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
   if (!findings.names)
     return;
   for (auto &c : candidates) {
-    if (!c.inChangedRegion || !c.line || !c.aligned.empty())
+    if (!c.inChangedRegion || !c.line)
       continue;
     AlignedLine l = (*findings.names)(c.version == "new", c.file, c.line);
     auto it = findings.lines.find(l);
@@ -411,9 +441,64 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
           (v.same == 1 ? std::string("its execution computes")
                        : "each of its " + std::to_string(v.same) + " executions computes") +
           " the same values in both runs" +
-          (v.sameExample.empty() ? "" : " (" + v.sameExample + ")");
+          (v.sameExample.empty() ? "" : " (" + v.sameExample + ")") +
+          (v.symbolic.empty() ? "" : ", " + v.symbolic);
     }
   }
+}
+
+std::vector<uint64_t> sameValueStores(const AlignmentFindings &findings, bool inNew) {
+  std::vector<uint64_t> out;
+  for (const auto &[line, v] : findings.lines)
+    if (v.same && !v.differs && !v.unmatched && v.newStore != kNoDef)
+      out.push_back(inNew ? v.newStore : v.oldStore);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &oldV,
+                                 const Version &newV, z3::context &ctx, const Deadline &deadline,
+                                 Stages &stages) {
+  if (!findings.complete)
+    return;
+  const auto &oldWatched = oldV.trace.symbolic.watched, &newWatched = newV.trace.symbolic.watched;
+  unsigned asked = 0, proved = 0;
+  for (auto &[line, v] : findings.lines) {
+    if (!v.same || v.differs || v.unmatched || v.newStore == kNoDef || deadline.expired())
+      continue;
+    auto o = oldWatched.find(v.oldStore), n = newWatched.find(v.newStore);
+    if (o == oldWatched.end() && n == newWatched.end())
+      continue; // neither depends on the inputs the runs traced: nothing to ask
+    z3::expr constant = ctx.bv_val(static_cast<uint64_t>(v.value.lo), v.bits);
+    z3::expr a = o != oldWatched.end() ? o->second : constant;
+    z3::expr b = n != newWatched.end() ? n->second : constant;
+    if (!a.is_bv() || !b.is_bv() || a.get_sort().bv_size() != v.bits ||
+        b.get_sort().bv_size() != v.bits)
+      continue;
+    // Inputs like the failing one: both versions' conditions (its partition in each).
+    z3::solver s(ctx);
+    z3::params p(ctx);
+    p.set("timeout", deadline.clampMs(1000));
+    s.set(p);
+    for (const Version *ver : {&oldV, &newV}) {
+      for (const auto &c : ver->condition)
+        s.add(c.taken);
+      for (const auto &d : ver->trace.symbolic.domain)
+        s.add(d);
+    }
+    s.add(a != b);
+    ++asked;
+    z3::check_result r = s.check();
+    if (r == z3::unsat) {
+      v.symbolic = "for every input of the failing input's partition (the solver proves it)";
+      ++proved;
+    } else if (r == z3::sat) {
+      v.symbolic = "on this input only: other inputs of its partition make them differ";
+    }
+  }
+  if (asked)
+    stages.note(std::to_string(proved) + " of " + std::to_string(asked) +
+                " same-value line(s) proved equal for the whole partition");
 }
 
 } // namespace rootline::debug

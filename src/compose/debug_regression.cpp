@@ -22,6 +22,7 @@ constexpr double kSliceShare = 0.4;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
 constexpr double kRevertShare = 0.3;
+constexpr double kSameValueCheckShare = 0.05; // a few solver queries, 1 s each at most
 constexpr double kComposeShare = 0.6;
 // When reverting a hunk alone already makes the test pass, composition only adds
 // alternative inputs: it gets less of the time left.
@@ -142,10 +143,13 @@ DebugReport debugRegression(const DebugRequest &req) {
 
   stages.begin("symbolic");
   bool rsc = req.condition == ConditionKind::Rsc;
+  // The same-value lines' stores keep their expressions for the symbolic check.
+  std::vector<uint64_t> oldWatch = debug::sameValueStores(alignment, false),
+                        newWatch = debug::sameValueStores(alignment, true);
   debug::traceSymbolic(oldV, ctx, rsc ? &oldV.slice.member : nullptr, req.maxExprNodes,
-                       budget.share(kSymbolicShareOld, kFloorSeconds), stages);
+                       budget.share(kSymbolicShareOld, kFloorSeconds), stages, &oldWatch);
   debug::traceSymbolic(newV, ctx, rsc ? &newV.slice.member : nullptr, req.maxExprNodes,
-                       budget.share(kSymbolicShareNew, kFloorSeconds), stages);
+                       budget.share(kSymbolicShareNew, kFloorSeconds), stages, &newWatch);
   for (Version *v : {&oldV, &newV}) {
     v->condition =
         rsc ? relevantSliceCondition(v->trace.symbolic, v->slice) : v->trace.symbolic.path;
@@ -155,6 +159,8 @@ DebugReport debugRegression(const DebugRequest &req) {
   }
   report.oldConstraints = oldV.condition.size();
   report.newConstraints = newV.condition.size();
+  debug::checkSameValuesSymbolically(alignment, oldV, newV, ctx,
+                                     budget.share(kSameValueCheckShare, kFloorSeconds), stages);
 
   stages.begin("compose");
   debug::Composition composition =
@@ -196,12 +202,13 @@ DebugReport debugRegression(const DebugRequest &req) {
   std::erase_if(candidates, [](const DebugCandidate &c) { return !c.neutral.empty(); });
   report.neutralEdits = diffs.neutralEdits();
   debug::applyRevertEvidence(reverts, candidates, req);
-  debug::applyAlignment(alignment, candidates); // units the trials made candidates
+  debug::applyAlignment(alignment, candidates); // with the symbolic check, and new units
   // Changed lines of the slices that compute the same values, ranked or not.
   std::vector<DebugCandidate> judged = candidates;
   judged.insert(judged.end(), hints.begin(), hints.end());
   for (auto &c : judged)
     debug::presentOnNewSide(c, newV.root, diffs);
+  debug::applyAlignment(alignment, judged);
   for (const auto &c : judged)
     if (c.aligned == "same values" &&
         std::none_of(report.sameValueLines.begin(), report.sameValueLines.end(),

@@ -137,6 +137,13 @@ struct LineVerdict {
   unsigned same = 0, differs = 0, unmatched = 0; // executions, by how they align
   std::string sameExample;                       // "`price` = 90"
   std::string differenceExample;                 // "computes `price` = 90 in the old run and ..."
+  // An aligned pair of integer stores that computed the same value, for the symbolic
+  // check: the instances, the value and its width.
+  uint64_t oldStore = kNoDef, newStore = kNoDef;
+  Val value;
+  unsigned bits = 0;
+  // The symbolic check's answer: "for every input", "on this input only", or "".
+  std::string symbolic;
 };
 struct AlignmentFindings {
   bool complete = false; // both replays reached the end of their runs
@@ -151,8 +158,14 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
                             const Deadline &deadline, Stages &stages);
 // Marks each changed-line candidate "differs" (its aligned executions differ: the dual
 // slice) or "same values" (every aligned execution computes the same in both runs).
-// Candidates already judged keep their mark.
 void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidate> &candidates);
+// The store instances of a version whose values the symbolic replay should keep.
+std::vector<uint64_t> sameValueStores(const AlignmentFindings &findings, bool inNew);
+// Where it is cheap: whether each same-value line's stores agree for every input of
+// the failing input's partition (both versions' conditions), by the solver.
+void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &oldV,
+                                 const Version &newV, z3::context &ctx, const Deadline &deadline,
+                                 Stages &stages);
 
 // The revert stage (docs/debug.md, "Revert evidence"): the change cut into units (the
 // semantic diff's hunks; renames and layout stay as in the new version), and the
@@ -188,7 +201,8 @@ void applyRevertEvidence(const RevertEvidence &evidence, std::vector<DebugCandid
 // Symbolic replay of the kept trace: expressions only for `only` (the slice) when given.
 // False when it stopped at the deadline.
 bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
-                   uint32_t maxExprNodes, const Deadline &deadline, Stages &stages);
+                   uint32_t maxExprNodes, const Deadline &deadline, Stages &stages,
+                   const std::vector<uint64_t> *watch = nullptr);
 
 // Darwin composition (DESIGN.md 2.6) in both directions; deviations become candidates.
 struct Composition {

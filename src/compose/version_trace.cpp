@@ -58,9 +58,11 @@ bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
 }
 
 bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
-                   uint32_t maxExprNodes, const Deadline &deadline, Stages &stages) {
+                   uint32_t maxExprNodes, const Deadline &deadline, Stages &stages,
+                   const std::vector<uint64_t> *watch) {
   SymbolicOptions options;
   options.only = only;
+  options.watch = watch;
   options.maxExprNodes = maxExprNodes;
   options.bugChecks = false;
   options.maxPathNodes = kMaxComposeNodes;

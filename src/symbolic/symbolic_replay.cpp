@@ -6,6 +6,7 @@
 #include "rootline/error.h"
 #include "rootline/module_index.h"
 
+#include <algorithm>
 #include <cstring>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -565,6 +566,10 @@ struct SymbolicReplayer::Impl {
     case llvm::Instruction::Load:
       return load(I, llvm::cast<llvm::LoadInst>(inst));
     case llvm::Instruction::Store:
+      if (options.watch &&
+          std::binary_search(options.watch->begin(), options.watch->end(), I.index))
+        if (const z3::expr *e = sym(I.operands[0]))
+          run.watched.emplace(I.index, *e);
       return store(I, llvm::cast<llvm::StoreInst>(inst));
     case llvm::Instruction::Br:
       if (llvm::cast<llvm::BranchInst>(inst)->isConditional())

@@ -33,15 +33,17 @@ bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
-// Two changed lines in the slice of `d`, apart: `lo` computes the same on this input
-// (3 < 5 and 3 <= 5 agree), `d` flips its sign.
+// Three changed lines in the slice of `d`: `lo` computes the same on this input (3 < 5
+// and 3 <= 5 agree) and on every input like it; `t` the same on this input only (3 * 2
+// and 3 + 3); `d` flips its sign.
 const char *kOld = "#include <stdio.h>\n"
                    "int main(void) {\n"
                    "  int a, b;\n"
                    "  if (scanf(\"%d %d\", &a, &b) != 2) return 1;\n"
                    "  int lo = a < b ? a : b;\n"
                    "  int hi = a < b ? b : a;\n"
-                   "  int d = hi - lo;\n"
+                   "  int t = a * 2;\n"
+                   "  int d = hi - lo + t - t;\n"
                    "  printf(\"%d\\n\", d);\n"
                    "  return 0;\n"
                    "}\n";
@@ -49,7 +51,8 @@ const char *kOld = "#include <stdio.h>\n"
 std::string newVersion() {
   std::string s = kOld;
   s.replace(s.find("a < b ?"), 7, "a <= b ?");
-  s.replace(s.find("hi - lo;"), 8, "lo - hi;");
+  s.replace(s.find("a * 2;"), 6, "a + 3;");
+  s.replace(s.find("hi - lo +"), 9, "lo - hi +");
   return s;
 }
 
@@ -92,31 +95,38 @@ TEST_CASE("a changed line computing the same values ranks below the one that dif
   req.newRoot = t.path / "new";
   req.input.stdinBytes = "3 5\n";
   DebugReport rep = debugRegression(req);
-  const DebugCandidate *d = at(rep, 7);
+  const DebugCandidate *d = at(rep, 8);
   REQUIRE(d != nullptr);
   CHECK(d->rank == 1);
   CHECK(d->aligned == "differs");
-  // `lo` is listed with the reason; when ranked at all, below `d`.
-  REQUIRE(rep.sameValueLines.size() == 1);
+  // `lo` and `t` are listed with the reason; when ranked at all, below `d`. The solver
+  // proves `lo` equal for the whole partition, and finds inputs where `t` is not.
+  REQUIRE(rep.sameValueLines.size() == 2);
   CHECK(rep.sameValueLines[0].line == 5);
+  CHECK(rep.sameValueLines[1].line == 7);
   INFO(rep.sameValueLines[0].why);
+  INFO(rep.sameValueLines[1].why);
   CHECK(has(rep.sameValueLines[0].why, "behaviour-neutral for this failure"));
   CHECK(has(rep.sameValueLines[0].why, "`lo` = 3"));
+  CHECK(has(rep.sameValueLines[0].why, "for every input of the failing input's partition"));
+  CHECK(has(rep.sameValueLines[1].why, "`t` = 6"));
+  CHECK(has(rep.sameValueLines[1].why, "on this input only"));
   if (const DebugCandidate *lo = at(rep, 5)) {
     CHECK(lo->aligned == "same values");
     CHECK(d->rank < lo->rank);
   }
   REQUIRE(rep.firstDivergence.has_value());
   CHECK(has(rep.firstDivergence->text, "computes `d` = 2 in the old run and -2 in the new run"));
+  CHECK(rep.firstDivergence->line == 8);
 
   // Every report format carries it.
   nlohmann::json j = reportJson(rep);
-  CHECK(j["alignment"]["first_divergence"]["line"] == 7);
+  CHECK(j["alignment"]["first_divergence"]["line"] == 8);
   CHECK(j["alignment"]["same_values"][0]["line"] == 5);
   std::string md = reportMarkdown(rep);
   CHECK(has(md, "**First divergence**"));
   CHECK(has(md, "compute the same values"));
-  CHECK(has(reportSummary(rep), "first divergence: main.c:7"));
+  CHECK(has(reportSummary(rep), "first divergence: main.c:8"));
   CHECK(has(reportHtml(rep), "First divergence"));
   CHECK(has(reportSarif(rep).dump(), "in the dual slice"));
 }
