@@ -19,6 +19,10 @@ struct CToken {
 
 std::vector<CToken> tokenizeC(const std::string &source);
 
+// `source` with every comment's characters replaced by spaces (line breaks kept), so
+// that lines keep their numbers; strings and character constants are left alone.
+std::string blankComments(const std::string &source);
+
 // Keywords are identifiers to the lexer; a rename never touches them.
 bool isCKeyword(const std::string &word);
 

@@ -5,11 +5,13 @@
 // trial a second time.
 #include "compose/debug_stages.h"
 
+#include "rootline/c_tokens.h"
 #include "rootline/error.h"
 #include "rootline/hash.h"
 #include "rootline/hunk_patch.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -73,13 +75,82 @@ std::string hunkLabel(const RevertEvidence::ChangedFile &f, const DiffHunk &h) {
   return s;
 }
 
-// Each semantic hunk is a unit; hunks that only moved line breaks are none.
+// The identifiers on some lines of a file's token lines (space-separated tokens).
+std::set<std::string> identifiersOn(const std::vector<std::string> &tokenLines, unsigned first,
+                                    unsigned count) {
+  std::set<std::string> out;
+  for (unsigned l = first; l < first + count && l < tokenLines.size(); ++l) {
+    size_t start = 0;
+    const std::string &line = tokenLines[l];
+    while (start < line.size()) {
+      size_t end = line.find(' ', start);
+      end = end == std::string::npos ? line.size() : end;
+      std::string t = line.substr(start, end - start);
+      if (!t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_') &&
+          !isCKeyword(t))
+        out.insert(t);
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+// The semantic hunks, grouped into units that can be reverted alone and still build: a
+// name the change introduced (in no old file) ties the hunk that declares it to the
+// hunks that use it, and a name it removed ties the hunks that held it, across files
+// (an extracted helper and its calls are one unit). Renames are already discounted.
+// Hunks that only moved line breaks are in no unit.
 std::vector<RevertEvidence::Unit> unitsOf(const std::vector<RevertEvidence::ChangedFile> &files) {
-  std::vector<RevertEvidence::Unit> units;
+  std::vector<std::pair<size_t, size_t>> hunks;
   for (size_t f = 0; f < files.size(); ++f)
     for (size_t h = 0; h < files[f].diff->changes.hunks.size(); ++h)
       if (!files[f].diff->changes.hunks[h].neutral)
-        units.push_back({{{f, h}}, hunkLabel(files[f], files[f].diff->changes.hunks[h]), "", ""});
+        hunks.push_back({f, h});
+  // Names of all old and all new texts of the changed files.
+  std::set<std::string> oldNames, newNames;
+  std::vector<std::set<std::string>> oldIds(hunks.size()), newIds(hunks.size());
+  for (const auto &f : files) {
+    auto o = identifiersOn(f.diff->renamedLineTokens, 0, ~0u);
+    auto n = identifiersOn(f.diff->newLineTokens, 0, ~0u);
+    oldNames.insert(o.begin(), o.end());
+    newNames.insert(n.begin(), n.end());
+  }
+  std::vector<size_t> parent(hunks.size());
+  for (size_t i = 0; i < parent.size(); ++i)
+    parent[i] = i;
+  auto root = [&](size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::map<std::string, size_t> firstHolder; // an introduced or removed name -> a hunk
+  auto tie = [&](const std::string &name, size_t i) {
+    auto [it, fresh] = firstHolder.try_emplace(name, i);
+    if (!fresh)
+      parent[root(i)] = root(it->second);
+  };
+  for (size_t i = 0; i < hunks.size(); ++i) {
+    const auto &file = files[hunks[i].first];
+    const DiffHunk &h = file.diff->changes.hunks[hunks[i].second];
+    for (const auto &id : identifiersOn(file.diff->newLineTokens, h.newStart, h.newLines))
+      if (!oldNames.count(id))
+        tie("+" + id, i);
+    for (const auto &id : identifiersOn(file.diff->renamedLineTokens, h.oldStart, h.oldLines))
+      if (!newNames.count(id))
+        tie("-" + id, i);
+  }
+  std::map<size_t, size_t> unitOfRoot;
+  std::vector<RevertEvidence::Unit> units;
+  for (size_t i = 0; i < hunks.size(); ++i) {
+    auto [it, fresh] = unitOfRoot.try_emplace(root(i), units.size());
+    if (fresh)
+      units.push_back({});
+    RevertEvidence::Unit &u = units[it->second];
+    u.hunks.push_back(hunks[i]);
+    const auto &file = files[hunks[i].first];
+    u.label +=
+        (u.label.empty() ? "" : " + ") + hunkLabel(file, file.diff->changes.hunks[hunks[i].second]);
+  }
   return units;
 }
 
@@ -164,11 +235,14 @@ private:
       }
     std::map<std::string, std::string> patched;
     Hasher key;
-    key.add("rootline-variant-v1").add(fs::absolute(req_.newRoot).string());
+    key.add("rootline-variant-v2").add(fs::absolute(req_.newRoot).string());
     for (const auto &[f, v] : takeNew) {
       // Reverted hunks read as the old text with the new names (docs/debug.md).
+      // Without comments: the semantic hunks treat comment lines as equal, and a hunk's
+      // edge may fall inside a comment that differs between the versions.
       patched[files_[f].newPath] =
-          mixVersions(files_[f].diff->renamedOld, files_[f].newText, files_[f].diff->changes, v);
+          mixVersions(blankComments(files_[f].diff->renamedOld), blankComments(files_[f].newText),
+                      files_[f].diff->changes, v);
       key.add(files_[f].newPath).add(patched[files_[f].newPath]);
     }
     fs::path dir = cacheRoot() / "variants" / key.hex();

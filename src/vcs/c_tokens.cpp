@@ -123,4 +123,36 @@ std::vector<CToken> tokenizeC(const std::string &s) {
   return out;
 }
 
+std::string blankComments(const std::string &source) {
+  std::string out = source;
+  size_t i = 0, n = source.size();
+  auto blank = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to && k < n; ++k)
+      if (out[k] != '\n')
+        out[k] = ' ';
+  };
+  while (i < n) {
+    char c = source[i];
+    if (c == '"' || c == '\'') { // a literal: skip to its end (escapes, or the line's end)
+      size_t k = i + 1;
+      while (k < n && source[k] != c && source[k] != '\n')
+        k += source[k] == '\\' ? 2 : 1;
+      i = k + 1;
+    } else if (c == '/' && i + 1 < n && source[i + 1] == '*') {
+      size_t end = source.find("*/", i + 2);
+      end = end == std::string::npos ? n : end + 2;
+      blank(i, end);
+      i = end;
+    } else if (c == '/' && i + 1 < n && source[i + 1] == '/') {
+      size_t end = source.find('\n', i);
+      end = end == std::string::npos ? n : end;
+      blank(i, end);
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
 } // namespace rootline

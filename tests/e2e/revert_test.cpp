@@ -28,13 +28,6 @@ struct Pair {
   }
 };
 
-const DebugCandidate *at(const DebugReport &r, const std::string &version, unsigned line) {
-  for (const auto &c : r.candidates)
-    if (c.version == version && c.line == line)
-      return &c;
-  return nullptr;
-}
-
 } // namespace
 
 TEST_CASE("every mixed regression ranks its cause first, with revert evidence",
@@ -113,20 +106,41 @@ TEST_CASE("two hunks that fail only together are found as a minimal revert set",
 
 TEST_CASE("a hunk that does not build when reverted alone is unresolved, not an error",
           "[debug][revert]") {
-  Pair p("#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
-         "    return 1;\n  int y = x;\n  printf(\"%d\\n\", x + 1);\n  return y - x;\n}\n",
-         "#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
-         "    return 1;\n  int t = x * 2;\n  int y = x;\n  printf(\"%d\\n\", t + 1);\n"
-         "  return y - x;\n}\n",
+  // A parameter added and the call given its argument: neither builds without the other
+  // (no new name ties them), so each alone is unresolved.
+  Pair p("#include <stdio.h>\nstatic int f(int v) { return v; }\nint main(void) {\n  int x;\n"
+         "  if (scanf(\"%d\", &x) != 1)\n    return 1;\n  printf(\"%d\\n\", f(x));\n"
+         "  return 0;\n}\n",
+         "#include <stdio.h>\nstatic int f(int v, int w) { return v + w; }\nint main(void) {\n"
+         "  int x;\n  if (scanf(\"%d\", &x) != 1)\n    return 1;\n  printf(\"%d\\n\", f(x, x));\n"
+         "  return 0;\n}\n",
          "5\n");
   DebugReport rep = debugRegression(p.req);
-  const DebugCandidate *print = at(rep, "new", 8);
-  REQUIRE(print != nullptr);
-  CHECK(print->rank == 1);
-  CHECK(print->revert == "fixes");
+  REQUIRE_FALSE(rep.candidates.empty());
   bool unresolved = std::any_of(rep.reverts.begin(), rep.reverts.end(),
                                 [](auto &t) { return t.result == "does not build"; });
   CHECK(unresolved);
+  CHECK(std::any_of(rep.candidates.begin(), rep.candidates.end(),
+                    [](auto &c) { return c.revert == "unresolved"; }));
+}
+
+TEST_CASE("an extracted helper and its call are one revert unit", "[debug][revert]") {
+  // New: `twice` declared in one hunk and called, wrongly, in another; they build only
+  // together, so they are reverted together.
+  Pair p("#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+         "    return 1;\n  int y = x * 2;\n  printf(\"%d\\n\", y);\n  return 0;\n}\n",
+         "#include <stdio.h>\nstatic int twice(int v) {\n  return v * 2;\n}\nint main(void) {\n"
+         "  int x;\n  if (scanf(\"%d\", &x) != 1)\n    return 1;\n  int y = twice(x) + 1;\n"
+         "  printf(\"%d\\n\", y);\n  return 0;\n}\n",
+         "4\n");
+  DebugReport rep = debugRegression(p.req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 9);
+  CHECK(rep.candidates[0].revert == "fixes");
+  CHECK(rep.candidates[0].revertDetail.find("main.c:2-4 + main.c:9") != std::string::npos);
+  REQUIRE(rep.reverts.size() == 1);
+  CHECK(rep.reverts[0].hunks == std::vector<std::string>{"main.c:2-4 + main.c:9"});
+  CHECK(rep.reverts[0].result == "passes");
 }
 
 TEST_CASE("between two commits, a rename mixed into the change is neutral and the cause is "

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace rootline;
 
 namespace {
@@ -114,4 +116,17 @@ TEST_CASE("hunks mix back into a file from either side", "[diff][patch]") {
     // shows exactly that one hunk.
     CHECK(diffTexts(mixed, newText).hunks.size() == 1);
   }
+}
+
+TEST_CASE("comments blanked keep every line and leave literals alone", "[diff]") {
+  std::string src =
+      "int a; /* one\n two */ int b; // tail\nchar *s = \"/* not */\"; char c = '/';\n";
+  std::string out = blankComments(src);
+  CHECK(out.size() == src.size());
+  CHECK(std::count(out.begin(), out.end(), '\n') == 3);
+  CHECK(out.find("one") == std::string::npos);
+  CHECK(out.find("tail") == std::string::npos);
+  CHECK(out.find("int b;") != std::string::npos);
+  CHECK(out.find("\"/* not */\"") != std::string::npos);
+  CHECK(out.find("'/'") != std::string::npos);
 }
