@@ -260,20 +260,9 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   LineNames names(oldV, newV, diffs);
   std::set<AlignedLine> wanted;
   auto addLines = [&](const Version &v) {
-    const auto &records = v.trace.dynamic.records;
-    std::vector<bool> seen;
-    for (uint64_t i = 0; i < records.size() && i < v.slice.member.size(); ++i) {
-      if (!v.slice.member[i])
-        continue;
-      uint32_t id = records[i].id;
-      if (id >= seen.size())
-        seen.resize(id + 1);
-      if (seen[id])
-        continue;
-      seen[id] = true;
-      if (AlignedLine l = names.of(v, v.index->instruction(id)))
+    for (const llvm::Instruction *inst : sliceInstructions(v))
+      if (AlignedLine l = names.of(v, inst))
         wanted.insert(l);
-    }
   };
   addLines(oldV);
   addLines(newV);

@@ -119,6 +119,8 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, D
 
 // The relevant slice of each version's criterion, and the slice's lines in the report.
 void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Stages &stages);
+// The instructions with an instance in the version's slice, each once, in run order.
+std::vector<const llvm::Instruction *> sliceInstructions(const Version &v);
 
 // The first ranking's candidates: changed lines in a version's slice (and changed case
 // labels of a switch in it), nearest to the failure first. No solver.

@@ -12,8 +12,17 @@ void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Sta
     stages.cut("the " + v.name + " version's slice stopped " + std::to_string(v.slice.stoppedAt) +
                " instances from the start of the run; earlier dependences are missing");
   auto &lines = v.name == "old" ? report.oldSliceLines : report.newSliceLines;
+  for (const llvm::Instruction *inst : sliceInstructions(v)) {
+    SourceLocation loc = ModuleIndex::locationOf(inst);
+    if (loc.valid())
+      lines[relativeTo(loc.path(), v.root)].insert(loc.line);
+  }
+}
+
+std::vector<const llvm::Instruction *> sliceInstructions(const Version &v) {
+  std::vector<const llvm::Instruction *> out;
   const auto &records = v.trace.dynamic.records;
-  std::vector<bool> seen; // by instruction id: each instruction's line is looked up once
+  std::vector<bool> seen; // by instruction id: a long slice lists each one once
   for (uint64_t i = 0; i < records.size(); ++i) {
     if (!v.slice.contains(i))
       continue;
@@ -23,10 +32,9 @@ void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Sta
     if (seen[id])
       continue;
     seen[id] = true;
-    SourceLocation loc = ModuleIndex::locationOf(v.index->instruction(id));
-    if (loc.valid())
-      lines[relativeTo(loc.path(), v.root)].insert(loc.line);
+    out.push_back(v.index->instruction(id));
   }
+  return out;
 }
 
 } // namespace rootline::debug
