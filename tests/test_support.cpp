@@ -125,6 +125,7 @@ std::vector<RegressionFixture> regressionFixturesIn(const std::string &corpus) {
     r.rootKind = rc.value("kind", "");
     r.oldStdout = j.value("old_stdout", "");
     r.newStdout = j.value("new_stdout", "");
+    r.meta = j;
     out.push_back(r);
   }
   return out;

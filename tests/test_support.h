@@ -50,6 +50,7 @@ struct RegressionFixture {
   std::string rootVersion, rootFile, rootKind;
   int rootLine = 0;
   std::string oldStdout, newStdout;
+  nlohmann::json meta; // the whole fixture.json (corpus-specific fields)
 };
 std::vector<RegressionFixture> regressionFixtures();
 // The fixtures of another corpus laid out the same way ("mixed": fixtures/mixed).

@@ -13,6 +13,7 @@ namespace rootline {
 struct RunSummary {
   std::string outcome; // "exit 0", "signal SIGSEGV", "timeout"
   std::string stdoutBytes;
+  double seconds = 0; // wall clock
 };
 
 struct AnalysedVersion {

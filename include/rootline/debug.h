@@ -138,6 +138,14 @@ struct DebugReport {
   ProgramInput input;
   RunSummary expected, oldRun, newRun;
   std::string failure;                           // one sentence: what differs
+  // "wrong output", "missing output", "extra output", "crash", "hang", "exit status"
+  // (docs/debug.md, "Failure kinds").
+  std::string failureKind;
+  bool hang = false; // the new version did not finish within runTimeoutSeconds
+  // Each native run's timeout after the failure stage: a multiple of the old run's time
+  // (docs/debug.md), so a hanging variant costs that, not --timeout.
+  double runTimeoutSeconds = 0;
+  std::string hangLoop; // a hang: the loop that does not exit, described
   std::string oldCriterion, newCriterion;        // described
   std::string condition;                         // "rsc" or "pc"
   size_t oldConstraints = 0, newConstraints = 0; // |f|, |f'|

@@ -104,7 +104,9 @@ private:
 };
 
 // Stopped: replay itself stopped at its deadline; the instances so far were reported.
-enum class RunOutcome { Exit, Signal, Limit, Incomplete, Stopped };
+// Diverged: the trace and the recomputation disagreed (or replay met something it does
+// not model) and the caller asked to keep what agreed (ReplayLimits::stopAtMismatch).
+enum class RunOutcome { Exit, Signal, Limit, Incomplete, Stopped, Diverged };
 
 struct ReplayResult {
   RunOutcome outcome = RunOutcome::Incomplete;
@@ -121,6 +123,12 @@ struct ReplayResult {
   std::string stdoutBytes; // bytes the program handed to stdout, in order
   std::string stderrBytes;
   std::vector<ArgvString> argv; // where main's argument strings live
+  // Diverged: what disagreed, where ("replay mismatch at main: br ... (main.c:12): ..."),
+  // and the last instance on which trace and replay still agreed.
+  std::string divergence;
+  // Stores the native run made into a local that replay models itself (an overflow
+  // from a neighbouring object): replay applied the bytes it knew and names each here.
+  std::vector<std::string> clobberedLocals;
 };
 
 // Bounds of one replay: it stops (outcome Stopped) once the deadline passes, and
@@ -129,6 +137,10 @@ struct ReplayLimits {
   Deadline deadline;
   std::function<void(uint64_t instances)> progress;
   uint64_t progressPeriod = 1u << 18;
+  // A mismatch (or an unsupported construct) ends replay as Diverged, keeping the
+  // instances that agreed, instead of throwing. The debugger wants this: the rest of
+  // the report still comes out.
+  bool stopAtMismatch = false;
 };
 
 // Throws Error (exit code 3) naming function, instruction and source line when the

@@ -16,6 +16,9 @@ int main(int argc, char **argv) {
   cli::GlobalOptions global;
   app.add_flag("--json", global.json, "Machine-readable JSON on stdout; no progress output");
   app.add_flag("-q,--quiet", global.quiet, "No progress output on stderr");
+  // `rootline debug ... --json` as well as `rootline --json debug ...` (subcommands
+  // created after this inherit it and pass options they lack up to here).
+  app.fallthrough();
   app.footer(
       "Exit codes: 0 success, 1 the checked condition failed (e.g. a bad commit), 2 bad input or\n"
       "usage, 3 internal error, 125 cannot test. See docs/cli.md.");

@@ -179,12 +179,13 @@ ExecutionLog recordExecutions(const Version &v, LineNames &names,
   TraceReader reader(v.traceFile, v.program.module.key);
   ReplayLimits limits;
   limits.deadline = deadline;
+  limits.stopAtMismatch = true;
   limits.progress = [&stages, name = v.name](uint64_t n) {
     stages.update(name + " version, " + std::to_string(n) + " instances aligned");
   };
   ReplayResult r = replayTrace(*v.module.module, *v.index, reader, &recorder, limits);
   ExecutionLog log = recorder.take();
-  log.complete = r.outcome != RunOutcome::Stopped;
+  log.complete = r.outcome != RunOutcome::Stopped && r.outcome != RunOutcome::Diverged;
   if (!log.complete)
     stages.cut("alignment replay of the " + v.name + " version stopped after " +
                std::to_string(r.instances) + " instances; no line is called behaviour-neutral");

@@ -34,7 +34,7 @@ RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, cons
   t.timeoutSeconds = timeoutSeconds;
   t.maxOutputBytes = maxOutputBytes;
   ProcessResult r = runNative(exe, t);
-  return {r.outcome(), r.out};
+  return {r.outcome(), r.out, r.seconds};
 }
 
 std::string relativeTo(const std::string &path, const fs::path &root) {

@@ -125,4 +125,61 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, D
   }
 }
 
+std::string chooseHangCriteria(Version &oldV, Version &newV, const std::string &expected,
+                               Diffs &diffs) {
+  HangingLoop loop = findHangingLoop(newV);
+  std::string described;
+  if (loop.exitBranch) {
+    newV.seeds = loop.seeds;
+    SourceLocation loc = ModuleIndex::locationOf(loop.exitBranch);
+    std::string rel = relativeTo(loc.path(), newV.root);
+    described = "the loop at " + rel + ":" + std::to_string(loc.line) +
+                " does not exit: its exit condition stayed false for " +
+                std::to_string(loop.iterations) + " iterations before the run was stopped";
+    newV.criterion = "the exit condition of the loop at " + rel + ":" + std::to_string(loc.line) +
+                     ", at its last iteration";
+    // The old run's last execution of the same exit test: where its loop did exit.
+    std::optional<unsigned> oldLine = diffs.of(rel, true).oldLineOf(loc.line);
+    std::string oldRel = diffs.counterpart(rel, true);
+    const auto &records = oldV.trace.dynamic.records;
+    for (uint64_t i = records.size(); oldLine && i-- > 0;) {
+      if (!records[i].isBranch)
+        continue;
+      SourceLocation l = ModuleIndex::locationOf(oldV.index->instruction(records[i].id));
+      if (l.valid() && l.line == *oldLine && relativeTo(l.path(), oldV.root) == oldRel) {
+        oldV.seeds = {{i, true, {}, false}};
+        oldV.criterion = "the exit condition of the loop at " + oldRel + ":" +
+                         std::to_string(*oldLine) + ", where the old run left the loop";
+        return described;
+      }
+    }
+  } else {
+    // No loop stuck in the tail (recursion without end, a wait): the run's last branch.
+    const auto &records = newV.trace.dynamic.records;
+    for (uint64_t i = records.size(); i-- > 0;)
+      if (records[i].isBranch) {
+        newV.seeds = {{i, true, {}, false}};
+        SourceLocation loc = ModuleIndex::locationOf(newV.index->instruction(records[i].id));
+        newV.criterion = "the last branch before the run was stopped, at " +
+                         relativeTo(loc.path(), newV.root) + ":" + std::to_string(loc.line);
+        break;
+      }
+    described = "the run was stopped in no loop that failed to exit";
+  }
+  // The old version: its first output the new run lacks.
+  std::string newOut = loggedStdout(newV.trace.dynamic);
+  uint64_t at = firstDifference(expected, newOut);
+  if (auto s = seedAt(oldV, at, oldV.criterion)) {
+    oldV.seeds = {*s};
+  } else {
+    try {
+      oldV.seeds = resolveCriterion("output", oldV.trace.dynamic, *oldV.index);
+    } catch (const Error &) {
+      oldV.seeds.clear();
+    }
+    oldV.criterion = "every output";
+  }
+  return described;
+}
+
 } // namespace rootline::debug

@@ -46,8 +46,11 @@ void buildStage(Version &v, const BuildRecipe &recipe, Stages &stages) {
 
 } // namespace
 
-DebugReport debugRegression(const DebugRequest &req) {
+DebugReport debugRegression(const DebugRequest &request) {
   auto start = Deadline::Clock::now();
+  // After the failure stage, native runs get the hang timeout (a multiple of the old
+  // run's time) instead of --timeout; traced runs keep --timeout (tracing is slower).
+  DebugRequest req = request;
   Deadline budget = req.budgetSeconds > 0 ? Deadline::in(req.budgetSeconds) : Deadline::unlimited();
   DebugReport report;
   report.oldLabel = req.oldLabel;
@@ -77,6 +80,7 @@ DebugReport debugRegression(const DebugRequest &req) {
 
   stages.begin("failure");
   debug::establishFailure(req, oldV, newV, work.path, budget, report);
+  req.timeoutSeconds = report.runTimeoutSeconds;
   debug::Diffs diffs(oldV.root, newV.root, req.sourceDiff);
   if (req.sourceDiff)
     for (const auto &f : req.sourceDiff->files)
@@ -84,13 +88,25 @@ DebugReport debugRegression(const DebugRequest &req) {
         report.renamedFiles[f.oldPath] = f.newPath;
 
   stages.begin("trace");
-  debug::traceConcrete(oldV, req.input, work.path / "ot", req.timeoutSeconds,
+  debug::traceConcrete(oldV, req.input, work.path / "ot", request.timeoutSeconds,
                        budget.share(kTraceShareOld, kFloorSeconds), stages);
-  debug::traceConcrete(newV, req.input, work.path / "nt", req.timeoutSeconds,
-                       budget.share(kTraceShareNew, kFloorSeconds), stages);
+  // A hang is traced to a multiple of the old run's length: enough to find its loop.
+  uint64_t hangTraceBytes = 0;
+  if (report.hang) {
+    std::error_code ec;
+    auto oldBytes = static_cast<double>(fs::file_size(oldV.traceFile, ec));
+    hangTraceBytes = std::clamp(static_cast<uint64_t>(debug::kHangTraceFactor * oldBytes),
+                                debug::kHangTraceMinBytes, debug::kHangTraceMaxBytes);
+  }
+  debug::traceConcrete(newV, req.input, work.path / "nt", request.timeoutSeconds,
+                       budget.share(kTraceShareNew, kFloorSeconds), stages, hangTraceBytes);
 
   stages.begin("criteria");
-  debug::chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
+  if (report.hang)
+    report.hangLoop =
+        debug::chooseHangCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
+  else
+    debug::chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;
 

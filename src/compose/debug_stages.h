@@ -102,20 +102,54 @@ void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs);
 
 // ---- stages -------------------------------------------------------------------------
 
+// A new version that takes this many times the old one's wall-clock time on the test
+// (and at least kHangFloorSeconds, within --timeout) does not finish: it hangs. Later
+// runs (revert trials, evidence) get the same timeout, so a hang costs each of them
+// that much, not --timeout.
+inline constexpr double kHangTimeFactor = 20, kHangFloorSeconds = 1.0;
+double hangTimeout(double timeoutSeconds, double oldSeconds);
+// "hang", "crash", "missing output" (the new output is a prefix of the expected one),
+// "extra output" (the expected output is a prefix of the new one), "exit status",
+// "wrong output".
+std::string failureKindOf(const RunSummary &expected, const RunSummary &failing, bool hang);
+
 // Native runs of both versions, twice each: the failure, or an Error saying why there
-// is none (no difference, nondeterminism, a timeout). Fills report.oldRun/newRun/
-// expected/failure.
+// is none (no difference, nondeterminism, the old version does not finish). A new
+// version that does not finish within hangTimeout is a hang (report.hang), run once.
+// Fills report.oldRun/newRun/expected/failure/failureKind/runTimeoutSeconds.
 void establishFailure(const DebugRequest &req, const Version &oldV, const Version &newV,
                       const fs::path &work, const Deadline &deadline, DebugReport &report);
 
 // The traced run and its concrete replay with dependences (no expressions). False when
 // replay stopped at the deadline (the dependences then cover a prefix of the run).
+// `hangTraceBytes` (a hang): the traced run is stopped at that many bytes of trace, and
+// its replay ends there (RunOutcome::Limit).
 bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
-                   double timeoutSeconds, const Deadline &deadline, Stages &stages);
+                   double timeoutSeconds, const Deadline &deadline, Stages &stages,
+                   uint64_t hangTraceBytes = 0);
+// A hanging version is traced up to this many times the old run's trace bytes (about
+// that many times its instructions), at least kHangTraceMinBytes.
+inline constexpr double kHangTraceFactor = 4;
+inline constexpr uint64_t kHangTraceMinBytes = 1u << 20, kHangTraceMaxBytes = 256u << 20;
+
+// A hang's criterion: the loop of the run that does not exit. Its exiting branches that
+// ran in the second half of the (stopped) trace and never took their exit there; the
+// seeds are their last instances. Empty when the run ends in no such loop.
+struct HangingLoop {
+  std::vector<CriterionSeed> seeds;
+  const llvm::Instruction *exitBranch = nullptr; // the first of them
+  uint64_t iterations = 0;                       // its executions in the trace
+};
+HangingLoop findHangingLoop(const Version &v);
 
 // The criterion of each version: the first differing output (down to the printf
 // argument), the crash, or the same statement in the old run where the new one crashed.
 void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs);
+// A hang's criteria: in the new run, the exit test of the loop that does not exit (at
+// its last iteration); in the old run, the same test where its loop exited (else its
+// first output the new run lacks). Returns the loop, described for the report.
+std::string chooseHangCriteria(Version &oldV, Version &newV, const std::string &expected,
+                               Diffs &diffs);
 
 // The relevant slice of each version's criterion, and the slice's lines in the report.
 void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Stages &stages);

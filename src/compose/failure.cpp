@@ -1,9 +1,65 @@
-// The failure stage: both versions run natively, twice each, on the failing input.
+// The failure stage: both versions run natively on the failing input (twice each, so a
+// nondeterministic program is caught), and what kind of failure the new one shows.
 #include "compose/debug_stages.h"
 
 #include "rootline/error.h"
 
+#include <algorithm>
+
 namespace rootline::debug {
+
+namespace {
+
+uint64_t commonPrefix(const std::string &a, const std::string &b) {
+  uint64_t at = 0;
+  while (at < a.size() && at < b.size() && a[at] == b[at])
+    ++at;
+  return at;
+}
+
+std::vector<std::string_view> linesOf(const std::string &text) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    out.push_back(std::string_view(text).substr(start, end - start));
+    start = end;
+  }
+  return out;
+}
+
+// Whether every line of `part` appears in `whole`, in order (lines dropped from `whole`).
+bool dropsLines(const std::string &whole, const std::string &part) {
+  std::vector<std::string_view> w = linesOf(whole), p = linesOf(part);
+  size_t i = 0;
+  for (size_t j = 0; j < w.size() && i < p.size(); ++j)
+    if (w[j] == p[i])
+      ++i;
+  return i == p.size() && p.size() < w.size();
+}
+
+} // namespace
+
+double hangTimeout(double timeoutSeconds, double oldSeconds) {
+  return std::min(timeoutSeconds, std::max(kHangFloorSeconds, kHangTimeFactor * oldSeconds));
+}
+
+std::string failureKindOf(const RunSummary &expected, const RunSummary &failing, bool hang) {
+  if (hang)
+    return "hang";
+  if (failing.outcome.starts_with("signal") && !expected.outcome.starts_with("signal"))
+    return "crash";
+  const std::string &a = expected.stdoutBytes, &b = failing.stdoutBytes;
+  if (a == b)
+    return "exit status";
+  uint64_t at = commonPrefix(a, b);
+  if (at == b.size() || dropsLines(a, b))
+    return "missing output";
+  if (at == a.size() || dropsLines(b, a))
+    return "extra output";
+  return "wrong output";
+}
 
 void establishFailure(const DebugRequest &req, const Version &oldV, const Version &newV,
                       const fs::path &work, const Deadline &deadline, DebugReport &report) {
@@ -11,23 +67,37 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
   // timeout, shortened only when the budget is nearly spent.
   double timeout = deadline.clamp(req.timeoutSeconds, std::min(req.timeoutSeconds, 2.0));
   RunSummary old1 = runInputNatively(oldV.native, req.input, work / "o1", timeout);
+  if (old1.outcome == "timeout")
+    throw Error("the old version does not finish the test within --timeout (" +
+                std::to_string(static_cast<int>(timeout)) + " s)");
   RunSummary old2 = runInputNatively(oldV.native, req.input, work / "o2", timeout);
-  RunSummary new1 = runInputNatively(newV.native, req.input, work / "n1", timeout);
-  RunSummary new2 = runInputNatively(newV.native, req.input, work / "n2", timeout);
-  if (old1.outcome == "timeout" || new1.outcome == "timeout")
-    throw Error(std::string("the ") + (old1.outcome == "timeout" ? "old" : "new") +
-                " version does not finish the test within --timeout");
   if (old1.stdoutBytes != old2.stdoutBytes || old1.outcome != old2.outcome)
     throw Error(
         "the program is nondeterministic: two runs of the old version on the same input differ");
+  // The new version gets a multiple of the old one's time: past it, it hangs.
+  report.runTimeoutSeconds = hangTimeout(timeout, std::max(old1.seconds, old2.seconds));
+  RunSummary new1 =
+      runInputNatively(newV.native, req.input, work / "n1", report.runTimeoutSeconds);
+  report.oldRun = old1;
+  report.newRun = new1;
+  report.expected = req.expectedStdout ? RunSummary{"", *req.expectedStdout, 0} : old1;
+  if (req.expectedStdout && old1.stdoutBytes != *req.expectedStdout)
+    throw Error("the test fails on the old version too: its output differs from --expect");
+  report.hang = new1.outcome == "timeout";
+  if (report.hang) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "the new version does not finish the test: stopped after %.1f s (the old "
+                  "version takes %.3f s)",
+                  new1.seconds, old1.seconds);
+    report.failure = buf;
+    report.failureKind = "hang";
+    return;
+  }
+  RunSummary new2 = runInputNatively(newV.native, req.input, work / "n2", timeout);
   if (new1.stdoutBytes != new2.stdoutBytes || new1.outcome != new2.outcome)
     throw Error(
         "the program is nondeterministic: two runs of the new version on the same input differ");
-  report.oldRun = old1;
-  report.newRun = new1;
-  report.expected = req.expectedStdout ? RunSummary{"", *req.expectedStdout} : old1;
-  if (req.expectedStdout && old1.stdoutBytes != *req.expectedStdout)
-    throw Error("the test fails on the old version too: its output differs from --expect");
   bool outputDiffers = new1.stdoutBytes != report.expected.stdoutBytes;
   bool outcomeDiffers = !req.expectedStdout && new1.outcome != old1.outcome;
   if (!outputDiffers && !outcomeDiffers)
@@ -35,13 +105,17 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
                 std::string(req.expectedStdout
                                 ? ""
                                 : " and ends like the old version (" + old1.outcome + ")"));
-  uint64_t at = 0;
-  const std::string &a = report.expected.stdoutBytes, &b = new1.stdoutBytes;
-  while (at < a.size() && at < b.size() && a[at] == b[at])
-    ++at;
+  uint64_t at = commonPrefix(report.expected.stdoutBytes, new1.stdoutBytes);
+  report.failureKind = failureKindOf(report.expected, new1, false);
   report.failure =
       outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at)
                     : "the new version ends with " + new1.outcome + " instead of " + old1.outcome;
+  if (report.failureKind == "missing output")
+    report.failure += new1.stdoutBytes.empty() ? " (the new version prints nothing)"
+                      : at == new1.stdoutBytes.size() ? " (the new version stops printing there)"
+                                                      : " (the new version leaves out lines)";
+  else if (report.failureKind == "extra output")
+    report.failure += " (the new version prints more)";
 }
 
 } // namespace rootline::debug

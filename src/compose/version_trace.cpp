@@ -15,6 +15,7 @@ ReplayLimits limitsFor(const Version &v, const Deadline &deadline, Stages &stage
                        const std::string &what) {
   ReplayLimits limits;
   limits.deadline = deadline;
+  limits.stopAtMismatch = true; // what agreed still slices; the report names the rest
   limits.progress = [&stages, name = v.name, what](uint64_t n) {
     stages.update(name + " version, " + count(n) + " instances " + what);
   };
@@ -24,7 +25,8 @@ ReplayLimits limitsFor(const Version &v, const Deadline &deadline, Stages &stage
 } // namespace
 
 bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
-                   double timeoutSeconds, const Deadline &deadline, Stages &stages) {
+                   double timeoutSeconds, const Deadline &deadline, Stages &stages,
+                   uint64_t hangTraceBytes) {
   fs::create_directories(work);
   writeFileAtomic(work / "stdin", input.stdinBytes);
   TestCase test;
@@ -33,13 +35,20 @@ bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
   // The traced run is slower than the native one; the budget may shorten it, and what
   // it wrote until then still replays.
   test.timeoutSeconds = deadline.clamp(timeoutSeconds, std::min(timeoutSeconds, 1.0));
+  if (hangTraceBytes)
+    test.maxTraceBytes = hangTraceBytes;
   v.traceFile = work / "run.trace";
   stages.update(v.name + " version, traced run");
   TracedRun run = runTraced(v.program, test, v.traceFile);
   v.trace.input = input;
   v.trace.process = run.process;
-  if (run.limitReached)
+  if (run.limitReached && !hangTraceBytes)
     throw Error("the " + v.name + " version's trace of the test exceeds the trace byte limit");
+  if (run.limitReached)
+    stages.note("the " + v.name + " version's traced run was stopped at " +
+                count(hangTraceBytes >> 10) + " KiB of trace, " +
+                std::to_string(static_cast<int>(kHangTraceFactor)) +
+                " times the old run's: it does not finish");
   DependenceRecorder deps(*v.index, *v.analysis);
   TraceReader reader(v.traceFile, v.program.module.key);
   v.trace.replay = replayTrace(*v.module.module, *v.index, reader, &deps,
@@ -49,6 +58,14 @@ bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
     stages.cut("the traced run of the " + v.name + " version was stopped after " +
                std::to_string(test.timeoutSeconds) + " s; its dependences cover " +
                count(v.trace.replay.instances) + " instances");
+  for (const std::string &c : v.trace.replay.clobberedLocals)
+    stages.remark("the " + v.name + " version's run wrote past an object into a local: " + c);
+  if (v.trace.replay.outcome == RunOutcome::Diverged) {
+    stages.remark("the " + v.name + " version's native run and its replay part at " +
+                  v.trace.replay.divergence + "; the analysis uses the " +
+                  count(v.trace.replay.instances) + " instances before that");
+    return false;
+  }
   if (v.trace.replay.outcome == RunOutcome::Stopped) {
     stages.cut("replay of the " + v.name + " version stopped after " +
                count(v.trace.replay.instances) + " instances; later dependences are missing");

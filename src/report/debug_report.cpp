@@ -77,6 +77,9 @@ json reportJson(const DebugReport &r) {
           {"test", {{"input", inputJson(r.input)}, {"expected", runJson(r.expected)}}},
           {"failure",
            {{"summary", r.failure},
+            {"kind", r.failureKind},
+            {"hang_loop", r.hangLoop.empty() ? json(nullptr) : json(r.hangLoop)},
+            {"run_timeout_seconds", r.runTimeoutSeconds},
             {"old", runJson(r.oldRun)},
             {"new", runJson(r.newRun)},
             {"old_criterion", r.oldCriterion},
@@ -112,7 +115,9 @@ std::string reportMarkdown(const DebugReport &r) {
   if (r.oldCommit && r.newCommit)
     md << "- good: " << commitLine(*r.oldCommit) << "\n- bad: " << commitLine(*r.newCommit)
        << "\n\n";
-  md << "**Failure.** " << r.failure << ".\n\n";
+  md << "**Failure** (" << r.failureKind << "). " << r.failure << ".\n\n";
+  if (!r.hangLoop.empty())
+    md << "**Hang.** " << r.hangLoop << ".\n\n";
   md << "Input (stdin):\n" << markdownFence(r.input.stdinBytes);
   if (!r.input.args.empty()) {
     md << "Arguments:";
@@ -216,6 +221,8 @@ std::string reportSummary(const DebugReport &r) {
     s << "rootline: good " << commitLine(*r.oldCommit) << "\nrootline: bad  "
       << commitLine(*r.newCommit) << "\n";
   s << "rootline: " << r.failure << "\n";
+  if (!r.hangLoop.empty())
+    s << "rootline: " << r.hangLoop << "\n";
   s << "rootline: " << r.direction << " (" << r.condition << ": " << r.oldConstraints << " old / "
     << r.newConstraints << " new constraints)\n";
   if (r.firstDivergence)

@@ -53,8 +53,11 @@ std::string reportHtml(const DebugReport &r) {
     h << "<p><b>Good:</b> <code>" << report::htmlEscape(commitLine(*r.oldCommit))
       << "</code><br><b>Bad:</b> <code>" << report::htmlEscape(commitLine(*r.newCommit))
       << "</code></p>";
-  h << "<p><b>Failure:</b> " << report::htmlEscape(r.failure) << ". "
+  h << "<p><b>Failure</b> (" << report::htmlEscape(r.failureKind)
+    << "): " << report::htmlEscape(r.failure) << ". "
     << report::htmlEscape(r.direction) << " (" << report::htmlEscape(r.condition) << ").</p>";
+  if (!r.hangLoop.empty())
+    h << "<p><b>Hang:</b> " << report::htmlEscape(r.hangLoop) << ".</p>";
   if (r.firstDivergence)
     h << "<p><b>First divergence:</b> " << report::htmlEscape(r.firstDivergence->text) << ".</p>";
   h << "<p>Input:</p><pre>" << report::htmlEscape(r.input.stdinBytes) << "</pre>";

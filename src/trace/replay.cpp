@@ -27,13 +27,22 @@ struct Slot {
   uint64_t def = kNoDef;
 };
 
+// A local replay models itself: its content, the store that wrote it, and where it
+// lives (an overflow from a neighbouring object can still write it natively).
+struct LocalSlot {
+  Val v;
+  uint64_t def = kNoDef;
+  uint64_t addr = 0;
+  uint64_t size = 0;
+};
+
 struct Frame {
   const llvm::Function *fn = nullptr;
   const llvm::BasicBlock *block = nullptr;
   llvm::BasicBlock::const_iterator pc;
   llvm::DenseMap<const llvm::Value *, Slot> slots;
   // Contents of locals that replay models itself (isReplayModelledLocal).
-  llvm::DenseMap<const llvm::AllocaInst *, Slot> locals;
+  llvm::DenseMap<const llvm::AllocaInst *, LocalSlot> locals;
   const llvm::CallBase *callSite = nullptr; // null: entered from uninstrumented code
   bool indirect = false;                    // the caller logs EXT_RET after we return
   uint64_t id = 0;
@@ -81,6 +90,15 @@ public:
       result_.faultAddress = c.addr;
     } catch (const RunEnd &e) {
       result_.outcome = e.outcome;
+    } catch (const Error &e) {
+      if (!limits_.stopAtMismatch)
+        throw;
+      result_.outcome = RunOutcome::Diverged;
+      result_.divergence = e.what();
+      if (reported_)
+        result_.divergence += "; trace and replay agree up to instance " +
+                              std::to_string(lastReported_) + " (" +
+                              ModuleIndex::describe(lastInst_) + ")";
     }
     return result_;
   }
@@ -464,6 +482,7 @@ private:
   void report(const Instance &I) {
     reported_ = true;
     lastReported_ = I.index;
+    lastInst_ = I.inst;
     ++result_.instances;
     if (observer_)
       observer_->onInstance(I);
@@ -666,12 +685,63 @@ private:
     I.addr = ev.a;
     I.size = ev.b;
     I.result = {ev.a, 0};
-    if (local)
-      f.locals[al] = {bytesToVal(ev.bytes), kNoDef}; // possibly uninitialised
-    else
+    if (local) {
+      f.locals[al] = {bytesToVal(ev.bytes), kNoDef, ev.a, ev.b}; // possibly uninitialised
+      shadow_.set(ev.a, ev.b, kModelledLocalMark);
+    } else {
       shadow_.set(ev.a, ev.b, kNoDef); // fresh storage, no definition yet
+    }
     finish(f, I);
     ++f.pc;
+  }
+
+  // A logged write of [addr, addr+len) by instance `writer`. Where it lands on a local
+  // replay models itself (an overflow from a neighbouring object: such locals are never
+  // addressed otherwise), the local takes the bytes: `value` (a store's value),
+  // `fill` (a memset's byte), or, when replay cannot know them (a libc call's write),
+  // it keeps its old bytes and the run is named in clobberedLocals; a later branch
+  // that depends on them then ends replay as a mismatch.
+  void written(uint64_t addr, uint64_t len, uint64_t writer, const Val *value = nullptr,
+               int fill = -1) {
+    if (!shadow_.set(addr, len, writer))
+      return;
+    for (Frame &frame : stack_)
+      for (auto &[al, slot] : frame.locals) {
+        uint64_t lo = std::max(addr, slot.addr), hi = std::min(addr + len, slot.addr + slot.size);
+        if (lo >= hi)
+          continue;
+        unsigned char bytes[16] = {}, in[16] = {};
+        std::memcpy(bytes, &slot.v.lo, 8);
+        std::memcpy(bytes + 8, &slot.v.hi, 8);
+        if (value) {
+          std::memcpy(in, &value->lo, 8);
+          std::memcpy(in + 8, &value->hi, 8);
+        }
+        bool known = value || fill >= 0;
+        for (uint64_t b = lo; b < hi && b - slot.addr < 16; ++b)
+          if (known)
+            bytes[b - slot.addr] = value && b - addr < 16 ? in[b - addr] : static_cast<unsigned char>(fill);
+        if (known) {
+          std::memcpy(&slot.v.lo, bytes, 8);
+          std::memcpy(&slot.v.hi, bytes + 8, 8);
+        }
+        slot.def = writer;
+        shadow_.set(slot.addr, slot.size, kModelledLocalMark);
+        std::string name = ModuleIndex::describe(al);
+        result_.clobberedLocals.push_back(
+            name + (known ? " overwritten by instance " : " overwritten (bytes unknown) by instance ") +
+            std::to_string(writer));
+      }
+  }
+
+  // The stores of the modelled locals that [addr, addr+len) overlaps.
+  void localWriters(uint64_t addr, uint64_t len, llvm::SmallVectorImpl<uint64_t> &out) {
+    for (const Frame &frame : stack_)
+      for (const auto &[al, slot] : frame.locals)
+        if (std::max(addr, slot.addr) < std::min(addr + len, slot.addr + slot.size) &&
+            slot.def != kNoDef &&
+            std::find(out.begin(), out.end(), slot.def) == out.end())
+          out.push_back(slot.def);
   }
 
   static Val bytesToVal(std::string_view bytes) {
@@ -690,7 +760,7 @@ private:
     I.size = dl_.getTypeStoreSize(ld->getType());
     if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(ld->getPointerOperand());
         al && isReplayModelledLocal(al)) {
-      const Slot &content = f.locals[al];
+      const LocalSlot &content = f.locals[al];
       I.result =
           ops::truncTo(content.v, static_cast<unsigned>(std::min<uint64_t>(128, I.size * 8)));
       if (content.def != kNoDef)
@@ -706,7 +776,10 @@ private:
           ev.tag == Ev::LOAD
               ? ops::truncTo({ev.b, 0}, static_cast<unsigned>(std::min<uint64_t>(64, I.size * 8)))
               : bytesToVal(ev.bytes);
-      I.memUnwritten = shadow_.writers(addr, I.size, I.memDefs);
+      bool local = false;
+      I.memUnwritten = shadow_.writers(addr, I.size, I.memDefs, &local);
+      if (local) // read past a neighbour into a modelled local: its store is the writer
+        localWriters(addr, I.size, I.memDefs);
     }
     finish(f, I);
     ++f.pc;
@@ -720,14 +793,16 @@ private:
     I.size = dl_.getTypeStoreSize(st->getValueOperand()->getType());
     if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(st->getPointerOperand());
         al && isReplayModelledLocal(al)) {
-      f.locals[al] = {value, I.index};
+      LocalSlot &slot = f.locals[al];
+      slot.v = value;
+      slot.def = I.index;
     } else {
       Event ev = expect(Ev::STORE, st);
       if (ev.a != addr)
         mismatch(st, "trace stores to 0x" + llvm::utohexstr(ev.a) + ", replay computed 0x" +
                          llvm::utohexstr(addr));
       crashIfSignalNext(st);
-      shadow_.set(addr, I.size, I.index);
+      written(addr, I.size, I.index, &value);
     }
     finish(f, I);
     ++f.pc;
@@ -778,6 +853,8 @@ private:
     bool indirect = f.indirect;
     Val value = I.result;
     uint64_t def = I.index;
+    for (const auto &[al, slot] : f.locals)
+      shadow_.set(slot.addr, slot.size, kNoDef);
     stack_.pop_back();
     if (!site)
       return; // back to uninstrumented code (a callback) or the top level
@@ -892,23 +969,23 @@ private:
     for (const Event &e : I.effects) {
       switch (e.tag) {
       case Ev::MEM_WRITE:
-        shadow_.set(e.a, e.b, I.index);
+        written(e.a, e.b, I.index);
         break;
       case Ev::MEM_COPY:
-        shadow_.set(e.a, e.c, I.index);
+        written(e.a, e.c, I.index);
         break;
       case Ev::MEM_SET:
-        shadow_.set(e.a, e.c, I.index);
+        written(e.a, e.c, I.index, nullptr, static_cast<int>(e.b & 0xff));
         break;
       case Ev::INPUT:
-        shadow_.set(e.b, e.c, I.index);
+        written(e.b, e.c, I.index);
         break;
       case Ev::TOKEN:
-        shadow_.set(e.c, e.d, I.index);
+        written(e.c, e.d, I.index);
         break;
       case Ev::MEM_TOKEN: // address 0: the parsed number is the call's result
         if (e.c)
-          shadow_.set(e.c, e.d, I.index);
+          written(e.c, e.d, I.index);
         break;
       case Ev::HEAP_ALLOC:
         break;
@@ -937,7 +1014,7 @@ private:
       if (ev.a != arg(0).lo || ev.b != arg(1).lo || ev.c != arg(2).lo)
         mismatch(call, "memcpy operands differ from the trace");
       shadow_.writers(ev.b, ev.c, I.memDefs);
-      shadow_.set(ev.a, ev.c, I.index);
+      written(ev.a, ev.c, I.index);
       I.addr = ev.a;
       I.size = ev.c;
       break;
@@ -947,7 +1024,7 @@ private:
       Event ev = expect(Ev::MEM_SET, call);
       if (ev.a != arg(0).lo || ev.c != arg(2).lo)
         mismatch(call, "memset operands differ from the trace");
-      shadow_.set(ev.a, ev.c, I.index);
+      written(ev.a, ev.c, I.index, nullptr, static_cast<int>(ev.b & 0xff));
       I.addr = ev.a;
       I.size = ev.c;
       break;
@@ -1107,6 +1184,7 @@ private:
   bool sawExit_ = false;
   bool reported_ = false;
   uint64_t lastReported_ = 0;
+  const llvm::Instruction *lastInst_ = nullptr;
   ReplayResult result_;
 };
 

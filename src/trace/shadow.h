@@ -9,11 +9,22 @@
 
 namespace rootline {
 
+// Bytes of a local that replay models itself carry this mark instead of a writer (its
+// stores are not logged): a logged write that lands on one is an overflow from a
+// neighbouring object, which replay must apply to the local by hand.
+inline constexpr uint64_t kModelledLocalMark = kNoDef - 1;
+
 class WriterShadow {
 public:
-  void set(uint64_t addr, uint64_t len, uint64_t writer) {
-    for (uint64_t i = 0; i < len; ++i)
-      slot(addr + i) = writer;
+  // Returns whether some byte was a modelled local's.
+  bool set(uint64_t addr, uint64_t len, uint64_t writer) {
+    bool local = false;
+    for (uint64_t i = 0; i < len; ++i) {
+      uint64_t &s = slot(addr + i);
+      local |= s == kModelledLocalMark;
+      s = writer;
+    }
+    return local;
   }
   uint64_t get(uint64_t addr) {
     uint64_t *page = findPage(addr >> kPageBits, false);
@@ -27,16 +38,20 @@ public:
     for (uint64_t i = 0; i < len; ++i)
       slot(dst + i) = tmp[i];
   }
-  // Distinct writers of [addr, addr+len), in first-seen order.
-  // Returns whether some byte has no writer.
-  bool writers(uint64_t addr, uint64_t len, llvm::SmallVectorImpl<uint64_t> &out) {
+  // Distinct writers of [addr, addr+len), in first-seen order. Returns whether some
+  // byte has no writer; `local` (when given) says whether some byte is a modelled
+  // local's (its writer is in replay's own records, not here).
+  bool writers(uint64_t addr, uint64_t len, llvm::SmallVectorImpl<uint64_t> &out,
+               bool *local = nullptr) {
     uint64_t last = kNoDef - 1;
     bool unwritten = false;
     for (uint64_t i = 0; i < len; ++i) {
       uint64_t w = get(addr + i);
       if (w == kNoDef)
         unwritten = true;
-      if (w == kNoDef || w == last)
+      if (w == kModelledLocalMark && local)
+        *local = true;
+      if (w == kNoDef || w == last || w == kModelledLocalMark)
         continue;
       last = w;
       if (std::find(out.begin(), out.end(), w) == out.end())
