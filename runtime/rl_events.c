@@ -1,6 +1,8 @@
 /* Events logged by the libc wrappers (see rl_runtime.h for their meaning). */
 #include "rl_runtime.h"
 
+#include <string.h>
+
 #define RL_ON()                                                                                    \
   if (!rl_tracing())                                                                               \
   return
@@ -54,6 +56,7 @@ void rl_ev_output(int fd, uint64_t offset, int32_t arg, const void *src, const v
   rl_put_uv(ADDR(src));
   rl_put_uv(len);
   rl_put_bytes(bytes, len);
+  rl_end(); /* else a SIGTERM later would roll the trace back to this event's start */
 }
 
 void rl_ev_mem_read(const void *addr, uint64_t len) {
@@ -115,5 +118,24 @@ void rl_ev_exit(int status) {
   RL_ON();
   rl_put_tag(RL_EV_EXIT);
   rl_put_uv((uint64_t)(uint32_t)status);
+  rl_end();
+}
+
+void rl_ev_source(uint32_t id) {
+  RL_ON();
+  if (id == 0)
+    return;
+  rl_put_tag(RL_EV_SOURCE);
+  rl_put_uv(id);
+  rl_end();
+}
+
+void rl_ev_open(uint32_t id, const char *name) {
+  RL_ON();
+  size_t len = strlen(name);
+  rl_put_tag(RL_EV_OPEN);
+  rl_put_uv(id);
+  rl_put_uv(len);
+  rl_put_bytes(name, len);
   rl_end();
 }

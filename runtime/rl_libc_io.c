@@ -87,9 +87,12 @@ static void rl_log_stored(FILE *stream, const void *dst, size_t len) {
   if (len == 0)
     return;
   int e = errno;
-  if (stream == stdin) {
-    rl_ev_input(rl_stdin_pos, dst, len);
-    rl_stdin_pos += len;
+  uint32_t id;
+  uint64_t *pos = rl_source_pos(stream, &id);
+  if (pos) {
+    rl_ev_source(id);
+    rl_ev_input(*pos, dst, len);
+    *pos += len;
   } else {
     rl_ev_mem_write(dst, len);
   }
@@ -186,10 +189,13 @@ static void rl_text_free(struct rl_text *t) {
 /* --- character and line input ---------------------------------------------------- */
 
 static int rl_after_getc(FILE *stream, int c) {
-  if (c != EOF && stream == stdin) {
+  uint32_t id;
+  uint64_t *pos;
+  if (c != EOF && (pos = rl_source_pos(stream, &id))) {
     int e = errno;
-    rl_ev_input_char(rl_stdin_pos);
-    ++rl_stdin_pos;
+    rl_ev_source(id);
+    rl_ev_input_char(*pos);
+    ++*pos;
     errno = e;
   }
   return c;
@@ -213,8 +219,10 @@ int __rl_wrap_fgetc(FILE *stream) {
 
 int __rl_wrap_ungetc(int c, FILE *stream) {
   int r = ungetc(c, stream);
-  if (r != EOF && stream == stdin && rl_stdin_pos > 0)
-    --rl_stdin_pos;
+  uint32_t id;
+  uint64_t *pos = rl_source_pos(stream, &id);
+  if (r != EOF && pos && *pos > 0)
+    --*pos;
   return r;
 }
 
@@ -489,10 +497,12 @@ static size_t rl_snap_consumed(const struct rl_snap *a, const struct rl_snap *b)
 struct rl_scan {
   FILE *fp;        /* the stream, or NULL for sscanf */
   const char *str; /* sscanf's input */
-  int is_stdin;    /* log tokens and advance rl_stdin_pos */
+  int is_stdin;    /* an input source (stdin or a file): log tokens, advance its position */
+  uint32_t source; /* its number (0: stdin as the process started) */
+  uint64_t *source_pos;
   size_t pos;      /* bytes consumed so far by this call */
-  uint64_t base;   /* rl_stdin_pos at entry */
-  off_t tell0;     /* ftello(stdin) at entry, -1 when stdin cannot seek */
+  uint64_t base;   /* the source's position at entry */
+  off_t tell0;     /* ftello(stream) at entry, -1 when it cannot seek */
   int ran;         /* a real scanf call was made */
   struct rl_text piece;
 };
@@ -620,8 +630,10 @@ static void rl_scan_log(struct rl_scan *sc, const struct rl_sspec *s, void *dst,
   }
   uint32_t size = rl_scan_size(s, addr, toklen);
   char conv = (char)(s->conv | (skipped_space ? 0x80 : 0));
-  if (sc->is_stdin)
+  if (sc->is_stdin) {
+    rl_ev_source(sc->source);
     rl_ev_token(sc->base + start, toklen, addr, size, conv);
+  }
   else if (sc->str)
     rl_ev_mem_token(sc->str + start, toklen, addr, size, conv);
   else
@@ -760,8 +772,9 @@ static int rl_vfscanf_impl(FILE *stream, const char *fmt, va_list *ap) {
   struct rl_scan sc;
   memset(&sc, 0, sizeof sc);
   sc.fp = stream;
-  sc.is_stdin = stream == stdin;
-  sc.base = rl_stdin_pos;
+  sc.source_pos = rl_source_pos(stream, &sc.source);
+  sc.is_stdin = sc.source_pos != NULL;
+  sc.base = sc.is_stdin ? *sc.source_pos : 0;
   sc.tell0 = -1;
   rl_text_init(&sc.piece, stackbuf, sizeof stackbuf);
   flockfile(stream);
@@ -793,7 +806,7 @@ static int rl_vfscanf_impl(FILE *stream, const char *fmt, va_list *ap) {
     r = rl_scan_engine(&sc, fmt, ap);
   }
   if (sc.is_stdin)
-    rl_stdin_pos = sc.base + sc.pos;
+    *sc.source_pos = sc.base + sc.pos;
   funlockfile(stream);
   rl_text_free(&sc.piece);
   if (!sc.is_stdin)

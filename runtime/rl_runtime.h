@@ -57,6 +57,15 @@ void rl_ev_concretized(void);
 /* The process is about to end with `status` (exit, _exit, return from main). */
 void rl_ev_exit(int status);
 
+/* Input sources (rl_sources.c): the read position of a stream that is one (stdin or a
+ * file opened for reading), with its number in *id; NULL for any other stream. */
+struct _IO_FILE;
+uint64_t *rl_source_pos(struct _IO_FILE *stream, uint32_t *id);
+/* The input events that follow come from source `id` (nothing is logged for 0). */
+void rl_ev_source(uint32_t id);
+/* A file was opened for reading as source `id` under `name` (id 0: the open failed). */
+void rl_ev_open(uint32_t id, const char *name);
+
 /* Wrapped stream helpers: the fd that a FILE* writes to, or -1. */
 struct _IO_FILE;
 int rl_stream_fd(struct _IO_FILE *stream);

@@ -102,6 +102,10 @@ DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind) {
   req.newRecipe = r.program.recipeIn(req.newRoot);
   req.input.stdinBytes = r.program.stdinFile ? readFile(*r.program.stdinFile) : "";
   req.input.args = r.program.args;
+  // Files the program opens (fixtures/diagnoses: `files`, laid out under files/).
+  if (r.meta.contains("files"))
+    for (const auto &name : r.meta["files"])
+      req.input.files[name.get<std::string>()] = readFile(r.dir / "files" / name.get<std::string>());
   req.condition = kind;
   return req;
 }

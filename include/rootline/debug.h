@@ -34,6 +34,9 @@ struct DebugRequest {
   std::optional<SourceDiff> sourceDiff;
   fs::path repository; // the repository's top directory, with commits
   ProgramInput input;
+  // Where files the program opens by a relative name are looked for when --file did
+  // not give them (the directory rootline runs in, the --stdin file's).
+  std::vector<fs::path> inputSearchDirs;
   std::optional<std::string> expectedStdout; // --expect; else the old version's output
   ConditionKind condition = ConditionKind::Rsc;
   double timeoutSeconds = 30;

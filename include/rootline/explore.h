@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -21,8 +22,15 @@ namespace rootline {
 struct ProgramInput {
   std::string stdinBytes;
   std::vector<std::string> args;
+  // Files the program reads, by the relative path it opens them with: every run gets a
+  // private working directory holding them (docs/symbolic.md, "Input files").
+  std::map<std::string, std::string> files = {};
   bool operator==(const ProgramInput &) const = default;
 };
+
+// Lays `input` out under `dir` for one run: stdin as dir/stdin, the files under dir/cwd
+// (the run's working directory). The test gets them, the args and that directory.
+TestCase materialiseInput(const ProgramInput &input, const fs::path &dir);
 
 // The input a model describes: the base input with every input variable the model
 // fixes rewritten in place (stdin bytes replaced, scanf tokens re-printed, argv bytes).

@@ -123,6 +123,9 @@ struct ReplayResult {
   std::string stdoutBytes; // bytes the program handed to stdout, in order
   std::string stderrBytes;
   std::vector<ArgvString> argv; // where main's argument strings live
+  // Files the program opened for reading: (input source number, name as opened); source
+  // 0 means the open failed.
+  std::vector<std::pair<uint64_t, std::string>> opened;
   // Diverged: what disagreed, where ("replay mismatch at main: br ... (main.c:12): ..."),
   // and the last instance on which trace and replay still agreed.
   std::string divergence;

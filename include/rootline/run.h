@@ -18,6 +18,7 @@ struct TestCase {
   double timeoutSeconds = 30;
   uint64_t maxTraceBytes = 4ull << 30; // 4 GiB
   uint64_t maxOutputBytes = 0;         // native runs only; 0 = no limit
+  std::optional<fs::path> workDir;     // the run's working directory; else rootline's
 };
 
 struct TracedProgram {

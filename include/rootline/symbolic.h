@@ -30,6 +30,9 @@ struct InputVar {
   char conv = 0; // scanf conversion of a token
   unsigned argIndex = 0;
   uint64_t seedValue = 0; // value in the run that created it
+  // Bytes and tokens of a file the program opened ("input.txt"), not of stdin: named
+  // "file:input.txt@17" and "ftok:input.txt@17:i32"; offsets count bytes of the file.
+  std::string file;
 };
 
 // One branch instance whose condition depends on the inputs.

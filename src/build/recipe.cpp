@@ -166,8 +166,10 @@ BuildRecipe resolveRecipe(const RecipeRequest &request) {
 }
 
 BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const fs::path &to) {
+  // Both sides normalised: `files/../new/main.c` lies in `files/../new`.
+  fs::path base = fs::absolute(from).lexically_normal();
   auto rebase = [&](const fs::path &p) {
-    auto rel = p.lexically_relative(from);
+    auto rel = fs::absolute(p).lexically_normal().lexically_relative(base);
     if (rel.empty() || *rel.begin() == "..")
       return p;
     return (to / rel).lexically_normal();

@@ -29,11 +29,14 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
 
 // The --stdin option's file as an absolute path, checked; none when not given.
 std::optional<fs::path> stdinOption(const std::string &file);
+// --file NAME=PATH (repeatable): files the program reads from its working directory.
+void addFileOption(CLI::App &cmd, std::vector<std::string> &specs);
+void addInputFiles(ProgramInput &input, const std::vector<std::string> &specs);
 
 // The test of a regression: stdin file, expected stdout file, program arguments.
 struct TestOptions {
   std::string stdinFile, expectFile;
-  std::vector<std::string> args;
+  std::vector<std::string> args, files;
   double timeout = 30;
 };
 void addTestOptions(CLI::App &cmd, TestOptions &options);

@@ -30,13 +30,40 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request) {
 std::optional<fs::path> stdinOption(const std::string &file) {
   if (file.empty())
     return std::nullopt;
-  if (!fs::is_regular_file(file))
+  // Any readable file that is not a directory: /dev/null and named pipes too.
+  std::error_code ec;
+  if (!fs::exists(file, ec))
     throw Error("stdin file '" + file + "' does not exist");
+  if (fs::is_directory(file, ec))
+    throw Error("stdin file '" + file + "' is a directory");
   return fs::absolute(file);
+}
+
+void addFileOption(CLI::App &cmd, std::vector<std::string> &specs) {
+  cmd.add_option("--file", specs,
+                 "A file the program reads, as NAME=PATH or PATH (NAME: its base name): each "
+                 "run finds a copy at NAME in its own working directory (repeatable)");
+}
+
+void addInputFiles(ProgramInput &input, const std::vector<std::string> &specs) {
+  for (const std::string &spec : specs) {
+    size_t eq = spec.find('=');
+    std::string path = eq == std::string::npos ? spec : spec.substr(eq + 1);
+    std::string name =
+        eq == std::string::npos ? fs::path(spec).filename().string() : spec.substr(0, eq);
+    fs::path n = fs::path(name).lexically_normal();
+    if (name.empty() || n.is_absolute() || (!n.empty() && *n.begin() == ".."))
+      throw Error("--file '" + spec + "': NAME must be a relative path inside the run directory");
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      throw Error("--file '" + spec + "': file '" + path + "' does not exist");
+    input.files[n.string()] = readFile(path);
+  }
 }
 
 void addTestOptions(CLI::App &cmd, TestOptions &options) {
   cmd.add_option("--stdin", options.stdinFile, "The test's stdin (a file)");
+  addFileOption(cmd, options.files);
   cmd.add_option("--expect", options.expectFile,
                  "The test's expected stdout (a file; default: what the good version prints)");
   cmd.add_option("--timeout", options.timeout, "Seconds per program run (default 30)");
@@ -48,6 +75,7 @@ ProgramInput testInput(const TestOptions &options) {
   if (auto f = stdinOption(options.stdinFile))
     in.stdinBytes = readFile(*f);
   in.args = options.args;
+  addInputFiles(in, options.files);
   return in;
 }
 

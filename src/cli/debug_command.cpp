@@ -21,7 +21,7 @@ struct DebugOptions {
   double timeout = 30;
   double budget = 60;
   unsigned maxCandidates = 20;
-  std::vector<std::string> args;
+  std::vector<std::string> args, files;
 };
 
 int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
@@ -58,9 +58,13 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.newRecipe = recipeOf(opt.recipe, newV);
   req.oldLabel = oldV.label;
   req.newLabel = newV.label;
-  if (auto in = stdinOption(opt.stdinFile))
+  req.inputSearchDirs = {fs::current_path()};
+  if (auto in = stdinOption(opt.stdinFile)) {
     req.input.stdinBytes = readFile(*in);
+    req.inputSearchDirs.push_back(in->parent_path());
+  }
   req.input.args = opt.args;
+  addInputFiles(req.input, opt.files);
   if (!opt.expectFile.empty()) {
     if (!fs::is_regular_file(opt.expectFile))
       throw Error("--expect file '" + opt.expectFile + "' does not exist");
@@ -96,6 +100,7 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   addRepoOptions(*cmd, opt->repo);
   addRecipeOptions(*cmd, opt->recipe);
   cmd->add_option("--stdin", opt->stdinFile, "The test's stdin");
+  addFileOption(*cmd, opt->files);
   cmd->add_option("--expect", opt->expectFile,
                   "Expected stdout (default: what the old version prints)");
   cmd->add_option("--condition", opt->condition,
@@ -121,6 +126,9 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
       "fails on old too, nondeterministic, does not build, unknown revision).\n"
       "--old and --new may also be two single-file programs (any names; no --src).\n"
+      "Each run has its own working directory: a file the program opens by a relative\n"
+      "name is given with --file NAME=PATH, or found (as a string literal of the program or\n"
+      "an argument) in the current directory or the --stdin file's, and copied there.\n"
       "Examples: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/\n"
       "          rootline debug --old fixed.c --new buggy.c --stdin t17.in\n"
       "          rootline debug --repo . --good v1.2 --bad HEAD --stdin t17.in");

@@ -11,7 +11,7 @@ VersionTree localVersion(const std::string &path) {
   }
   if (!fs::is_directory(path))
     throw Error("'" + path + "' is neither a directory nor a source file");
-  return {fs::absolute(path), path, std::nullopt, {}};
+  return {fs::absolute(path).lexically_normal(), path, std::nullopt, {}};
 }
 
 BuildRecipe recipeOf(const RecipeRequest &request, const VersionTree &version) {

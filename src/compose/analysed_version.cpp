@@ -26,11 +26,7 @@ fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe) 
 
 RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
                             double timeoutSeconds, uint64_t maxOutputBytes) {
-  fs::create_directories(dir);
-  writeFileAtomic(dir / "stdin", input.stdinBytes);
-  TestCase t;
-  t.stdinFile = dir / "stdin";
-  t.args = input.args;
+  TestCase t = materialiseInput(input, dir);
   t.timeoutSeconds = timeoutSeconds;
   t.maxOutputBytes = maxOutputBytes;
   ProcessResult r = runNative(exe, t);

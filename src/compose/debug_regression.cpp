@@ -77,6 +77,9 @@ DebugReport debugRegression(const DebugRequest &request) {
   buildStage(oldV, req.oldRecipe, stages);
   buildStage(newV, req.newRecipe, stages);
   WorkDir work{makeWorkDir("debug")};
+  for (const std::string &f : debug::discoverInputFiles(req, oldV, newV))
+    report.notes.push_back("input file " + f + ": each run reads a copy in its own directory");
+  report.input = req.input;
 
   stages.begin("failure");
   debug::establishFailure(req, oldV, newV, work.path, budget, report);

@@ -102,6 +102,13 @@ void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs);
 
 // ---- stages -------------------------------------------------------------------------
 
+// Input files the test reads that --file did not give: string literals of either
+// version and program arguments naming a file in one of req.inputSearchDirs; each is
+// added to req.input.files. Returns them, described ("input.txt (from /home/u/input.txt)").
+inline constexpr uint64_t kMaxInputFileBytes = 64u << 20;
+std::vector<std::string> discoverInputFiles(DebugRequest &req, const Version &oldV,
+                                            const Version &newV);
+
 // A new version that takes this many times the old one's wall-clock time on the test
 // (and at least kHangFloorSeconds, within --timeout) does not finish: it hangs. Later
 // runs (revert trials, evidence) get the same timeout, so a hang costs each of them

@@ -27,11 +27,7 @@ ReplayLimits limitsFor(const Version &v, const Deadline &deadline, Stages &stage
 bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
                    double timeoutSeconds, const Deadline &deadline, Stages &stages,
                    uint64_t hangTraceBytes) {
-  fs::create_directories(work);
-  writeFileAtomic(work / "stdin", input.stdinBytes);
-  TestCase test;
-  test.stdinFile = work / "stdin";
-  test.args = input.args;
+  TestCase test = materialiseInput(input, work);
   // The traced run is slower than the native one; the budget may shorten it, and what
   // it wrote until then still replays.
   test.timeoutSeconds = deadline.clamp(timeoutSeconds, std::min(timeoutSeconds, 1.0));

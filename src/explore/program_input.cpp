@@ -48,16 +48,23 @@ ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &v
                         const z3::model &model) {
   z3::context &ctx = model.ctx();
   ProgramInput out = base;
-  // Tokens first, from the last to the first, so earlier offsets stay valid; bytes
-  // inside a rewritten token belong to the token.
+  // Each input source (stdin, or a file) is rewritten on its own. Tokens go from the
+  // last to the first, so earlier offsets stay valid; bytes inside a rewritten token
+  // belong to the token.
+  auto bytesOf = [&](const InputVar &v) -> std::string * {
+    if (v.file.empty())
+      return &out.stdinBytes;
+    auto f = out.files.find(v.file);
+    return f == out.files.end() ? nullptr : &f->second;
+  };
   std::vector<const InputVar *> tokens;
   for (const auto &v : vars)
     if (v.kind == InputVar::Kind::Token)
       tokens.push_back(&v);
   std::sort(tokens.begin(), tokens.end(), [](auto *a, auto *b) { return a->offset > b->offset; });
-  auto insideToken = [&](uint64_t offset) {
+  auto insideToken = [&](const InputVar &byte) {
     for (auto *t : tokens)
-      if (offset >= t->offset && offset < t->offset + t->length)
+      if (t->file == byte.file && byte.offset >= t->offset && byte.offset < t->offset + t->length)
         return true;
     return false;
   };
@@ -66,20 +73,40 @@ ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &v
     auto value = modelValue(model, ctx, v);
     if (!value)
       continue;
-    if (v.kind == InputVar::Kind::StdinByte && v.offset < out.stdinBytes.size() &&
-        !insideToken(v.offset))
-      out.stdinBytes[v.offset] = static_cast<char>(*value);
+    std::string *bytes = bytesOf(v);
+    if (v.kind == InputVar::Kind::StdinByte && bytes && v.offset < bytes->size() &&
+        !insideToken(v))
+      (*bytes)[v.offset] = static_cast<char>(*value);
     else if (v.kind == InputVar::Kind::ArgvByte && v.argIndex >= 1 &&
              v.argIndex - 1 < out.args.size() && v.offset < out.args[v.argIndex - 1].size())
       out.args[v.argIndex - 1][v.offset] = static_cast<char>(*value);
   }
   for (auto *t : tokens) {
     auto value = modelValue(model, ctx, *t);
-    if (!value || t->offset + t->length > out.stdinBytes.size())
+    std::string *bytes = bytesOf(*t);
+    if (!value || !bytes || t->offset + t->length > bytes->size())
       continue;
-    out.stdinBytes.replace(t->offset, t->length, printToken(*t, *value));
+    bytes->replace(t->offset, t->length, printToken(*t, *value));
   }
   return out;
+}
+
+TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
+  fs::create_directories(dir / "cwd");
+  writeFileAtomic(dir / "stdin", input.stdinBytes);
+  for (const auto &[name, bytes] : input.files) {
+    fs::path to = dir / "cwd" / fs::path(name).relative_path();
+    // A name that climbs out of the directory (`../x`) is not laid out.
+    if (to.lexically_normal().string().rfind((dir / "cwd").lexically_normal().string(), 0) != 0)
+      continue;
+    fs::create_directories(to.parent_path());
+    writeFileAtomic(to, bytes);
+  }
+  TestCase t;
+  t.stdinFile = dir / "stdin";
+  t.args = input.args;
+  t.workDir = dir / "cwd";
+  return t;
 }
 
 std::string strategyName(Strategy s) {

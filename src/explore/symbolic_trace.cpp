@@ -38,12 +38,7 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
                             const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
                             const fs::path &workDir, double timeoutSeconds,
                             const StaticAnalysis *analysis, const ReplayLimits &limits) {
-  fs::create_directories(workDir);
-  fs::path stdinFile = workDir / "stdin";
-  writeFileAtomic(stdinFile, input.stdinBytes);
-  TestCase test;
-  test.stdinFile = stdinFile;
-  test.args = input.args;
+  TestCase test = materialiseInput(input, workDir);
   test.timeoutSeconds = limits.deadline.clamp(timeoutSeconds);
   SymbolicTrace out;
   out.input = input;

@@ -7,7 +7,10 @@ nlohmann::json runJson(const RunSummary &r) {
 }
 
 nlohmann::json inputJson(const ProgramInput &in) {
-  return {{"stdin", in.stdinBytes}, {"args", in.args}};
+  nlohmann::json j = {{"stdin", in.stdinBytes}, {"args", in.args}};
+  if (!in.files.empty())
+    j["files"] = in.files;
+  return j;
 }
 
 std::string oneLine(std::string s, size_t max) {

@@ -42,6 +42,8 @@ ProcessSpec specFor(const fs::path &exe, const TestCase &test) {
     spec.stdinFile = test.stdinFile->string();
   spec.timeoutSeconds = test.timeoutSeconds;
   spec.maxOutputBytes = test.maxOutputBytes;
+  if (test.workDir)
+    spec.workDir = test.workDir->string();
   return spec;
 }
 

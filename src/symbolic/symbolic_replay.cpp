@@ -264,13 +264,20 @@ struct SymbolicReplayer::Impl {
     knownByte.erase(addr);
   }
 
+  // A byte of the input source of the current input event: stdin, or a file.
   z3::expr stdinByte(uint64_t offset) {
     InputVar v;
     v.kind = InputVar::Kind::StdinByte;
-    v.name = "stdin@" + std::to_string(offset);
+    v.file = currentFile;
+    v.name = (currentFile.empty() ? "stdin" : "file:" + currentFile) + "@" + std::to_string(offset);
     v.offset = offset;
     return variable(v);
   }
+
+  // Input sources: file names by source number (OPEN events), and the source the next
+  // input event reads (SOURCE; "" for stdin).
+  std::map<uint64_t, std::string> sourceFiles;
+  std::string currentFile;
 
   // ---- memory -----------------------------------------------------------------------
 
@@ -966,7 +973,17 @@ struct SymbolicReplayer::Impl {
     for (const Event &e : I.effects)
       readSymbolic |= e.tag == Ev::MEM_READ && anySymbolicByte(e.a, e.b);
     for (const Event &e : I.effects) {
+      bool input = e.tag == Ev::TOKEN || e.tag == Ev::INPUT || e.tag == Ev::INPUT_CHAR;
       switch (e.tag) {
+      case Ev::SOURCE: {
+        auto f = sourceFiles.find(e.a);
+        currentFile = f == sourceFiles.end() ? "#" + std::to_string(e.a) : f->second;
+        break;
+      }
+      case Ev::OPEN:
+        if (e.a)
+          sourceFiles[e.a] = std::string(e.bytes);
+        break;
       case Ev::TOKEN:
         token(e);
         break;
@@ -1005,6 +1022,8 @@ struct SymbolicReplayer::Impl {
       default:
         break;
       }
+      if (input)
+        currentFile.clear();
     }
     if (name == "malloc" || name == "calloc" || name == "realloc") {
       size_t sizeArg = name == "realloc" ? 1 : 0;
@@ -1050,8 +1069,9 @@ struct SymbolicReplayer::Impl {
     return false;
   }
 
-  // The stdin offset a memory byte holds unchanged (a line fgets read), if it does.
-  std::optional<uint64_t> stdinOffsetAt(uint64_t addr) {
+  // The input byte a memory byte holds unchanged (a line fgets read), if it does: its
+  // source ("" for stdin, else the file) and offset.
+  std::optional<std::pair<std::string, uint64_t>> inputOffsetAt(uint64_t addr) {
     auto s = symByte.find(addr);
     if (s == symByte.end())
       return std::nullopt;
@@ -1059,9 +1079,14 @@ struct SymbolicReplayer::Impl {
     if (!e.is_const())
       return std::nullopt;
     std::string name = e.decl().name().str();
-    if (name.rfind("stdin@", 0) != 0)
+    size_t at = name.rfind('@');
+    if (at == std::string::npos)
       return std::nullopt;
-    return std::stoull(name.substr(6));
+    if (name.rfind("stdin@", 0) == 0)
+      return std::make_pair(std::string(), std::stoull(name.substr(at + 1)));
+    if (name.rfind("file:", 0) == 0)
+      return std::make_pair(name.substr(5, at - 5), std::stoull(name.substr(at + 1)));
+    return std::nullopt;
   }
 
   // An sscanf conversion over a string in memory. When the bytes it parsed are stdin
@@ -1070,19 +1095,23 @@ struct SymbolicReplayer::Impl {
   // Address 0: the number is the call's result (atoi, strtol), not stored.
   void memToken(const Event &e, const Instance &I, const std::string &callee) {
     uint64_t src = e.a, len = e.b, addr = e.c, size = e.d;
-    std::optional<uint64_t> first = len ? stdinOffsetAt(src) : std::nullopt;
-    bool fromStdin = first.has_value();
-    for (uint64_t i = 1; fromStdin && i < len; ++i)
-      fromStdin = stdinOffsetAt(src + i) == *first + i;
+    auto first = len ? inputOffsetAt(src) : std::nullopt;
+    bool fromInput = first.has_value();
+    for (uint64_t i = 1; fromInput && i < len; ++i)
+      fromInput = inputOffsetAt(src + i) == std::make_pair(first->first, first->second + i);
     char conv = static_cast<char>(e.e & 0x7f);
-    if (fromStdin && addr == 0) {
+    if (fromInput)
+      currentFile = first->first; // the token belongs to the bytes' source
+    if (fromInput && addr == 0) {
       if (size >= 1 && size <= 8 && std::strchr("diuoxX", conv))
-        set(I, z3::sext(tokenVariable(*first, len, size, conv),
+        set(I, z3::sext(tokenVariable(first->second, len, size, conv),
                         bitsOf(I.inst->getType()) - static_cast<unsigned>(size * 8)));
+      currentFile.clear();
       return;
     }
-    if (fromStdin) {
-      token({Ev::TOKEN, *first, len, addr, size, e.e, {}, e.offset});
+    if (fromInput) {
+      token({Ev::TOKEN, first->second, len, addr, size, e.e, {}, e.offset});
+      currentFile.clear();
       return;
     }
     if (addr)
@@ -1096,7 +1125,9 @@ struct SymbolicReplayer::Impl {
     InputVar v;
     v.kind = InputVar::Kind::Token;
     v.bits = static_cast<unsigned>(size * 8);
-    v.name = "tok@" + std::to_string(offset) + ":i" + std::to_string(v.bits);
+    v.file = currentFile;
+    v.name = (currentFile.empty() ? "tok@" : "ftok:" + currentFile + "@") + std::to_string(offset) +
+             ":i" + std::to_string(v.bits);
     v.offset = offset;
     v.length = len;
     v.conv = conv;

@@ -202,7 +202,17 @@ private:
   }
 
   void noteEffect(const Event &ev) {
+    // SOURCE names the input source of the next input event; only stdin's count here.
+    bool fromStdin = source_ == 0;
+    if (ev.tag == Ev::INPUT || ev.tag == Ev::INPUT_CHAR || ev.tag == Ev::TOKEN)
+      source_ = 0;
     switch (ev.tag) {
+    case Ev::SOURCE:
+      source_ = ev.a;
+      break;
+    case Ev::OPEN:
+      result_.opened.push_back({ev.a, std::string(ev.bytes)});
+      break;
     case Ev::OUTPUT:
       ++result_.outputEvents;
       if (ev.a == 1)
@@ -211,14 +221,17 @@ private:
         result_.stderrBytes.append(ev.bytes);
       break;
     case Ev::INPUT:
-      result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.c);
+      if (fromStdin)
+        result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.c);
       break;
     case Ev::INPUT_CHAR:
-      result_.stdinBytes = std::max(result_.stdinBytes, ev.a + 1);
+      if (fromStdin)
+        result_.stdinBytes = std::max(result_.stdinBytes, ev.a + 1);
       break;
     case Ev::TOKEN:
       ++result_.tokens;
-      result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.b);
+      if (fromStdin)
+        result_.stdinBytes = std::max(result_.stdinBytes, ev.a + ev.b);
       break;
     default:
       break;
@@ -935,6 +948,8 @@ private:
     case Ev::HEAP_ALLOC:
     case Ev::HEAP_FREE:
     case Ev::CONCRETIZED:
+    case Ev::SOURCE:
+    case Ev::OPEN:
       noteEffect(ev);
       f.pendingEffects.push_back(ev);
       return;
@@ -1182,6 +1197,7 @@ private:
   uint64_t nextIndex_ = 0;
   uint64_t frameCounter_ = 0;
   bool sawExit_ = false;
+  uint64_t source_ = 0; // the input source named by the last SOURCE event
   bool reported_ = false;
   uint64_t lastReported_ = 0;
   const llvm::Instruction *lastInst_ = nullptr;

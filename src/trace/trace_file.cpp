@@ -39,6 +39,7 @@ Shape shapeOf(Ev tag) {
   case Ev::HEAP_FREE:
   case Ev::EXIT:
   case Ev::LIMIT:
+  case Ev::SOURCE:
     return {1, false};
   case Ev::LOAD: // its value is sized by the tag: decodeLoad
   case Ev::ALLOCA:
@@ -66,6 +67,8 @@ Shape shapeOf(Ev tag) {
     return {5, true};
   case Ev::ARGV:
     return {3, true};
+  case Ev::OPEN:
+    return {2, true};
   }
   return {-1, false};
 }

@@ -87,3 +87,56 @@ TEST_CASE("a memory error in the new version: its cause ranks first",
     DYNAMIC_SECTION(r.name) { diagnose(r); }
   }
 }
+
+TEST_CASE("a program that reads files: their bytes are named inputs and the cause ranks first",
+          "[debug][diagnoses][files]") {
+  auto all = ofKind("file_input");
+  REQUIRE(all.size() >= 3);
+  unsigned symbolicFiles = 0; // fixtures whose conditions name file inputs
+  for (const auto &r : all) {
+    INFO(r.name);
+    DebugReport rep = diagnose(r);
+    bool named = false;
+    for (const auto &c : rep.candidates) {
+      bool onFile = c.condition.find("ftok:") != std::string::npos ||
+                    c.condition.find("file:") != std::string::npos;
+      // A model rewrites the file, never stdin the program does not read.
+      if (c.hasAlternative && onFile) {
+        CHECK_FALSE(c.alternative.files.empty());
+        CHECK(c.alternative.stdinBytes == rep.input.stdinBytes);
+      }
+      named |= onFile;
+    }
+    symbolicFiles += named;
+  }
+  CHECK(symbolicFiles >= 3);
+}
+
+TEST_CASE("files the program opens are found in the directory rootline runs from",
+          "[debug][diagnoses][files][cli]") {
+  RegressionFixture r = regressionFixturesIn("diagnoses")[0];
+  for (const auto &f : regressionFixturesIn("diagnoses"))
+    if (f.name == "file_freopen_grades")
+      r = f;
+  REQUIRE(r.name == "file_freopen_grades");
+  // Run from the directory that holds input.txt, with relative version paths, as a
+  // user would; nothing is written there.
+  auto before = snapshotTree(r.dir);
+  ProcessSpec spec;
+  spec.argv = {rootlineBinary(), "--json", "debug", "--old", "../old", "--new", "../new",
+               "--src", "main.c"};
+  spec.workDir = (r.dir / "files").string();
+  spec.timeoutSeconds = 300;
+  ProcessResult p = runProcess(spec);
+  INFO(p.err);
+  REQUIRE(p.exitedWith(0));
+  auto j = nlohmann::json::parse(p.out);
+  CHECK(j["candidates"][0]["line"] == r.rootLine);
+  CHECK(j["test"]["input"]["files"].contains("input.txt"));
+  CHECK(j["revert_trials"][0]["result"] == "passes");
+  bool noted = false;
+  for (const auto &n : j["notes"])
+    noted |= n.get<std::string>().find("input file input.txt") != std::string::npos;
+  CHECK(noted);
+  CHECK(snapshotTree(r.dir) == before);
+}

@@ -52,6 +52,9 @@ int __rl_wrap_fputc(int c, FILE *stream);
 int __rl_wrap_fputs(const char *s, FILE *stream);
 size_t __rl_wrap_fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream);
 ssize_t __rl_wrap_write(int fd, const void *buf, size_t count);
+FILE *__rl_wrap_fopen(const char *name, const char *mode);
+FILE *__rl_wrap_freopen(const char *name, const char *mode, FILE *stream);
+int __rl_wrap_fclose(FILE *stream);
 
 /* Real or wrapped, chosen by the scenario's `w` argument. */
 #define GETCHAR() (w ? __rl_wrap_getchar() : getchar())
@@ -904,6 +907,60 @@ static void test_other_input(void) {
   EXPECT_WRITE(V.lines[2] + 4, 1);
 }
 
+/* A file opened through the wrapped fopen is an input source of its own: OPEN names it,
+ * and each input event from it follows a SOURCE and counts the file's bytes. */
+static void s_file_source(int w, rec_t *r) {
+  FILE *f = w ? __rl_wrap_fopen(in_path, "r") : fopen(in_path, "r");
+  if (!f) die("fopen");
+  memset(&V, 0, sizeof V);
+  rec_int(r, FSCANF(f, "%d %d", &V.a, &V.b));
+  REC(r, V.a);
+  REC(r, V.b);
+  rec_int(r, FGETC(f));
+  rec_str(r, FGETS(V.buf, 100, f));
+  rec_int(r, w ? __rl_wrap_fclose(f) : fclose(f));
+  FILE *missing = w ? __rl_wrap_fopen("/nonexistent/rootline-input", "r")
+                    : fopen("/nonexistent/rootline-input", "r");
+  rec_int(r, missing == NULL);
+}
+
+static void test_file_source(void) {
+  static rec_t real, wrapped;
+  set_test("input from a file opened with fopen");
+  FILE *f = fopen(in_path, "w");
+  if (!f) die("fopen");
+  fputs("12 34\nab\n", f);
+  fclose(f);
+  memset(&real, 0, sizeof real);
+  s_file_source(0, &real);
+  memset(&wrapped, 0, sizeof wrapped);
+  rl_stub_reset();
+  rl_stdin_pos = 5;
+  s_file_source(1, &wrapped);
+  compare_recs(&real, &wrapped, __LINE__);
+  CHECK_EQ(rl_stdin_pos, 5); /* stdin's position is not the file's */
+  CHECK_EQ(count_tag(RL_EV_OPEN), 2);
+  const struct rl_stub_event *open = nth_tag(RL_EV_OPEN, 0);
+  CHECK(open && open->offset >= 1 && strcmp((const char *)open->bytes, in_path) == 0);
+  const struct rl_stub_event *failed = nth_tag(RL_EV_OPEN, 1);
+  CHECK(failed && failed->offset == 0);
+  /* two tokens, one character, one line: each from the file, each after a SOURCE */
+  CHECK_EQ(count_tag(RL_EV_TOKEN), 2);
+  CHECK_EQ(count_tag(RL_EV_INPUT_CHAR), 1);
+  CHECK_EQ(count_tag(RL_EV_INPUT), 1);
+  CHECK_EQ(count_tag(RL_EV_SOURCE), 4);
+  const struct rl_stub_event *t0 = nth_tag(RL_EV_TOKEN, 0), *t1 = nth_tag(RL_EV_TOKEN, 1);
+  CHECK(t0 && t0->offset == 0 && t0->len == 2);
+  CHECK(t1 && t1->offset == 3 && t1->len == 2);
+  const struct rl_stub_event *c = nth_tag(RL_EV_INPUT_CHAR, 0);
+  CHECK(c && c->offset == 5);
+  const struct rl_stub_event *line = nth_tag(RL_EV_INPUT, 0);
+  CHECK(line && line->offset == 6 && line->len == 3);
+  for (size_t i = 0; i < rl_stub_count; ++i)
+    if (rl_stub_events[i].tag == RL_EV_SOURCE)
+      CHECK(open && rl_stub_events[i].offset == open->offset);
+}
+
 static const char *volatile fmt_var; /* formats gcc should not check */
 
 /* ===================================================================================== */
@@ -1209,6 +1266,7 @@ int main(void) {
   run_battery("C");
   run_battery("C.UTF-8");
   test_other_input();
+  test_file_source();
 
   cmp_out("printf argument attribution", 1, s_printf_attr, c_printf_attr);
   cmp_out("printf %*d", 1, s_printf_star, c_printf_star);

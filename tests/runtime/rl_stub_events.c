@@ -123,3 +123,15 @@ void rl_ev_heap_free(const void *addr) { rl_stub_add(RL_EV_HEAP_FREE)->addr = ad
 void rl_ev_concretized(void) { rl_stub_add(RL_EV_CONCRETIZED); }
 
 void rl_ev_exit(int status) { rl_stub_add(RL_EV_EXIT)->len = (uint64_t)(uint32_t)status; }
+
+void rl_ev_source(uint32_t id) {
+  if (id != 0)
+    rl_stub_add(RL_EV_SOURCE)->offset = id;
+}
+
+void rl_ev_open(uint32_t id, const char *name) {
+  struct rl_stub_event *ev = rl_stub_add(RL_EV_OPEN);
+  ev->offset = id;
+  ev->len = strlen(name);
+  ev->bytes = (unsigned char *)strdup(name);
+}

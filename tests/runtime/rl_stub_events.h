@@ -14,12 +14,12 @@ struct rl_stub_event {
   int32_t arg;          /* OUTPUT */
   char conv;            /* TOKEN */
   int byte;             /* MEM_SET */
-  uint64_t offset;      /* INPUT, INPUT_CHAR, TOKEN, OUTPUT */
+  uint64_t offset;      /* INPUT, INPUT_CHAR, TOKEN, OUTPUT; SOURCE and OPEN: the source */
   uint64_t len;         /* INPUT, TOKEN, OUTPUT, MEM_*; HEAP_ALLOC size; EXIT status */
   uint32_t size;        /* TOKEN */
   const void *addr;     /* INPUT, TOKEN, MEM_*, HEAP_* (MEM_COPY: dst) */
   const void *src;      /* OUTPUT, MEM_COPY */
-  unsigned char *bytes; /* OUTPUT: a copy of the bytes */
+  unsigned char *bytes; /* OUTPUT: a copy of the bytes; OPEN: the name */
 };
 
 extern struct rl_stub_event *rl_stub_events;

@@ -1,4 +1,7 @@
 #include "rootline/explore.h"
+#include "rootline/fs.h"
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -67,4 +70,38 @@ TEST_CASE("stdin bytes and argv bytes are replaced where they came from", "[expl
   ProgramInput out = applyModel(seed, {b1, a0}, modelOf(ctx, {{b1, 'Z'}, {a0, '-'}}));
   CHECK(out.stdinBytes == "aZc");
   CHECK(out.args == std::vector<std::string>{"-yz"});
+}
+
+TEST_CASE("tokens and bytes of a file are rewritten in that file, not in stdin",
+          "[explore][input][files]") {
+  z3::context ctx;
+  ProgramInput seed{"10 20", {}, {{"input.txt", "10 20"}, {"other.txt", "xyz"}}};
+  InputVar stdinTok = token(0, 2, 32, 'd');
+  InputVar fileTok = token(3, 2, 32, 'd');
+  fileTok.file = "input.txt";
+  fileTok.name = "ftok:input.txt@3:i32";
+  InputVar fileByte = byteVar(1);
+  fileByte.file = "other.txt";
+  fileByte.name = "file:other.txt@1";
+  ProgramInput out = applyModel(seed, {stdinTok, fileTok, fileByte},
+                                modelOf(ctx, {{fileTok, 777}, {fileByte, 'Q'}}));
+  CHECK(out.stdinBytes == "10 20");
+  CHECK(out.files["input.txt"] == "10 777");
+  CHECK(out.files["other.txt"] == "xQz");
+}
+
+TEST_CASE("an input is laid out for a run: stdin, its files, a working directory of its own",
+          "[explore][input][files]") {
+  fs::path dir = fs::temp_directory_path() / ("rl-materialise-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ProgramInput in{"abc", {"-v"}, {{"input.txt", "1 2"}, {"data/grid.txt", "..#"}, {"../x", "no"}}};
+  TestCase t = materialiseInput(in, dir);
+  REQUIRE(t.workDir.has_value());
+  CHECK(readFile(*t.stdinFile) == "abc");
+  CHECK(t.args == std::vector<std::string>{"-v"});
+  CHECK(readFile(*t.workDir / "input.txt") == "1 2");
+  CHECK(readFile(*t.workDir / "data" / "grid.txt") == "..#");
+  // A name that climbs out of the run's directory is not laid out.
+  CHECK_FALSE(fs::exists(dir / "x"));
+  fs::remove_all(dir);
 }
