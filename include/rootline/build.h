@@ -72,7 +72,12 @@ struct BuiltExecutable {
 // recipe's libraries. `flavor` names the variant in the cache ("native", "traced").
 BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &moduleKey,
                                const std::string &flavor, const std::vector<fs::path> &extraInputs,
-                               const std::vector<std::string> &libs);
+                               const std::vector<std::string> &libs,
+                               const std::vector<std::string> &extraFlags = {});
+// The module linked natively under a sanitizer ("address" or "memory"), every function
+// of it instrumented; cached like any executable.
+BuiltExecutable linkSanitized(const BuiltModule &module, const std::string &sanitizer,
+                              const std::vector<std::string> &libs);
 
 // Splits a flag string like a POSIX shell would (quotes, backslashes).
 std::vector<std::string> splitFlags(const std::string &flags);

@@ -76,6 +76,9 @@ struct DebugCandidate {
   // (does not build alone), or "" (not tried).
   std::string revert;
   std::string revertDetail; // one sentence for the reader
+  // A memory error this line made possible (docs/debug.md, "Memory errors"), one
+  // sentence; empty when none.
+  std::string memoryError;
   // Aligned runs: "differs" (in the dual slice: an aligned execution of the line stores,
   // returns, passes or branches otherwise, or has no counterpart), "same values" (every
   // aligned execution does the same in both runs: behaviour-neutral for this failure),
@@ -122,6 +125,30 @@ struct RevertTrial {
   std::vector<std::string> hunks; // "main.c:6-7"
   std::string result;             // "passes", "same failure", "different failure", "does not build"
   RunSummary run;
+};
+
+// A memory error of the new run (docs/debug.md, "Memory errors"): found during replay,
+// like a sanitizer report, and confirmed by a sanitizer build when there was time.
+struct MemoryError {
+  std::string kind; // "stack-buffer-overflow", "heap-use-after-free", "uninitialized-read", ...
+  std::string file; // the access, in the new version
+  unsigned line = 0;
+  bool write = false;
+  uint64_t accessSize = 0;
+  int64_t offset = 0;
+  std::string object; // "`buf`", "the block allocated at main.c:10"
+  uint64_t objectSize = 0;
+  std::string objectFile; // where the object is declared or allocated
+  unsigned objectLine = 0;
+  std::string freedAt;        // a use after free: "main.c:40"
+  bool reachesFailure = false; // the access is in the failure's slice
+  std::string causeFile;       // the changed line that made it possible, if found
+  unsigned causeLine = 0;
+  std::string cause; // why that line ("its declaration changed", "computes the index")
+  // "AddressSanitizer: stack-buffer-overflow at main.c:7" when a sanitizer build of the
+  // new version reported it on the failing input; "" when not run; else why not.
+  std::string confirmed;
+  std::string text; // one sentence for the reader
 };
 
 // One stage of the debugger, as it went: its time, whether it finished within its
@@ -177,6 +204,7 @@ struct DebugReport {
   bool aligned = false; // the align stage compared both complete runs
   size_t sliceExecutions = 0, dualSliceExecutions = 0;
   std::vector<SameValueLine> sameValueLines;
+  std::vector<MemoryError> memoryErrors; // of the new run, those reaching the failure first
 };
 
 DebugReport debugRegression(const DebugRequest &request);

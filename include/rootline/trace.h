@@ -15,7 +15,7 @@ class MemoryBuffer;
 
 namespace rootline {
 
-inline constexpr uint32_t kTraceVersion = 2;
+inline constexpr uint32_t kTraceVersion = 3;
 inline constexpr int kTraceLimitExitCode = 86; // runtime exit status at the byte limit
 
 enum class Ev : uint8_t {

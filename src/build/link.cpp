@@ -9,7 +9,8 @@ namespace rootline {
 
 BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &moduleKey,
                                const std::string &flavor, const std::vector<fs::path> &extraInputs,
-                               const std::vector<std::string> &libs) {
+                               const std::vector<std::string> &libs,
+                               const std::vector<std::string> &extraFlags) {
   Hasher h;
   // The bitcode path is content-addressed (module key, instrumentation version).
   h.add("rootline-exe-v2")
@@ -21,6 +22,8 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
     h.add(p.string()).add(sha256Hex(readFile(p)));
   for (const auto &l : libs)
     h.add(l);
+  for (const auto &f : extraFlags)
+    h.add(f);
   BuiltExecutable result;
   result.path = buildcache::executable(h.hex());
   if (fs::exists(result.path)) {
@@ -35,6 +38,7 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
   spec.argv = {clangPath(), "-O0", "-g", "-w", bitcode.string()};
   for (const auto &p : extraInputs)
     spec.argv.push_back(p.string());
+  spec.argv.insert(spec.argv.end(), extraFlags.begin(), extraFlags.end());
   for (const auto &l : libs)
     spec.argv.push_back("-l" + l);
   // libm always, as course graders' `cc prog.c -lm` does: at -O0 sqrt() and pow() are

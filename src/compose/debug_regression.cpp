@@ -21,6 +21,7 @@ constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
 constexpr double kSliceShare = 0.4;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
+constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
 constexpr double kRevertShare = 0.3;
 constexpr double kSameValueCheckShare = 0.05; // a few solver queries, 1 s each at most
 constexpr double kComposeShare = 0.6;
@@ -132,6 +133,11 @@ DebugReport debugRegression(const DebugRequest &request) {
   stages.update(std::to_string(changedNew.size() + changedOld.size()) +
                 " changed line(s) in the slices");
 
+  // Memory errors of the new run, with the changed lines that made them possible.
+  stages.begin("memory");
+  std::vector<DebugCandidate> memoryCauses = debug::diagnoseMemoryErrors(
+      req, oldV, newV, diffs, work.path, budget.share(kMemoryShare, kFloorSeconds), report, stages);
+
   // Aligned runs: one more concrete replay of each trace. The first divergence on the
   // slice, and which changed lines compute other values (the dual slice) and which the
   // same ones (behaviour-neutral for this failure).
@@ -208,6 +214,7 @@ DebugReport debugRegression(const DebugRequest &request) {
       report.notes.push_back(
           "no line of either version's slice is in a changed region of the source diff");
   }
+  candidates.insert(candidates.end(), memoryCauses.begin(), memoryCauses.end());
   debug::applyAlignment(alignment, candidates);
   for (auto &c : candidates)
     debug::presentOnNewSide(c, newV.root, diffs);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "rootline/alignment.h"
+#include "rootline/memory_check.h"
 #include "rootline/debug.h"
 #include "rootline/module_index.h"
 #include "rootline/neutral_edits.h"
@@ -34,6 +35,7 @@ struct Version : AnalysedVersion {
   std::string criterion;
   Slice slice;
   bool sliceComplete = true;
+  std::vector<MemoryFinding> memory; // found during the concrete replay
   std::vector<PathConstraint> condition;
 };
 
@@ -167,6 +169,9 @@ std::vector<const llvm::Instruction *> sliceInstructions(const Version &v);
 // labels of a switch in it), nearest to the failure first. No solver.
 std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::string &kind,
                                                 Diffs &diffs);
+// The changed lines of any slice of the version, nearest to its criterion first.
+std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
+                                           const std::string &kind, Diffs &diffs);
 // The same over every replayed instance: the fallback when no slice could be taken
 // (the budget stopped replay before the criterion, or the run printed nothing).
 std::vector<DebugCandidate> changedLinesExecuted(const Version &v, const std::string &kind,
@@ -240,6 +245,17 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
 // but holds no candidate becomes one.
 void applyRevertEvidence(const RevertEvidence &evidence, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req);
+
+// The memory stage (docs/debug.md, "Memory errors"): the new run's memory errors that
+// the old run does not have, those in the failure's slice first, each with the changed
+// line that made it possible (the object's declaration or allocation when the change
+// touched it, else the nearest changed line in the access's own slice); the first is
+// confirmed by a sanitizer build of the new version on the failing input, within the
+// deadline. Returns candidates for the causes.
+std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const Version &oldV,
+                                                 const Version &newV, Diffs &diffs,
+                                                 const fs::path &work, const Deadline &deadline,
+                                                 DebugReport &report, Stages &stages);
 
 // Symbolic replay of the kept trace: expressions only for `only` (the slice) when given.
 // False when it stopped at the deadline.

@@ -44,8 +44,6 @@ std::vector<unsigned> changedCaseLabels(const Version &v, const llvm::SwitchInst
 
 } // namespace
 
-namespace {
-
 std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
                                            const std::string &kind, Diffs &diffs) {
   const auto &records = v.trace.dynamic.records;
@@ -95,8 +93,6 @@ std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
     out.push_back(std::move(c));
   return out;
 }
-
-} // namespace
 
 std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::string &kind,
                                                 Diffs &diffs) {

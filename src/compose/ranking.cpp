@@ -2,6 +2,7 @@
 #include "compose/debug_stages.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -36,6 +37,10 @@ int revertEvidence(const DebugCandidate &c) {
   return 0;
 }
 
+// A changed line that made a memory error of the new run possible (an array's size, a
+// loop bound past the end, a free moved earlier).
+int memoryEvidence(const DebugCandidate &c) { return c.memoryError.empty() ? 0 : 1; }
+
 // The aligned runs: a changed line whose executions differ (the dual slice) before one
 // whose every execution computes the same values in both runs.
 int alignedEvidence(const DebugCandidate &c) {
@@ -49,6 +54,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
                      if (revertEvidence(a) != revertEvidence(b))
                        return revertEvidence(a) > revertEvidence(b);
+                     if (memoryEvidence(a) != memoryEvidence(b))
+                       return memoryEvidence(a) > memoryEvidence(b);
                      if (alignedEvidence(a) != alignedEvidence(b))
                        return alignedEvidence(a) > alignedEvidence(b);
                      if (changedUnrefuted(a) != changedUnrefuted(b))
@@ -59,11 +66,18 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
                        return a.inChangedRegion;
                      return a.distance < b.distance;
                    });
-  // One candidate per line: the best-ranked deviation stands for the others.
-  std::set<std::tuple<std::string, std::string, unsigned>> seen;
-  std::erase_if(candidates, [&](const DebugCandidate &c) {
-    return !seen.insert({c.version, c.file, c.line}).second;
-  });
+  // One candidate per line: the best-ranked deviation stands for the others, and keeps
+  // a memory error one of them carried.
+  std::map<std::tuple<std::string, std::string, unsigned>, size_t> kept;
+  std::vector<DebugCandidate> unique;
+  for (auto &c : candidates) {
+    auto [it, fresh] = kept.try_emplace({c.version, c.file, c.line}, unique.size());
+    if (fresh)
+      unique.push_back(std::move(c));
+    else if (unique[it->second].memoryError.empty())
+      unique[it->second].memoryError = c.memoryError;
+  }
+  candidates = std::move(unique);
   if (candidates.size() > max)
     candidates.resize(max);
   for (size_t i = 0; i < candidates.size(); ++i)
@@ -74,6 +88,8 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
   for (auto &c : candidates) {
     if (!c.revertDetail.empty())
       c.reasons.push_back(c.revertDetail);
+    if (!c.memoryError.empty())
+      c.reasons.push_back("memory error: " + c.memoryError);
     if (!c.alignedDetail.empty())
       c.reasons.push_back(c.alignedDetail);
     if (c.removesFailure)

@@ -46,10 +46,13 @@ bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
                 std::to_string(static_cast<int>(kHangTraceFactor)) +
                 " times the old run's: it does not finish");
   DependenceRecorder deps(*v.index, *v.analysis);
+  MemoryChecker memory;
+  ReplayFanout both({&deps, &memory});
   TraceReader reader(v.traceFile, v.program.module.key);
-  v.trace.replay = replayTrace(*v.module.module, *v.index, reader, &deps,
+  v.trace.replay = replayTrace(*v.module.module, *v.index, reader, &both,
                                limitsFor(v, deadline, stages, "replayed"));
   v.trace.dynamic = deps.take();
+  v.memory = memory.take();
   if (run.process.timedOut)
     stages.cut("the traced run of the " + v.name + " version was stopped after " +
                std::to_string(test.timeoutSeconds) + " s; its dependences cover " +

@@ -32,6 +32,8 @@ json reportJson(const DebugReport &r) {
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
     if (!c.aligned.empty())
       j["aligned"] = {{"result", c.aligned}, {"detail", c.alignedDetail}};
+    if (!c.memoryError.empty())
+      j["memory_error"] = c.memoryError;
     if (c.hasAlternative)
       j["alternative_input"] = inputJson(c.alternative);
     if (c.ran)
@@ -41,6 +43,26 @@ json reportJson(const DebugReport &r) {
                        {"changes_failure", c.changesFailure}};
     cands.push_back(j);
   }
+  json memory = json::array();
+  for (const auto &e : r.memoryErrors)
+    memory.push_back({{"kind", e.kind},
+                      {"file", e.file},
+                      {"line", e.line},
+                      {"access", e.write ? "write" : "read"},
+                      {"size", e.accessSize},
+                      {"offset", e.offset},
+                      {"object", e.object},
+                      {"object_size", e.objectSize},
+                      {"object_file", e.objectFile},
+                      {"object_line", e.objectLine},
+                      {"freed_at", e.freedAt},
+                      {"reaches_failure", e.reachesFailure},
+                      {"cause", e.causeLine ? json{{"file", e.causeFile},
+                                                   {"line", e.causeLine},
+                                                   {"why", e.cause}}
+                                            : json(nullptr)},
+                      {"confirmed", e.confirmed},
+                      {"text", e.text}});
   json stages = json::array();
   for (const auto &st : r.stages)
     stages.push_back(
@@ -96,6 +118,7 @@ json reportJson(const DebugReport &r) {
             {"slice_executions", r.sliceExecutions},
             {"dual_slice_executions", r.dualSliceExecutions},
             {"same_values", sameValues}}},
+          {"memory_errors", memory},
           {"neutral_edits", neutral},
           {"revert_trials", reverts},
           {"minimal_revert", r.minimalRevert},
@@ -139,6 +162,15 @@ std::string reportMarkdown(const DebugReport &r) {
   if (r.firstDivergence)
     md << "**First divergence** of the aligned runs on the slice: " << r.firstDivergence->text
        << ".\n\n";
+  for (const auto &e : r.memoryErrors) {
+    md << "**Memory error** (" << (e.reachesFailure ? "reaches the failure" : "elsewhere in the run")
+       << "): " << e.text;
+    if (e.causeLine)
+      md << "; made possible by `" << e.causeFile << ":" << e.causeLine << "` (" << e.cause << ")";
+    if (!e.confirmed.empty())
+      md << ". " << e.confirmed;
+    md << ".\n\n";
+  }
   if (r.candidates.empty())
     md << "No candidate root cause was found.\n\n";
   for (const auto &c : r.candidates) {
@@ -149,6 +181,8 @@ std::string reportMarkdown(const DebugReport &r) {
       md << "Condition on the failing run: `" << c.condition << "`\n\n";
     if (!c.revertDetail.empty())
       md << "**Revert:** " << c.revertDetail << ".\n\n";
+    if (!c.memoryError.empty())
+      md << "**Memory error:** " << c.memoryError << ".\n\n";
     if (!c.alignedDetail.empty())
       md << "**Aligned runs:** " << c.alignedDetail << ".\n\n";
     if (c.hasAlternative && !c.ran)
@@ -227,6 +261,10 @@ std::string reportSummary(const DebugReport &r) {
     << r.newConstraints << " new constraints)\n";
   if (r.firstDivergence)
     s << "rootline: first divergence: " << r.firstDivergence->text << "\n";
+  for (const auto &e : r.memoryErrors)
+    s << "rootline: memory error: " << e.text
+      << (e.confirmed.empty() || e.confirmed.rfind("not", 0) == 0 ? "" : " (" + e.confirmed + ")")
+      << "\n";
   for (const auto &c : r.candidates) {
     s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
       << "] " << c.source << "\n";

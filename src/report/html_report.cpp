@@ -58,6 +58,12 @@ std::string reportHtml(const DebugReport &r) {
     << report::htmlEscape(r.direction) << " (" << report::htmlEscape(r.condition) << ").</p>";
   if (!r.hangLoop.empty())
     h << "<p><b>Hang:</b> " << report::htmlEscape(r.hangLoop) << ".</p>";
+  for (const auto &e : r.memoryErrors)
+    h << "<p><b>Memory error:</b> " << report::htmlEscape(e.text)
+      << (e.causeLine ? report::htmlEscape("; made possible by " + e.causeFile + ":" +
+                                           std::to_string(e.causeLine))
+                      : "")
+      << (e.confirmed.empty() ? "" : ". " + report::htmlEscape(e.confirmed)) << ".</p>";
   if (r.firstDivergence)
     h << "<p><b>First divergence:</b> " << report::htmlEscape(r.firstDivergence->text) << ".</p>";
   h << "<p>Input:</p><pre>" << report::htmlEscape(r.input.stdinBytes) << "</pre>";

@@ -9,7 +9,7 @@ using nlohmann::json;
 json reportSarif(const DebugReport &r) {
   json rules = json::array();
   for (const char *kind :
-       {"branch deviation", "missing code", "changed computation", "changed code"}) {
+       {"branch deviation", "missing code", "changed computation", "changed code", "memory error"}) {
     std::string id = kind;
     for (auto &c : id)
       if (c == ' ')
@@ -35,6 +35,8 @@ json reportSarif(const DebugReport &r) {
       text += " Revert: " + c.revertDetail + ".";
     if (!c.alignedDetail.empty())
       text += " Aligned runs: " + c.alignedDetail + ".";
+    if (!c.memoryError.empty())
+      text += " Memory error: " + c.memoryError + ".";
     json props = {{"rank", c.rank},
                   {"version", c.version},
                   {"reasons", c.reasons},
@@ -43,6 +45,8 @@ json reportSarif(const DebugReport &r) {
       props["revert"] = c.revert;
     if (!c.aligned.empty())
       props["aligned"] = c.aligned;
+    if (!c.memoryError.empty())
+      props["memoryError"] = c.memoryError;
     if (c.hasAlternative) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
       props["removesFailure"] = c.removesFailure;
