@@ -278,9 +278,12 @@ ssize_t __rl_wrap_read(int fd, void *buf, size_t count) {
   ssize_t r = read(fd, buf, count);
   if (r > 0) {
     int e = errno;
-    if (fd == 0) {
-      rl_ev_input(rl_stdin_pos, buf, (uint64_t)r);
-      rl_stdin_pos += (uint64_t)r;
+    uint32_t id;
+    uint64_t *pos = rl_source_fd_pos(fd, &id);
+    if (pos) {
+      rl_ev_source(id);
+      rl_ev_input(*pos, buf, (uint64_t)r);
+      *pos += (uint64_t)r;
     } else {
       rl_ev_mem_write(buf, (uint64_t)r);
     }

@@ -61,6 +61,8 @@ void rl_ev_exit(int status);
  * file opened for reading), with its number in *id; NULL for any other stream. */
 struct _IO_FILE;
 uint64_t *rl_source_pos(struct _IO_FILE *stream, uint32_t *id);
+/* The same for a file descriptor (stdin's 0, or one open() gave for reading). */
+uint64_t *rl_source_fd_pos(int fd, uint32_t *id);
 /* The input events that follow come from source `id` (nothing is logged for 0). */
 void rl_ev_source(uint32_t id);
 /* A file was opened for reading as source `id` under `name` (id 0: the open failed). */

@@ -8,19 +8,36 @@
 #include "rl_runtime.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RL_MAX_SOURCES 64
 
 struct rl_source {
-  FILE *fp;
+  FILE *fp; /* a stream, or NULL for a file descriptor from open() */
+  int fd;   /* that descriptor, or -1 */
   uint32_t id;
   uint64_t pos;
 };
 
 static struct rl_source rl_sources[RL_MAX_SOURCES];
 static uint32_t rl_next_source = 1;
+
+uint64_t *rl_source_fd_pos(int fd, uint32_t *id) {
+  for (int i = 0; i < RL_MAX_SOURCES; ++i)
+    if (rl_sources[i].id && !rl_sources[i].fp && rl_sources[i].fd == fd) {
+      *id = rl_sources[i].id;
+      return &rl_sources[i].pos;
+    }
+  if (fd == 0) {
+    *id = 0;
+    return &rl_stdin_pos;
+  }
+  return NULL;
+}
 
 uint64_t *rl_source_pos(FILE *stream, uint32_t *id) {
   for (int i = 0; i < RL_MAX_SOURCES; ++i)
@@ -37,8 +54,29 @@ uint64_t *rl_source_pos(FILE *stream, uint32_t *id) {
 
 static void rl_forget(FILE *stream) {
   for (int i = 0; i < RL_MAX_SOURCES; ++i)
-    if (rl_sources[i].fp == stream)
+    if (rl_sources[i].fp && rl_sources[i].fp == stream) {
       rl_sources[i].fp = NULL;
+      rl_sources[i].id = 0;
+    }
+}
+
+static void rl_forget_fd(int fd) {
+  for (int i = 0; i < RL_MAX_SOURCES; ++i)
+    if (rl_sources[i].id && !rl_sources[i].fp && rl_sources[i].fd == fd)
+      rl_sources[i].id = 0;
+}
+
+/* A slot for a new source, or NULL when the table is full. */
+static struct rl_source *rl_new_source(void) {
+  for (int i = 0; i < RL_MAX_SOURCES; ++i)
+    if (!rl_sources[i].id) {
+      rl_sources[i].id = rl_next_source++;
+      rl_sources[i].pos = 0;
+      rl_sources[i].fp = NULL;
+      rl_sources[i].fd = -1;
+      return &rl_sources[i];
+    }
+  return NULL;
 }
 
 /* A stream opened for reading from `name`: a new source (none when the table is full:
@@ -52,14 +90,11 @@ static void rl_opened(FILE *stream, const char *name, const char *mode) {
   }
   rl_forget(stream);
   if (strchr(mode, 'r') || strchr(mode, '+')) {
-    for (int i = 0; i < RL_MAX_SOURCES; ++i)
-      if (!rl_sources[i].fp) {
-        rl_sources[i].fp = stream;
-        rl_sources[i].id = rl_next_source++;
-        rl_sources[i].pos = 0;
-        rl_ev_open(rl_sources[i].id, name);
-        break;
-      }
+    struct rl_source *s = rl_new_source();
+    if (s) {
+      s->fp = stream;
+      rl_ev_open(s->id, name);
+    }
   }
   errno = e;
 }
@@ -91,4 +126,50 @@ FILE *__rl_wrap_freopen(const char *name, const char *mode, FILE *stream) {
 int __rl_wrap_fclose(FILE *stream) {
   rl_forget(stream);
   return fclose(stream);
+}
+
+/* open(2): a descriptor opened for reading is a source too (read() logs its bytes). */
+static int rl_opened_fd(int fd, const char *name, int flags) {
+  int e = errno;
+  if (fd < 0) {
+    rl_ev_open(0, name);
+  } else if ((flags & O_ACCMODE) != O_WRONLY) {
+    rl_forget_fd(fd);
+    struct rl_source *s = rl_new_source();
+    if (s) {
+      s->fd = fd;
+      rl_ev_open(s->id, name);
+    }
+  }
+  errno = e;
+  return fd;
+}
+
+int __rl_wrap_open(const char *name, int flags, ...) {
+  mode_t mode = 0;
+  if (flags & (O_CREAT | O_TMPFILE)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = (mode_t)va_arg(ap, int);
+    va_end(ap);
+  }
+  int fd = open(name, flags, mode);
+  return name ? rl_opened_fd(fd, name, flags) : fd;
+}
+
+int __rl_wrap_open64(const char *name, int flags, ...) {
+  mode_t mode = 0;
+  if (flags & (O_CREAT | O_TMPFILE)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = (mode_t)va_arg(ap, int);
+    va_end(ap);
+  }
+  int fd = open64(name, flags, mode);
+  return name ? rl_opened_fd(fd, name, flags) : fd;
+}
+
+int __rl_wrap_close(int fd) {
+  rl_forget_fd(fd);
+  return close(fd);
 }

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 using namespace rootline;
 using namespace rootline::test;
 
@@ -158,4 +160,55 @@ TEST_CASE("files the program opens are found in the directory rootline runs from
     noted |= n.get<std::string>().find("input file input.txt") != std::string::npos;
   CHECK(noted);
   CHECK(snapshotTree(r.dir) == before);
+}
+
+TEST_CASE("every failure kind is diagnosed from two single files and from two commits",
+          "[debug][diagnoses][cli][git]") {
+  std::map<std::string, RegressionFixture> firstOfKind;
+  for (const auto &r : regressionFixturesIn("diagnoses"))
+    firstOfKind.try_emplace(r.meta.value("failure_kind", ""), r);
+  REQUIRE(firstOfKind.size() >= 5);
+  for (const auto &[kind, r] : firstOfKind) {
+    DYNAMIC_SECTION(kind << " " << r.name) {
+      std::vector<std::string> test;
+      if (r.program.stdinFile)
+        test.insert(test.end(), {"--stdin", r.program.stdinFile->string()});
+      if (r.meta.contains("files"))
+        for (const auto &f : r.meta["files"])
+          test.insert(test.end(), {"--file", f.get<std::string>() + "=" +
+                                                 (r.dir / "files" / f.get<std::string>()).string()});
+      test.insert(test.end(), {"--budget", "40"});
+      if (!r.program.args.empty()) {
+        test.push_back("--");
+        test.insert(test.end(), r.program.args.begin(), r.program.args.end());
+      }
+      auto rankOne = [&](std::vector<std::string> args) {
+        args.insert(args.end(), test.begin(), test.end());
+        ProcessResult p = runRootline(args);
+        INFO(p.err);
+        REQUIRE(p.exitedWith(0));
+        auto j = nlohmann::json::parse(p.out);
+        CHECK(j["candidates"][0]["version"] == r.rootVersion);
+        CHECK(j["candidates"][0]["line"] == r.rootLine);
+        return j;
+      };
+      // Two single files.
+      rankOne({"--json", "debug", "--old", (r.dir / "old" / "main.c").string(), "--new",
+               (r.dir / "new" / "main.c").string()});
+      // Two commits of a repository.
+      TempDir t;
+      fs::path repo = t.path / "repo";
+      fs::create_directories(repo);
+      REQUIRE(git(repo, {"init", "-q"}).exitedWith(0));
+      fs::copy_file(r.dir / "old" / "main.c", repo / "main.c");
+      REQUIRE(git(repo, {"add", "main.c"}).exitedWith(0));
+      REQUIRE(git(repo, {"commit", "-qm", "works"}).exitedWith(0));
+      fs::copy_file(r.dir / "new" / "main.c", repo / "main.c",
+                    fs::copy_options::overwrite_existing);
+      REQUIRE(git(repo, {"commit", "-qam", "breaks"}).exitedWith(0));
+      auto j = rankOne({"--json", "debug", "--repo", repo.string(), "--good", "HEAD~1", "--bad",
+                        "HEAD", "--src", "main.c"});
+      CHECK(j["failure"]["kind"].get<std::string>().size() > 0);
+    }
+  }
 }

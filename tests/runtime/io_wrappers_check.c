@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +56,8 @@ ssize_t __rl_wrap_write(int fd, const void *buf, size_t count);
 FILE *__rl_wrap_fopen(const char *name, const char *mode);
 FILE *__rl_wrap_freopen(const char *name, const char *mode, FILE *stream);
 int __rl_wrap_fclose(FILE *stream);
+int __rl_wrap_open(const char *name, int flags, ...);
+int __rl_wrap_close(int fd);
 
 /* Real or wrapped, chosen by the scenario's `w` argument. */
 #define GETCHAR() (w ? __rl_wrap_getchar() : getchar())
@@ -922,6 +925,11 @@ static void s_file_source(int w, rec_t *r) {
   FILE *missing = w ? __rl_wrap_fopen("/nonexistent/rootline-input", "r")
                     : fopen("/nonexistent/rootline-input", "r");
   rec_int(r, missing == NULL);
+  int fd = w ? __rl_wrap_open(in_path, O_RDONLY) : open(in_path, O_RDONLY);
+  if (fd < 0) die("open");
+  rec_int(r, READ(fd, V.s2, 4));
+  rec(r, V.s2, 4);
+  rec_int(r, w ? __rl_wrap_close(fd) : close(fd));
 }
 
 static void test_file_source(void) {
@@ -939,16 +947,21 @@ static void test_file_source(void) {
   s_file_source(1, &wrapped);
   compare_recs(&real, &wrapped, __LINE__);
   CHECK_EQ(rl_stdin_pos, 5); /* stdin's position is not the file's */
-  CHECK_EQ(count_tag(RL_EV_OPEN), 2);
+  CHECK_EQ(count_tag(RL_EV_OPEN), 3);
   const struct rl_stub_event *open = nth_tag(RL_EV_OPEN, 0);
   CHECK(open && open->offset >= 1 && strcmp((const char *)open->bytes, in_path) == 0);
   const struct rl_stub_event *failed = nth_tag(RL_EV_OPEN, 1);
   CHECK(failed && failed->offset == 0);
-  /* two tokens, one character, one line: each from the file, each after a SOURCE */
+  /* two tokens, one character, one line: each from the file, each after a SOURCE; then
+   * read() from a descriptor open() gave: a source of its own, from byte 0 */
   CHECK_EQ(count_tag(RL_EV_TOKEN), 2);
   CHECK_EQ(count_tag(RL_EV_INPUT_CHAR), 1);
-  CHECK_EQ(count_tag(RL_EV_INPUT), 1);
-  CHECK_EQ(count_tag(RL_EV_SOURCE), 4);
+  CHECK_EQ(count_tag(RL_EV_INPUT), 2);
+  CHECK_EQ(count_tag(RL_EV_SOURCE), 5);
+  const struct rl_stub_event *byFd = nth_tag(RL_EV_OPEN, 2);
+  CHECK(byFd && byFd->offset > open->offset);
+  const struct rl_stub_event *readIn = nth_tag(RL_EV_INPUT, 1);
+  CHECK(readIn && readIn->offset == 0 && readIn->len == 4 && readIn->addr == V.s2);
   const struct rl_stub_event *t0 = nth_tag(RL_EV_TOKEN, 0), *t1 = nth_tag(RL_EV_TOKEN, 1);
   CHECK(t0 && t0->offset == 0 && t0->len == 2);
   CHECK(t1 && t1->offset == 3 && t1->len == 2);
@@ -956,9 +969,11 @@ static void test_file_source(void) {
   CHECK(c && c->offset == 5);
   const struct rl_stub_event *line = nth_tag(RL_EV_INPUT, 0);
   CHECK(line && line->offset == 6 && line->len == 3);
-  for (size_t i = 0; i < rl_stub_count; ++i)
+  for (size_t i = 0; i + 1 < rl_stub_count; ++i)
     if (rl_stub_events[i].tag == RL_EV_SOURCE)
-      CHECK(open && rl_stub_events[i].offset == open->offset);
+      CHECK(open && byFd &&
+            rl_stub_events[i].offset ==
+                (rl_stub_events[i + 1].addr == V.s2 ? byFd->offset : open->offset));
 }
 
 static const char *volatile fmt_var; /* formats gcc should not check */
