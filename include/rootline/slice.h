@@ -70,6 +70,9 @@ struct CriterionSeed {
   bool whole = true;          // all operands and memory it read
   std::vector<uint64_t> defs; // when not whole: these definitions only
   bool memory = false;        // when not whole: also the memory it read
+  // Also the output stream as the run left it at this instance: branches whose other
+  // side may print join the slice (a run that stops printing, or prints nothing).
+  bool outputStream = false;
 };
 
 // Criteria (several may be given): "FILE:LINE" (the last instance of that line),

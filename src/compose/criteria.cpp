@@ -96,13 +96,23 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, D
   } else if (auto s = seedAt(newV, at, newV.criterion)) {
     newV.seeds = {*s};
   } else {
+    // The new run stops printing: where it ends, with the output stream as it left it
+    // (branches whose other side prints join the slice), and whatever it printed.
     try {
       newV.seeds = resolveCriterion("output", newV.trace.dynamic, *newV.index);
     } catch (const Error &) {
       newV.seeds.clear();
     }
-    newV.criterion =
-        "every output (the new version stops printing at byte " + std::to_string(at) + ")";
+    const auto &records = newV.trace.dynamic.records;
+    std::string end;
+    if (!records.empty()) {
+      newV.seeds.push_back({records.size() - 1, true, {}, false, true});
+      SourceLocation l = ModuleIndex::locationOf(newV.index->instruction(records.back().id));
+      if (l.valid())
+        end = " at " + relativeTo(l.path(), newV.root) + ":" + std::to_string(l.line);
+    }
+    newV.criterion = "where the new run stops printing (at byte " + std::to_string(at) +
+                     "): its end" + end + ", and the branches that skipped output";
   }
   std::optional<uint64_t> oldTwin;
   if (newCrashed && at >= newOut.size())

@@ -39,6 +39,8 @@ public:
         slice_.member[s.instance] = true;
       else
         partialSeeds_[s.instance] = &s;
+      if (s.outputStream)
+        pendOutputBefore(s.instance);
       from = std::max(from, s.instance);
     }
     for (uint64_t i = from + 1; i-- > 0;) {
@@ -56,6 +58,18 @@ private:
   void mark(uint64_t i) {
     if (i != kNoDef && i < slice_.member.size())
       slice_.member[i] = true;
+  }
+
+  // The output stream as the outputs up to `at` left it is pending (potential
+  // dependences only): from the last of them, or from the start when there is none.
+  void pendOutputBefore(uint64_t at) {
+    for (uint64_t i = std::min<uint64_t>(at + 1, trace_.records.size()); i-- > 0;)
+      if (trace_.records[i].isOutput) {
+        byWriter_[i].push_back(kOutputLoc);
+        ++pending_[kOutputLoc];
+        return;
+      }
+    forever_.insert(kOutputLoc);
   }
 
   void pend(const InstanceRecord &r) {
