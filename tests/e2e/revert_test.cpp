@@ -177,3 +177,26 @@ TEST_CASE("between two commits, a rename mixed into the change is neutral and th
   // The trials never touch the repository's work tree.
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
+
+TEST_CASE("a mixed regression given as two single files ranks its cause first, reverted alone",
+          "[debug][mixed][revert][cli]") {
+  RegressionFixture r = regressionFixturesIn("mixed")[0];
+  for (const auto &f : regressionFixturesIn("mixed"))
+    if (f.name == "bank_ledger")
+      r = f;
+  REQUIRE(r.name == "bank_ledger");
+  // Two files with different names, outside any tree: diffed as a pair.
+  TempDir t;
+  fs::copy_file(r.dir / "old" / "main.c", t.path / "ledger_good.c");
+  fs::copy_file(r.dir / "new" / "main.c", t.path / "ledger_bad.c");
+  ProcessResult p = runRootline({"--json", "debug", "--old", (t.path / "ledger_good.c").string(),
+                                 "--new", (t.path / "ledger_bad.c").string(), "--stdin",
+                                 r.program.stdinFile->string()});
+  INFO(p.err);
+  REQUIRE(p.exitedWith(0));
+  auto j = nlohmann::json::parse(p.out);
+  CHECK(j["candidates"][0]["version"] == "old");
+  CHECK(j["candidates"][0]["line"] == 27);
+  CHECK(j["candidates"][0]["revert"]["result"] == "fixes");
+  CHECK_FALSE(j["neutral_edits"].empty());
+}
