@@ -10,7 +10,16 @@ fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit); // src/
 fs::path runtimeLibrary() {
   if (const char *r = getenv("ROOTLINE_RUNTIME"); r && *r)
     return r;
-  return ROOTLINE_RUNTIME_LIB;
+  // Installed (`cmake --install`, the .deb): next to the binary, in ../lib/rootline.
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = self.parent_path().parent_path() / "lib" / "rootline" /
+                         fs::path(ROOTLINE_RUNTIME_LIB).filename();
+    if (fs::exists(installed, ec))
+      return installed;
+  }
+  return ROOTLINE_RUNTIME_LIB; // the build tree
 }
 
 TracedProgram buildTraced(const BuildRecipe &recipe) {
