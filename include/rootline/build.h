@@ -35,6 +35,14 @@ struct RecipeRequest {
   std::string cflags;               // one string, split like a shell would
   std::vector<std::string> libs;
   fs::path projectDir = ".";
+  // compile_commands.json naming several programs: the one to build (docs/build.md,
+  // "Several programs"): its main file and every entry without a main.
+  std::string target;
+  // --recipe FILE: a rootline.json or compile_commands.json for trees that have none of
+  // their own (old commits); its paths under `recipeBase` (default: FILE's directory)
+  // are re-rooted into each tree.
+  fs::path recipeFile;
+  fs::path recipeBase;
 };
 
 BuildRecipe resolveRecipe(const RecipeRequest &request);
@@ -44,10 +52,13 @@ std::optional<fs::path> projectRecipeFile(const fs::path &projectDir);
 // The same request in another tree (a version of the project): relative --src paths and
 // the project directory are taken from `root`.
 BuildRecipe resolveRecipeIn(const RecipeRequest &request, const fs::path &root);
-// Reads a rootline.json (schema in docs/build.md).
-BuildRecipe recipeFromProjectFile(const fs::path &jsonPath);
-// Reads a compile_commands.json: every C file in it joins the program.
-BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath);
+// Reads a rootline.json (schema in docs/build.md); relative sources resolve against
+// `base` (default: the file's directory).
+BuildRecipe recipeFromProjectFile(const fs::path &jsonPath, const fs::path &base = {});
+// Reads a compile_commands.json: every C file in it joins the program, each once. When it
+// builds several programs (several files define `main`), `target` names the one to
+// build; without it that is an error listing them.
+BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath, const std::string &target = {});
 // The same recipe with every source path re-rooted from `from` to `to` (used to build a
 // second version of a program from the same recipe).
 BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const fs::path &to);

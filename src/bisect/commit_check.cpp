@@ -75,7 +75,9 @@ void judgeOutput(CommitVerdict &v, const std::optional<ExpectedBehaviour> &expec
 // bisection skips it without compiling again (successful builds are cached by content).
 fs::path failedBuildMark(const RecipeRequest &r, const fs::path &tree) {
   Hasher h;
-  h.add("failed-build-v1").add(tree.string()).add(r.cflags).add(clangPath());
+  h.add("failed-build-v2").add(tree.string()).add(r.cflags).add(clangPath()).add(r.target);
+  if (!r.recipeFile.empty() && fs::exists(r.recipeFile))
+    h.add(readFile(r.recipeFile));
   for (const auto &s : r.sources)
     h.add(s);
   for (const auto &l : r.libs)
@@ -96,7 +98,8 @@ CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const
   v.commit = repo.commit(hash);
   fs::path tree = repo.materialize(hash);
   std::optional<fs::path> program;
-  if (!check.shellCommand || !check.recipe.sources.empty() || projectRecipeFile(tree)) {
+  if (!check.shellCommand || !check.recipe.sources.empty() || projectRecipeFile(tree) ||
+      !check.recipe.recipeFile.empty()) {
     v.built = true;
     fs::path mark = failedBuildMark(check.recipe, tree);
     if (fs::exists(mark)) {

@@ -4,6 +4,8 @@
 #include "rootline/error.h"
 
 #include <algorithm>
+#include <regex>
+#include <set>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
 #include <nlohmann/json.hpp>
@@ -65,9 +67,9 @@ std::vector<std::string> relevantFlags(const std::vector<std::string> &args) {
 
 } // namespace
 
-BuildRecipe recipeFromProjectFile(const fs::path &jsonPath) {
+BuildRecipe recipeFromProjectFile(const fs::path &jsonPath, const fs::path &baseDir) {
   json j = parseJsonFile(jsonPath);
-  fs::path base = fs::absolute(jsonPath).parent_path();
+  fs::path base = baseDir.empty() ? fs::absolute(jsonPath).parent_path() : fs::absolute(baseDir);
   BuildRecipe recipe;
   recipe.origin = jsonPath.string();
   if (!j.is_object() || !j.contains("sources") || !j["sources"].is_array())
@@ -88,26 +90,111 @@ BuildRecipe recipeFromProjectFile(const fs::path &jsonPath) {
   return recipe;
 }
 
-BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath) {
+namespace {
+
+// Whether a C file defines `main` (a definition, not a declaration or a call).
+bool definesMain(const fs::path &file) {
+  static const std::regex mainDef(R"((^|[\s;}])(int|void)?\s*\bmain\s*\([^;{)]*\)\s*\{)");
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    return false;
+  std::string text = readFile(file);
+  return std::regex_search(text, mainDef);
+}
+
+// One compilation database entry as the program selection sees it.
+struct Entry {
+  TranslationUnit unit;
+  fs::path output; // -o, else empty
+  bool links = false; // compiled and linked in one command (no -c): output is a program
+  bool hasMain = false;
+  std::vector<std::string> libs; // -l flags of the command
+};
+
+// The program an entry with `main` builds: the executable it links (its output is no
+// object file; bear records `cc -o prog main.c lib.o` that way, with -c added), the
+// CMake target whose object directory holds its output (`CMakeFiles/NAME.dir/`), else
+// the file's stem.
+std::string programOf(const Entry &e) {
+  std::string ext = e.output.extension().string();
+  if (!e.output.empty() && (e.links || (ext != ".o" && ext != ".obj")))
+    return e.output.filename().string();
+  for (const auto &part : e.output)
+    if (part.extension() == ".dir")
+      return part.stem().string();
+  return e.unit.source.stem().string();
+}
+
+} // namespace
+
+BuildRecipe recipeFromCompileCommands(const fs::path &jsonPath, const std::string &target) {
   json j = parseJsonFile(jsonPath);
   BuildRecipe recipe;
   recipe.origin = jsonPath.string();
   if (!j.is_array())
     throw Error("'" + jsonPath.string() + "' is not a compilation database array");
-  for (const auto &entry : j) {
-    if (!entry.contains("file") || !entry.contains("directory"))
-      continue;
-    fs::path dir = entry["directory"].get<std::string>();
-    fs::path file = absoluteFrom(dir, entry["file"].get<std::string>());
-    if (file.extension() != ".c")
-      continue;
-    std::vector<std::string> args;
-    if (entry.contains("arguments"))
-      args = entry["arguments"].get<std::vector<std::string>>();
-    else if (entry.contains("command"))
-      args = splitFlags(entry["command"].get<std::string>());
-    recipe.units.push_back({file, relevantFlags(args), dir});
+  std::vector<Entry> entries;
+  std::set<fs::path> seen;
+  try {
+    for (const auto &entry : j) {
+      if (!entry.is_object() || !entry.contains("file") || !entry.contains("directory"))
+        continue;
+      fs::path dir = entry["directory"].get<std::string>();
+      fs::path file = absoluteFrom(dir, entry["file"].get<std::string>());
+      if (file.extension() != ".c" || !seen.insert(file).second)
+        continue; // a file built twice (debug and release) joins once
+      std::vector<std::string> args;
+      if (entry.contains("arguments"))
+        args = entry["arguments"].get<std::vector<std::string>>();
+      else if (entry.contains("command"))
+        args = splitFlags(entry["command"].get<std::string>());
+      Entry e{{file, relevantFlags(args), dir}, {}, true, false, {}};
+      for (size_t i = 1; i < args.size(); ++i) {
+        if (args[i] == "-c" || args[i] == "-S" || args[i] == "-E")
+          e.links = false;
+        else if (args[i] == "-o" && i + 1 < args.size())
+          e.output = absoluteFrom(dir, args[++i]);
+        else if (args[i].rfind("-l", 0) == 0 && args[i].size() > 2)
+          e.libs.push_back(args[i].substr(2)); // the program links it
+      }
+      if (entry.contains("output") && entry["output"].is_string())
+        e.output = absoluteFrom(dir, entry["output"].get<std::string>());
+      e.hasMain = definesMain(file);
+      entries.push_back(std::move(e));
+    }
+  } catch (const json::exception &e) {
+    throw Error("'" + jsonPath.string() + "': " + e.what());
   }
+  std::vector<const Entry *> mains;
+  for (const auto &e : entries)
+    if (e.hasMain)
+      mains.push_back(&e);
+  auto programs = [&] {
+    std::string list;
+    for (const Entry *m : mains)
+      list += (list.empty() ? "" : ", ") + programOf(*m) + " (" +
+              m->unit.source.filename().string() + ")";
+    return list;
+  };
+  bool anyOwned = false;
+  for (const auto &e : entries) {
+    bool owned = e.hasMain && !target.empty() &&
+                 (programOf(e) == target || e.unit.source.stem() == target ||
+                  e.unit.source.filename() == target);
+    anyOwned |= owned;
+    if (!e.hasMain || owned || (target.empty() && mains.size() <= 1)) {
+      recipe.units.push_back(e.unit);
+      for (const auto &l : e.libs)
+        if (std::find(recipe.libs.begin(), recipe.libs.end(), l) == recipe.libs.end())
+          recipe.libs.push_back(l);
+    }
+  }
+  if (!target.empty() && !anyOwned)
+    throw Error("no entry of '" + jsonPath.string() + "' builds a program named '" + target +
+                "'" + (mains.empty() ? "" : "; its programs: " + programs()));
+  if (target.empty() && mains.size() > 1)
+    throw Error("'" + jsonPath.string() + "' builds " + std::to_string(mains.size()) +
+                " programs: " + programs() + "; choose one with --target NAME");
   requireSourcesExist(recipe);
   return recipe;
 }
@@ -140,6 +227,24 @@ BuildRecipe recipeFromDirectory(const fs::path &project) {
   return recipe;
 }
 
+// --recipe FILE for a tree without a project file of its own: a compile_commands.json's
+// paths are re-rooted from where it was recorded into the tree; a rootline.json's
+// relative sources are the tree's.
+static BuildRecipe recipeFromFile(const RecipeRequest &request, const fs::path &tree) {
+  const fs::path &file = request.recipeFile;
+  if (!fs::is_regular_file(file))
+    throw Error("--recipe file '" + file.string() + "' does not exist");
+  json j = parseJsonFile(file);
+  if (j.is_object())
+    return recipeFromProjectFile(file, tree);
+  BuildRecipe r = recipeFromCompileCommands(file, request.target);
+  fs::path base = request.recipeBase.empty() ? fs::absolute(file).parent_path()
+                                             : fs::absolute(request.recipeBase);
+  r = rebaseRecipe(r, base, tree);
+  requireSourcesExist(r);
+  return r;
+}
+
 BuildRecipe resolveRecipe(const RecipeRequest &request) {
   fs::path project = fs::absolute(request.projectDir);
   BuildRecipe recipe;
@@ -152,7 +257,9 @@ BuildRecipe resolveRecipe(const RecipeRequest &request) {
     requireSourcesExist(recipe);
   } else if (auto file = projectRecipeFile(project)) {
     recipe = file->filename() == "rootline.json" ? recipeFromProjectFile(*file)
-                                                 : recipeFromCompileCommands(*file);
+                                                 : recipeFromCompileCommands(*file, request.target);
+  } else if (!request.recipeFile.empty()) {
+    recipe = recipeFromFile(request, project);
   } else {
     recipe = recipeFromDirectory(project);
   }

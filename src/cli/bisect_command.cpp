@@ -25,9 +25,11 @@ struct BisectOptions {
   bool noDebug = false;
 };
 
-CommitCheck commitCheck(const BisectOptions &opt) {
+CommitCheck commitCheck(const BisectOptions &opt, const Repository &repo) {
   CommitCheck c;
   c.recipe = opt.recipe;
+  if (c.recipe.recipeBase.empty())
+    c.recipe.recipeBase = repo.root(); // --recipe paths are the work tree's
   c.input = testInput(opt.test);
   c.expectedStdout = testExpected(opt.test);
   if (!opt.command.empty())
@@ -42,7 +44,7 @@ int runCheck(const GlobalOptions &global, const BisectOptions &opt) {
       throw Error("--check REV tests one commit; it takes no --good/--bad");
     Repository repo = openRepository(opt.repo);
     std::string hash = repo.resolve(opt.check);
-    CommitCheck check = commitCheck(opt);
+    CommitCheck check = commitCheck(opt, repo);
     if (!check.shellCommand && !check.expectedStdout)
       throw Error("--check needs --expect FILE or --cmd COMMAND to tell a good commit");
     std::optional<ExpectedBehaviour> expected;
@@ -75,7 +77,7 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
   Repository repo = openRepository(opt.repo);
   std::string good = repo.resolve(opt.repo.good);
   std::string bad = repo.resolve(opt.repo.bad);
-  CommitCheck check = commitCheck(opt);
+  CommitCheck check = commitCheck(opt, repo);
   rootline::BisectOptions options;
   options.debugFirstBad = !opt.noDebug;
   options.debugTemplate.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;

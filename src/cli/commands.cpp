@@ -25,6 +25,12 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request) {
   cmd.add_option("--project", request.projectDir,
                  "Project directory holding rootline.json or "
                  "compile_commands.json (default: .)");
+  cmd.add_option("--target", request.target,
+                 "The program to build when compile_commands.json builds several (its "
+                 "executable's name, or its main file)");
+  cmd.add_option("--recipe", request.recipeFile,
+                 "A rootline.json or compile_commands.json for versions whose tree has none "
+                 "(old commits); its paths are re-rooted into each version's tree");
 }
 
 std::optional<fs::path> stdinOption(const std::string &file) {

@@ -54,8 +54,11 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   }
   req.oldRoot = oldV.root;
   req.newRoot = newV.root;
-  req.oldRecipe = recipeOf(opt.recipe, oldV);
-  req.newRecipe = recipeOf(opt.recipe, newV);
+  RecipeRequest recipe = opt.recipe;
+  if (!req.repository.empty() && recipe.recipeBase.empty())
+    recipe.recipeBase = req.repository; // --recipe paths are the work tree's
+  req.oldRecipe = recipeOf(recipe, oldV);
+  req.newRecipe = recipeOf(recipe, newV);
   req.oldLabel = oldV.label;
   req.newLabel = newV.label;
   req.inputSearchDirs = {fs::current_path()};

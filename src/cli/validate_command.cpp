@@ -52,9 +52,12 @@ int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
   req.goodLabel = good.label;
   req.badLabel = bad.label;
   req.fixLabel = fix.label;
-  req.goodRecipe = recipeOf(opt.recipe, good);
-  req.badRecipe = recipeOf(opt.recipe, bad);
-  req.fixRecipe = recipeOf(opt.recipe, fix);
+  RecipeRequest recipe = opt.recipe;
+  if (!req.repository.empty() && recipe.recipeBase.empty())
+    recipe.recipeBase = req.repository; // --recipe paths are the work tree's
+  req.goodRecipe = recipeOf(recipe, good);
+  req.badRecipe = recipeOf(recipe, bad);
+  req.fixRecipe = recipeOf(recipe, fix);
   req.input = testInput(opt.test);
   req.expectedStdout = testExpected(opt.test);
   req.timeoutSeconds = opt.test.timeout;

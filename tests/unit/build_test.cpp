@@ -198,3 +198,87 @@ TEST_CASE("recipes come from the command line, rootline.json, then compile_comma
     CHECK(fs::exists(mod.bitcode));
   }
 }
+
+TEST_CASE("compile_commands.json with several programs: --target picks one and its library",
+          "[build][target]") {
+  TempDir t;
+  writeText(t.path / "lib.c", "int twice(int x) { return 2 * x; }\n");
+  writeText(t.path / "main.c", "int twice(int);\nint main(void) { return twice(3); }\n");
+  writeText(t.path / "tool.c", "int twice(int);\nint main(int c, char **v) { return twice(5); }\n");
+  writeText(t.path / "tests" / "t1.c", "int main(void) { return 1; }\n");
+  std::string d = t.path.string();
+  // As bear records a Makefile: the library object, then two programs linked from it
+  // (bear adds -c and keeps -o prog and -l flags), plus a CMake-style test object.
+  std::string db =
+      "[{\"directory\": \"" + d + "\", \"file\": \"lib.c\", \"arguments\": [\"cc\", \"-c\", "
+      "\"-o\", \"lib.o\", \"lib.c\"]},"
+      "{\"directory\": \"" + d + "\", \"file\": \"main.c\", \"arguments\": [\"cc\", \"-c\", "
+      "\"lib.o\", \"-o\", \"build/prog\", \"main.c\", \"-lm\"]},"
+      "{\"directory\": \"" + d + "\", \"file\": \"tool.c\", \"arguments\": [\"cc\", \"-c\", "
+      "\"-o\", \"build/prog-tool\", \"tool.c\"]},"
+      "{\"directory\": \"" + d + "\", \"file\": \"tests/t1.c\", \"command\": \"cc -c -o "
+      "CMakeFiles/t1.dir/tests/t1.c.o tests/t1.c\"},"
+      "{\"directory\": \"" + d + "\", \"file\": \"lib.c\", \"command\": \"cc -O2 -c lib.c\"}]";
+  writeText(t.path / "compile_commands.json", db);
+  RecipeRequest req;
+  req.projectDir = t.path;
+  std::string message = badInputError([&] { resolveRecipe(req); });
+  CHECK(message.find("builds 3 programs") != std::string::npos);
+  CHECK(message.find("prog (main.c)") != std::string::npos);
+  CHECK(message.find("prog-tool (tool.c)") != std::string::npos);
+  CHECK(message.find("t1 (t1.c)") != std::string::npos);
+  CHECK(message.find("--target") != std::string::npos);
+
+  req.target = "prog-tool";
+  auto recipe = resolveRecipe(req);
+  REQUIRE(recipe.units.size() == 2); // lib.c once, tool.c
+  CHECK(recipe.units[0].source == t.path / "lib.c");
+  CHECK(recipe.units[1].source == t.path / "tool.c");
+  auto mod = buildModule(recipe);
+  auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, recipe.libs);
+  ProcessSpec spec;
+  spec.argv = {exe.path.string()};
+  CHECK(runProcess(spec).exitCode == 10);
+
+  req.target = "prog"; // by the executable's name; its -l flags come along
+  recipe = resolveRecipe(req);
+  CHECK(recipe.units.back().source == t.path / "main.c");
+  CHECK(recipe.libs == std::vector<std::string>{"m"});
+  req.target = "t1"; // a CMake target, by its object directory
+  CHECK(resolveRecipe(req).units.back().source == t.path / "tests" / "t1.c");
+  req.target = "nope";
+  CHECK(badInputError([&] { resolveRecipe(req); }).find("no entry") != std::string::npos);
+}
+
+TEST_CASE("--recipe gives a tree without a project file the recipe recorded elsewhere",
+          "[build][recipe]") {
+  TempDir t;
+  fs::path work = t.path / "work", old = t.path / "old";
+  writeText(work / "src" / "main.c", "#include \"v.h\"\nint main(void) { return V; }\n");
+  writeText(work / "inc" / "v.h", "#define V 7\n");
+  writeText(old / "src" / "main.c", "#include \"v.h\"\nint main(void) { return V + 1; }\n");
+  writeText(old / "inc" / "v.h", "#define V 3\n");
+  writeText(work / "compile_commands.json",
+            "[{\"directory\": \"" + work.string() +
+                "\", \"file\": \"src/main.c\", \"command\": \"cc -Iinc -c src/main.c\"}]");
+  RecipeRequest req;
+  req.recipeFile = work / "compile_commands.json";
+  req.recipeBase = work;
+  BuildRecipe r = resolveRecipeIn(req, old); // the old tree has no recipe of its own
+  REQUIRE(r.units.size() == 1);
+  CHECK(r.units[0].source == old / "src" / "main.c");
+  auto mod = buildModule(r);
+  auto exe = linkExecutable(mod.bitcode, mod.key, "native", {}, r.libs);
+  ProcessSpec spec;
+  spec.argv = {exe.path.string()};
+  CHECK(runProcess(spec).exitCode == 4); // the old tree's sources and header
+
+  writeText(t.path / "recipe.json", R"({"sources": ["src/main.c"], "cflags": "-Iinc"})");
+  req.recipeFile = t.path / "recipe.json";
+  r = resolveRecipeIn(req, old);
+  CHECK(r.units[0].source == old / "src" / "main.c");
+  // A tree with a project file of its own uses it.
+  writeText(old / "rootline.json", R"({"sources": ["src/main.c"], "cflags": ["-Iinc", "-DX"]})");
+  r = resolveRecipeIn(req, old);
+  CHECK(r.origin == (old / "rootline.json").string());
+}
