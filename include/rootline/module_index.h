@@ -72,6 +72,16 @@ void instrumentModule(llvm::Module &module, const std::string &moduleKey);
 // only its initial bytes (ALLOCA_LOCAL), not its loads and stores.
 bool isReplayModelledLocal(const llvm::Value *pointer);
 
+// Whether a function's arguments are logged at its entry (ARG events): main, functions
+// uninstrumented code may call (address taken), and functions taking a struct by value
+// (`byval`: the callee's copy lives at an address only the native run knows).
+bool logsArguments(const llvm::Function &fn);
+
+// The setjmp family (a call that may return twice) and the longjmp family (a call that
+// returns at such a call instead).
+bool isSetjmpLike(llvm::StringRef callee);
+bool isLongjmpLike(llvm::StringRef callee);
+
 // Names of libc functions the runtime wraps (runtime/rl_wrapped.def).
 bool isWrappedLibcFunction(llvm::StringRef name);
 

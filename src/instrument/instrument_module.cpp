@@ -22,6 +22,25 @@ bool isReplayModelledLocal(const llvm::Value *pointer) {
          llvm::isAllocaPromotable(al);
 }
 
+bool logsArguments(const llvm::Function &fn) {
+  if (fn.getName() == "main" || fn.hasAddressTaken())
+    return true;
+  for (const llvm::Argument &a : fn.args())
+    if (a.hasByValAttr())
+      return true;
+  return false;
+}
+
+bool isSetjmpLike(llvm::StringRef callee) {
+  return callee == "setjmp" || callee == "_setjmp" || callee == "__sigsetjmp" ||
+         callee == "sigsetjmp";
+}
+
+bool isLongjmpLike(llvm::StringRef callee) {
+  return callee == "longjmp" || callee == "_longjmp" || callee == "siglongjmp" ||
+         callee == "__longjmp_chk";
+}
+
 bool isWrappedLibcFunction(llvm::StringRef name) {
   static const llvm::StringSet<> names = {
 #define RL_WRAP(n) #n,
@@ -123,10 +142,9 @@ private:
     uint32_t fnIndex = index_.indexOf(&fn);
     llvm::IRBuilder<> entry(&*fn.getEntryBlock().getFirstInsertionPt());
     entry.CreateCall(enter_, {llvm::ConstantInt::get(i32_, fnIndex)});
-    // Arguments are logged where replay cannot know them: functions that may be
-    // called from uninstrumented code (address taken) and main.
+    // Arguments are logged where replay cannot know them (logsArguments).
     bool isMain = fn.getName() == "main";
-    if (isMain || fn.hasAddressTaken())
+    if (logsArguments(fn))
       for (llvm::Argument &a : fn.args()) {
         llvm::Value *bits = asI64(entry, &a);
         entry.CreateCall(arg_, {bits ? bits : llvm::ConstantInt::get(i64_, 0)});
@@ -178,6 +196,33 @@ private:
       b.CreateCall(ret_, {llvm::ConstantInt::get(i32_, fnIndex)});
     } else if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
       instrumentCall(*call);
+    } else if (auto *ib = llvm::dyn_cast<llvm::IndirectBrInst>(&inst)) {
+      // Computed goto: the index of the destination taken, as a switch logs its value
+      // (replay cannot map the native code address to a block).
+      llvm::IRBuilder<> b(ib);
+      llvm::Value *idx = llvm::ConstantInt::get(i64_, ib->getNumDestinations());
+      for (unsigned d = ib->getNumDestinations(); d-- > 0;) {
+        llvm::Value *target = llvm::BlockAddress::get(ib->getFunction(), ib->getDestination(d));
+        idx = b.CreateSelect(b.CreateICmpEQ(ib->getAddress(), target),
+                             llvm::ConstantInt::get(i64_, d), idx);
+      }
+      b.CreateCall(switch_, {idx});
+    } else if (llvm::isa<llvm::AtomicRMWInst>(&inst) || llvm::isa<llvm::AtomicCmpXchgInst>(&inst)) {
+      // Read-modify-write: the write is logged before (like a store), the old value
+      // after (like a load).
+      llvm::Value *ptr = llvm::isa<llvm::AtomicRMWInst>(&inst)
+                             ? llvm::cast<llvm::AtomicRMWInst>(&inst)->getPointerOperand()
+                             : llvm::cast<llvm::AtomicCmpXchgInst>(&inst)->getPointerOperand();
+      llvm::IRBuilder<> before(&inst);
+      before.CreateCall(store_, {ptr});
+      llvm::IRBuilder<> after(inst.getNextNode());
+      llvm::Value *old = llvm::isa<llvm::AtomicRMWInst>(&inst)
+                             ? static_cast<llvm::Value *>(&inst)
+                             : after.CreateExtractValue(&inst, 0);
+      if (llvm::Value *bits = asI64(after, old))
+        after.CreateCall(load_, {ptr, bits});
+      else
+        after.CreateCall(loadWide_, {ptr, sizeOf(old->getType())});
     }
   }
 

@@ -598,6 +598,11 @@ struct SymbolicReplayer::Impl {
       return;
     case llvm::Instruction::Call:
       return call(I, llvm::cast<llvm::CallInst>(inst));
+    case llvm::Instruction::AtomicRMW:
+    case llvm::Instruction::AtomicCmpXchg:
+      forget(I.addr, I.size); // what it wrote is concrete (atomics are not modelled)
+      concretize();
+      return;
     case llvm::Instruction::GetElementPtr:
       notePointerOrigin(I);
       break;

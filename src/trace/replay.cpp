@@ -255,7 +255,7 @@ private:
   // Arguments of a function that may be called from uninstrumented code are logged
   // after its ENTER; main's argv strings follow as ARGV events.
   void consumeEntryEvents(const llvm::Function *fn, llvm::SmallVectorImpl<Val> *args) {
-    bool logsArgs = fn->getName() == "main" || fn->hasAddressTaken();
+    bool logsArgs = logsArguments(*fn);
     if (logsArgs)
       for (size_t i = 0; i < fn->arg_size(); ++i) {
         Event ev = expect(Ev::ARG, &*fn->getEntryBlock().begin());
@@ -295,12 +295,21 @@ private:
       mismatch(call, "trace enters " +
                          index_.function(static_cast<uint32_t>(ev.a))->getName().str() +
                          ", replay calls " + fn->getName().str());
-    consumeEntryEvents(fn, nullptr);
+    llvm::SmallVector<Val, 4> logged;
+    consumeEntryEvents(fn, &logged);
     Frame &f = pushFrame(fn);
     f.callSite = call;
     f.indirect = indirect;
-    for (size_t i = 0; i < fn->arg_size() && i < args.size(); ++i)
+    for (size_t i = 0; i < fn->arg_size() && i < args.size(); ++i) {
       f.slots[fn->getArg(i)] = {args[i].value, args[i].def};
+      // A struct passed by value: the callee reads the copy the native call made, at an
+      // address only the trace knows; its bytes are the caller's.
+      if (fn->getArg(i)->hasByValAttr() && i < logged.size()) {
+        uint64_t size = dl_.getTypeAllocSize(fn->getArg(i)->getParamByValType());
+        shadow_.copy(logged[i].lo, args[i].value.lo, size);
+        f.slots[fn->getArg(i)] = {logged[i], args[i].def};
+      }
+    }
   }
 
   // ---- values -----------------------------------------------------------------------
@@ -376,6 +385,10 @@ private:
       fillImage(c, 0, image);
       return image;
     }
+    if (auto *ba = llvm::dyn_cast<llvm::BlockAddress>(c))
+      // A label's address (`&&label`): its native value is a code address replay does
+      // not know; only computed gotos use it, and they log which label they took.
+      return {0xb10c000000000000ull | reinterpret_cast<uintptr_t>(ba->getBasicBlock()), 0};
     throw Error("replay: unsupported constant in the program", ExitInternal);
   }
 
@@ -613,6 +626,24 @@ private:
           agg, off, dl_.getTypeStoreSize(iv->getInsertedValueOperand()->getType()), part);
       break;
     }
+    case llvm::Instruction::IndirectBr: {
+      auto *ib = llvm::cast<llvm::IndirectBrInst>(inst);
+      Instance &I = begin(f, ib);
+      use(f, I, ib->getAddress());
+      Event ev = expect(Ev::SWITCH, ib);
+      if (ev.a >= ib->getNumDestinations())
+        mismatch(ib, "the computed goto's target is none of its destinations");
+      I.successor = static_cast<uint32_t>(ev.a);
+      finish(f, I);
+      jump(f, ib->getDestination(I.successor));
+      return;
+    }
+    case llvm::Instruction::AtomicRMW:
+    case llvm::Instruction::AtomicCmpXchg:
+      return stepAtomic(f, inst);
+    case llvm::Instruction::Fence:
+      ++f.pc;
+      return;
     case llvm::Instruction::Unreachable:
       mismatch(
           inst,
@@ -821,6 +852,88 @@ private:
     ++f.pc;
   }
 
+  // atomicrmw and cmpxchg: the write is logged before (STORE), the old value after
+  // (LOAD); the new value is recomputed.
+  void stepAtomic(Frame &f, const llvm::Instruction *inst) {
+    Instance &I = begin(f, inst);
+    auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(inst);
+    auto *cx = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(inst);
+    const llvm::Value *ptr = rmw ? rmw->getPointerOperand() : cx->getPointerOperand();
+    llvm::Type *type = rmw ? rmw->getType() : cx->getNewValOperand()->getType();
+    requireScalar(inst, type);
+    uint64_t addr = use(f, I, ptr).value.lo;
+    Val operand = use(f, I, rmw ? rmw->getValOperand() : cx->getCompareOperand()).value;
+    Val replacement = cx ? use(f, I, cx->getNewValOperand()).value : Val{};
+    I.addr = addr;
+    I.size = dl_.getTypeStoreSize(type);
+    Event st = expect(Ev::STORE, inst);
+    if (st.a != addr)
+      mismatch(inst, "trace writes 0x" + llvm::utohexstr(st.a) + ", replay computed 0x" +
+                         llvm::utohexstr(addr));
+    crashIfSignalNext(inst);
+    Event ld = expect(Ev::LOAD, inst, Ev::LOAD_WIDE);
+    unsigned bits = ops::scalarBits(type, dl_);
+    Val old = ld.tag == Ev::LOAD ? ops::truncTo({ld.b, 0}, std::min(64u, bits)) : bytesToVal(ld.bytes);
+    I.memUnwritten = shadow_.writers(addr, I.size, I.memDefs);
+    bool writes = true;
+    Val now = old;
+    if (rmw) {
+      now = atomicResult(rmw, type, bits, old, operand);
+      I.result = old;
+    } else {
+      writes = ops::truncTo(old, bits) == ops::truncTo(operand, bits);
+      now = replacement;
+      uint64_t flagOffset =
+          dl_.getStructLayout(llvm::cast<llvm::StructType>(cx->getType()))->getElementOffset(1);
+      I.result = ops::insertBytes(old, flagOffset, 1, {writes ? 1u : 0u, 0});
+    }
+    if (writes)
+      written(addr, I.size, I.index, &now);
+    finish(f, I);
+    ++f.pc;
+  }
+
+  Val atomicResult(const llvm::AtomicRMWInst *rmw, llvm::Type *type, unsigned bits, Val old,
+                   Val v) {
+    using Op = llvm::AtomicRMWInst::BinOp;
+    ops::Fault fault;
+    auto binary = [&](unsigned opcode) { return ops::intBinary(opcode, bits, old, v, fault); };
+    switch (rmw->getOperation()) {
+    case Op::Xchg:
+      return v;
+    case Op::Add:
+      return binary(llvm::Instruction::Add);
+    case Op::Sub:
+      return binary(llvm::Instruction::Sub);
+    case Op::And:
+      return binary(llvm::Instruction::And);
+    case Op::Or:
+      return binary(llvm::Instruction::Or);
+    case Op::Xor:
+      return binary(llvm::Instruction::Xor);
+    case Op::Nand:
+      return ops::truncTo(ops::fromU128(~ops::toU128(binary(llvm::Instruction::And))), bits);
+    case Op::Max:
+    case Op::Min: {
+      __int128 a = ops::signedOf(old, bits), b = ops::signedOf(v, bits);
+      return (rmw->getOperation() == Op::Max ? a >= b : a <= b) ? old : v;
+    }
+    case Op::UMax:
+    case Op::UMin: {
+      ops::u128 a = ops::toU128(ops::truncTo(old, bits)), b = ops::toU128(ops::truncTo(v, bits));
+      return (rmw->getOperation() == Op::UMax ? a >= b : a <= b) ? old : v;
+    }
+    case Op::FAdd:
+      return ops::floatBinary(llvm::Instruction::FAdd, type, old, v);
+    case Op::FSub:
+      return ops::floatBinary(llvm::Instruction::FSub, type, old, v);
+    default:
+      throw Error(std::string("replay: unsupported atomicrmw operation at ") +
+                      ModuleIndex::describe(rmw),
+                  ExitInternal);
+    }
+  }
+
   void stepBranch(Frame &f, const llvm::BranchInst *br) {
     Instance &I = begin(f, br);
     if (br->isUnconditional()) {
@@ -925,6 +1038,9 @@ private:
       return;
     case Ev::EXT_RET:
     case Ev::EXT_RET_WIDE:
+      if (ev.a != index_.idOf(f.pending))
+        if (longjmpTo(f, ev))
+          return;
       return finishExternal(f, ev);
     case Ev::SIGNAL:
       throw CrashStop{f.pending, static_cast<int>(ev.a), ev.b};
@@ -957,6 +1073,45 @@ private:
       mismatch(f.pending,
                "unexpected " + describeEvent(ev) + " during a call into uninstrumented code");
     }
+  }
+
+  // A longjmp returns at a setjmp call: the pending longjmp becomes an instance of its
+  // own, the frames above the setjmp's are abandoned, and the setjmp call completes
+  // (a second time) with the value longjmp gave. False when `ret` is not that.
+  bool longjmpTo(Frame &f, const Event &ret) {
+    const llvm::Function *pendingCallee = f.pending->getCalledFunction();
+    if (!pendingCallee || !isLongjmpLike(pendingCallee->getName()))
+      return false;
+    auto *target = llvm::dyn_cast_or_null<llvm::CallInst>(
+        const_cast<llvm::Instruction *>(index_.instruction(static_cast<uint32_t>(ret.a))));
+    if (!target || !target->getCalledFunction() ||
+        !isSetjmpLike(target->getCalledFunction()->getName()))
+      return false;
+    size_t at = stack_.size();
+    while (at > 0 && stack_[at - 1].fn != target->getFunction())
+      --at;
+    if (at == 0)
+      mismatch(f.pending, "longjmp to a setjmp in no active frame");
+    // The longjmp call itself, as it was made.
+    Instance &J = begin(f, f.pending);
+    J.operands.assign(f.pendingArgs.begin(), f.pendingArgs.end());
+    J.external = true;
+    J.effects = std::move(f.pendingEffects);
+    f.pending = nullptr;
+    report(J);
+    while (stack_.size() > at) {
+      for (const auto &[al, slot] : stack_.back().locals)
+        shadow_.set(slot.addr, slot.size, kNoDef);
+      stack_.pop_back();
+    }
+    Frame &resumed = stack_.back();
+    resumed.block = target->getParent();
+    resumed.pc = target->getIterator();
+    resumed.pending = target;
+    resumed.pendingArgs.clear();
+    resumed.pendingEffects.clear();
+    finishExternal(resumed, ret);
+    return true;
   }
 
   void finishExternal(Frame &f, const Event &ret) {

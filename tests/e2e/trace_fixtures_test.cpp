@@ -3,6 +3,7 @@
 #include "rootline/error.h"
 #include "rootline/replay.h"
 #include "rootline/run.h"
+#include "rootline/slice.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -341,4 +342,30 @@ int main(void) {
   CHECK(run.process.out == "0010 0010 0011 0011 0010 1000 0100 0100 1\n");
   Replayed replayed = replayOf(p, run.trace);
   CHECK(replayed.result.outcome == RunOutcome::Exit);
+}
+
+TEST_CASE("every IR construct fixture slices its output", "[trace][slice][ir]") {
+  unsigned n = 0;
+  for (const auto &f : programFixtures()) {
+    if (!f.hasTag("ir"))
+      continue;
+    ++n;
+    DYNAMIC_SECTION(f.name) {
+      TracedProgram p = buildTraced(f.recipe());
+      TempDir t;
+      TracedRun run = runTraced(p, testOf(f), t.path / "run.trace");
+      LoadedModule m = loadModule(p.module.bitcode);
+      ModuleIndex index(*m.module);
+      StaticAnalysis analysis(*m.module, index);
+      DependenceRecorder deps(index, analysis);
+      TraceReader reader(run.trace, p.module.key);
+      ReplayResult r = replayTrace(*m.module, index, reader, &deps);
+      CHECK(r.outcome == RunOutcome::Exit);
+      DynamicTrace trace = deps.take();
+      Slice s = computeSlice(trace, index, analysis, resolveCriterion("output", trace, index));
+      CHECK(s.complete);
+      CHECK(s.size() > 0);
+    }
+  }
+  CHECK(n >= 15);
 }
