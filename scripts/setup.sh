@@ -11,7 +11,7 @@ packages=(
   clang-19 llvm-19-dev libclang-rt-19-dev
   libz3-dev libgit2-dev nlohmann-json3-dev libcli11-dev catch2
   libzstd-dev libfmt-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
-  python3 python3-jsonschema jq bear dpkg-dev
+  python3 python3-jsonschema jq bear dpkg-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -190,6 +190,8 @@ struct DebugReport {
   fs::path oldRoot, newRoot;
   // Source lines in each version's relevant slice of its criterion, by file (relative).
   std::map<std::string, std::set<unsigned>> oldSliceLines, newSliceLines;
+  // Lines the change touched (not neutral), by file (relative), in each version.
+  std::map<std::string, std::set<unsigned>> oldChangedLines, newChangedLines;
   // Files whose path differs between the versions (git renames, two single files):
   // old path -> new path. Any other file has the same path in both.
   std::map<std::string, std::string> renamedFiles;

@@ -227,6 +227,13 @@ DebugReport debugRegression(const DebugRequest &request) {
   // A neutral hunk (layout, a consistent rename) is listed, never ranked.
   std::erase_if(candidates, [](const DebugCandidate &c) { return !c.neutral.empty(); });
   report.neutralEdits = diffs.neutralEdits();
+  for (const auto &f : reverts.files)
+    for (const DiffHunk &h : f.diff->changes.hunks) {
+      for (unsigned l = 0; l < h.oldLines; ++l)
+        report.oldChangedLines[f.oldPath].insert(h.oldStart + l);
+      for (unsigned l = 0; l < h.newLines; ++l)
+        report.newChangedLines[f.newPath].insert(h.newStart + l);
+    }
   debug::applyRevertEvidence(reverts, candidates, req);
   debug::applyAlignment(alignment, candidates); // with the symbolic check, and new units
   // Changed lines of the slices that compute the same values, ranked or not.

@@ -5,10 +5,13 @@
 // overflow of the array, as ASan's redzones would say.
 #include "rootline/memory_check.h"
 
+#include "rootline/module_index.h"
+
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
 #include <map>
+#include <set>
 
 namespace rootline {
 
@@ -50,6 +53,10 @@ struct MemoryChecker::Impl {
   std::vector<std::pair<uint64_t, Provenance>> provenance =
       std::vector<std::pair<uint64_t, Provenance>>(kSlots, {kNoDef, kNoObject});
   std::map<uint64_t, Provenance> storedPointers;
+  // Objects a call replay cannot see into was given (an unwrapped libc function such as
+  // frexp or time, inline asm): what it wrote is not in the trace, so reading them
+  // is not called uninitialised.
+  std::set<uint64_t> opaquelyWritten; // by allocation id
   static constexpr size_t kMaxStoredPointers = 1u << 20;
   std::vector<MemoryFinding> findings;
 
@@ -154,9 +161,11 @@ struct MemoryChecker::Impl {
       storedPointers[a - src + dst] = p;
   }
 
+  // A new object starts with no pointers stored in it (stack memory is reused).
   void add(uint64_t start, Object o) {
     o.id = nextId++;
     live[start] = o;
+    clearPointers(start, o.size);
   }
 
   void free(uint64_t start, uint64_t by) {
@@ -223,7 +232,8 @@ struct MemoryChecker::Impl {
       if (!found && I.memUnwritten && I.memDefs.empty() && isScalar(ld->getType())) {
         Provenance in = containing(I.addr);
         bool isFreed = false;
-        if (const Object *o = objectOf(in, isFreed); o && o->kind != ObjectKind::Global)
+        if (const Object *o = objectOf(in, isFreed);
+            o && o->kind != ObjectKind::Global && !opaquelyWritten.count(in.id))
           report(I, "uninitialized-read", in.start, *o, I.addr, I.size, false);
       }
       return;
@@ -265,6 +275,13 @@ struct MemoryChecker::Impl {
 
   void onCall(const Instance &I) {
     auto *call = llvm::cast<llvm::CallBase>(I.inst);
+    if (auto *ii = llvm::dyn_cast<llvm::IntrinsicInst>(call);
+        ii && (ii->getIntrinsicID() == llvm::Intrinsic::vastart ||
+               ii->getIntrinsicID() == llvm::Intrinsic::vacopy)) {
+      if (!I.operands.empty()) // the va_list now holds the native argument areas
+        clearPointers(I.operands[0].value.lo, 24);
+      return;
+    }
     if (auto *mi = llvm::dyn_cast<llvm::MemIntrinsic>(call)) {
       if (I.operands.size() >= 3) {
         uint64_t dst = I.operands[0].value.lo, len = I.operands[2].value.lo;
@@ -280,6 +297,19 @@ struct MemoryChecker::Impl {
     }
     if (!I.external)
       return;
+    const llvm::Function *callee = call->getCalledFunction();
+    if (call->isInlineAsm() || !callee || !isWrappedLibcFunction(callee->getName())) {
+      for (const Operand &op : I.operands) {
+        Provenance p = provenanceOf(op.def);
+        if (!p.known())
+          p = containing(op.value.lo);
+        bool isFreed = false;
+        if (const Object *o = objectOf(p, isFreed)) {
+          opaquelyWritten.insert(p.id);
+          clearPointers(p.start, o->size); // it may have written pointers there too
+        }
+      }
+    }
     Provenance allocated = kNoObject;
     for (const Event &e : I.effects) {
       switch (e.tag) {

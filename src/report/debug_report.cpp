@@ -132,6 +132,10 @@ json reportJson(const DebugReport &r) {
           {"notes", r.notes}};
 }
 
+// How much of a long report the Markdown keeps, so it fits a ticket.
+constexpr unsigned kMarkdownDetailed = 5; // candidates shown in full
+constexpr size_t kMarkdownListed = 12;    // rows of a list (neutral edits, revert trials)
+
 std::string reportMarkdown(const DebugReport &r) {
   std::ostringstream md;
   md << "## Regression: " << r.oldLabel << " → " << r.newLabel << "\n\n";
@@ -173,7 +177,18 @@ std::string reportMarkdown(const DebugReport &r) {
   }
   if (r.candidates.empty())
     md << "No candidate root cause was found.\n\n";
+  // A ticket gets the first candidates in full and a line for each of the rest; long
+  // lists are cut (the JSON and HTML reports have everything).
   for (const auto &c : r.candidates) {
+    if (c.rank > kMarkdownDetailed) {
+      if (c.rank == kMarkdownDetailed + 1)
+        md << "Other candidates:\n";
+      md << "- " << c.rank << ". `" << c.file << ":" << c.line << "` (" << c.version << ", "
+         << c.kind << ")\n";
+      if (&c == &r.candidates.back())
+        md << "\n";
+      continue;
+    }
     md << "### " << c.rank << ". `" << c.file << ":" << c.line << "` (" << c.version << " version, "
        << c.kind << ", in `" << c.function << "`)\n\n";
     md << markdownFence(c.source);
@@ -207,7 +222,12 @@ std::string reportMarkdown(const DebugReport &r) {
   }
   if (!r.neutralEdits.empty()) {
     md << "### Neutral edits (not ranked)\n\n";
+    size_t shown = 0;
     for (const auto &n : r.neutralEdits) {
+      if (++shown > kMarkdownListed) {
+        md << "- and " << r.neutralEdits.size() - kMarkdownListed << " more\n";
+        break;
+      }
       md << "- `" << n.file;
       if (n.newLines)
         md << ":" << n.newStart
@@ -226,7 +246,12 @@ std::string reportMarkdown(const DebugReport &r) {
   }
   if (!r.reverts.empty()) {
     md << "### Revert trials\n\n| trial | hunks | result |\n|---|---|---|\n";
+    size_t shown = 0;
     for (const auto &t : r.reverts) {
+      if (++shown > kMarkdownListed) {
+        md << "| and " << r.reverts.size() - kMarkdownListed << " more | | |\n";
+        break;
+      }
       std::string hunks;
       for (const auto &h : t.hunks)
         hunks += (hunks.empty() ? "" : ", ") + h;
@@ -234,8 +259,13 @@ std::string reportMarkdown(const DebugReport &r) {
     }
     md << "\n";
   }
-  for (const auto &n : r.notes)
-    md << "> Note: " << n << ".\n";
+  for (size_t i = 0; i < r.notes.size(); ++i) {
+    if (i == kMarkdownListed) {
+      md << "> And " << r.notes.size() - i << " more notes (report.json has them).\n";
+      break;
+    }
+    md << "> Note: " << r.notes[i] << ".\n";
+  }
   md << "\n_rootline: " << r.solverCalls << " solver calls, " << r.totalSeconds << " s._\n";
   return md.str();
 }

@@ -19,17 +19,68 @@ std::vector<std::string> linesOf(const fs::path &path) {
   return lines;
 }
 
+// Lines around which a pane shows code, and how much around each.
+constexpr unsigned kContextAroundMarks = 3;
+// A gap between shown windows folds into an expandable block; a long one keeps only
+// this many lines at each end (a 5 kLOC file is never inlined whole).
+constexpr unsigned kFoldedEnds = 15;
+
+void sourceLine(std::ostringstream &h, const std::string &title, unsigned n,
+                const std::string &text, const std::string &cls, int rank) {
+  h << "<span class=\"l " << cls << "\" id=\"" << report::htmlEscape(title) << "-" << n
+    << "\"><i>" << n << "</i>" << report::htmlEscape(text)
+    << (rank ? "  <b>#" + std::to_string(rank) + "</b>" : "") << "</span>";
+}
+
+// One version of a file: the candidates, the changed lines and the slice's lines with a
+// few lines around them; what lies between folds into <details>.
 void pane(std::ostringstream &h, const std::string &title, const fs::path &path,
-          const std::set<unsigned> &slice, const std::map<unsigned, unsigned> &candidates) {
+          const std::set<unsigned> &slice, const std::set<unsigned> &changed,
+          const std::map<unsigned, unsigned> &candidates) {
   h << "<div class=pane><h3>" << report::htmlEscape(title) << "</h3><pre>";
   auto lines = linesOf(path);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    unsigned n = static_cast<unsigned>(i + 1);
-    auto c = candidates.find(n);
-    std::string cls = c != candidates.end() ? "cand" : slice.count(n) ? "slice" : "";
-    h << "<span class=\"l " << cls << "\" id=\"" << report::htmlEscape(title) << "-" << n
-      << "\"><i>" << n << "</i>" << report::htmlEscape(lines[i])
-      << (c != candidates.end() ? "  <b>#" + std::to_string(c->second) + "</b>" : "") << "</span>";
+  auto n = static_cast<unsigned>(lines.size());
+  std::vector<bool> shown(n + 2, false);
+  auto around = [&](unsigned line) {
+    for (unsigned k = line > kContextAroundMarks ? line - kContextAroundMarks : 1;
+         k <= std::min(n, line + kContextAroundMarks); ++k)
+      shown[k] = true;
+  };
+  for (unsigned l : slice)
+    around(l);
+  for (unsigned l : changed)
+    around(l);
+  for (const auto &[l, rank] : candidates)
+    around(l);
+  auto emit = [&](unsigned i) {
+    auto c = candidates.find(i);
+    std::string cls = c != candidates.end() ? "cand"
+                      : changed.count(i)    ? "chg"
+                      : slice.count(i)      ? "slice"
+                                            : "";
+    sourceLine(h, title, i, lines[i - 1], cls, c != candidates.end() ? static_cast<int>(c->second) : 0);
+  };
+  for (unsigned i = 1; i <= n;) {
+    if (shown[i]) {
+      emit(i++);
+      continue;
+    }
+    unsigned end = i;
+    while (end <= n && !shown[end])
+      ++end;
+    unsigned count = end - i;
+    h << "</pre><details><summary>lines " << i << "-" << end - 1 << " (" << count
+      << ")</summary><pre>";
+    for (unsigned k = i; k < end; ++k) {
+      if (count > 2 * kFoldedEnds && k == i + kFoldedEnds) {
+        h << "<span class=\"l gap\">  … " << count - 2 * kFoldedEnds
+          << " lines not included …</span>";
+        k = end - kFoldedEnds;
+      }
+      sourceLine(h, title, k, lines[k - 1], "", 0);
+    }
+    h << "</pre></details><pre>";
+    i = end;
   }
   h << "</pre></div>";
 }
@@ -44,7 +95,8 @@ std::string reportHtml(const DebugReport &r) {
     << "body{font-family:sans-serif;margin:1em}pre{margin:0}.panes{display:flex;gap:1em}"
        ".pane{flex:1;overflow:auto;border:1px solid #ccc}.l{display:block;white-space:pre}"
        ".l i{display:inline-block;width:3em;color:#888;font-style:normal}.slice{background:#fff6c8}"
-       ".cand{background:#ffd0d0}table{border-collapse:collapse}td,th{border:1px solid "
+       ".cand{background:#ffd0d0}.chg{background:#d8ecff}.gap{color:#888}"
+       "details{border-left:3px solid #ddd;margin:2px 0}summary{color:#666;cursor:pointer}table{border-collapse:collapse}td,th{border:1px solid "
        "#ccc;padding:2px 6px;"
        "text-align:left;vertical-align:top}code{background:#f4f4f4}</style></head><body>";
   h << "<h1>Regression " << report::htmlEscape(r.oldLabel) << " → "
@@ -98,7 +150,9 @@ std::string reportHtml(const DebugReport &r) {
   }
   h << "</table><h2>Sources</h2><p><span class=\"l slice\" style=\"display:inline\">relevant "
        "slice</span> "
-       "<span class=\"l cand\" style=\"display:inline\">candidate</span></p>";
+       "<span class=\"l cand\" style=\"display:inline\">candidate</span> "
+       "<span class=\"l chg\" style=\"display:inline\">changed by the diff</span> (code "
+       "far from these is folded)</p>";
   // Each file once, as (old path, new path): renamed files side by side.
   auto newPathOf = [&](const std::string &f) {
     auto it = r.renamedFiles.find(f);
@@ -118,6 +172,10 @@ std::string reportHtml(const DebugReport &r) {
   for (const auto &c : r.candidates)
     files.insert(c.version == "old" ? std::pair(c.file, newPathOf(c.file))
                                     : std::pair(oldPathOf(c.file), c.file));
+  for (const auto &[f, l] : r.oldChangedLines)
+    files.insert({f, newPathOf(f)});
+  for (const auto &[f, l] : r.newChangedLines)
+    files.insert({oldPathOf(f), f});
   for (const auto &[oldFile, newFile] : files) {
     std::map<unsigned, unsigned> oldCands, newCands;
     for (const auto &c : r.candidates)
@@ -127,10 +185,11 @@ std::string reportHtml(const DebugReport &r) {
     auto oldSlice = r.oldSliceLines.find(oldFile), newSlice = r.newSliceLines.find(newFile);
     h << "<h3>" << report::htmlEscape(oldFile == newFile ? newFile : oldFile + " → " + newFile)
       << "</h3><div class=panes>";
+    auto oldChanged = r.oldChangedLines.find(oldFile), newChanged = r.newChangedLines.find(newFile);
     pane(h, "old", r.oldRoot / oldFile, oldSlice == r.oldSliceLines.end() ? none : oldSlice->second,
-         oldCands);
+         oldChanged == r.oldChangedLines.end() ? none : oldChanged->second, oldCands);
     pane(h, "new", r.newRoot / newFile, newSlice == r.newSliceLines.end() ? none : newSlice->second,
-         newCands);
+         newChanged == r.newChangedLines.end() ? none : newChanged->second, newCands);
     h << "</div>";
   }
   h << "<p><small>rootline " << ROOTLINE_VERSION << ": " << r.solverCalls << " solver calls, "

@@ -36,6 +36,9 @@ struct LocalSlot {
   uint64_t size = 0;
 };
 
+// x86-64's va_list: {gp_offset, fp_offset, overflow_arg_area, reg_save_area}.
+constexpr uint64_t kVaListBytes = 24;
+
 struct Frame {
   const llvm::Function *fn = nullptr;
   const llvm::BasicBlock *block = nullptr;
@@ -307,7 +310,7 @@ private:
       if (fn->getArg(i)->hasByValAttr() && i < logged.size()) {
         uint64_t size = dl_.getTypeAllocSize(fn->getArg(i)->getParamByValType());
         shadow_.copy(logged[i].lo, args[i].value.lo, size);
-        f.slots[fn->getArg(i)] = {logged[i], args[i].def};
+        f.slots[fn->getArg(i)] = {logged[i], kNoDef}; // not the caller's pointer
       }
     }
   }
@@ -1163,6 +1166,12 @@ private:
         break;
       }
     }
+    // Inline asm's memory outputs (`"=m"(x)`: an operand with an element type) are
+    // written where replay cannot see it.
+    if (call->isInlineAsm())
+      for (unsigned a = 0; a < call->arg_size() && a < I.operands.size(); ++a)
+        if (llvm::Type *t = call->getParamElementType(a); t && t->isSized())
+          written(I.operands[a].value.lo, dl_.getTypeStoreSize(t), I.index);
     f.pending = nullptr;
     finish(f, I);
     ++f.pc;
@@ -1199,13 +1208,19 @@ private:
       I.size = ev.c;
       break;
     }
+    case llvm::Intrinsic::vastart:
+      // The va_list is written natively (offsets, the register save area's address).
+      written(arg(0).lo, kVaListBytes, I.index);
+      break;
+    case llvm::Intrinsic::vacopy:
+      shadow_.writers(arg(1).lo, kVaListBytes, I.memDefs);
+      written(arg(0).lo, kVaListBytes, I.index);
+      break;
     case llvm::Intrinsic::lifetime_start:
     case llvm::Intrinsic::lifetime_end:
     case llvm::Intrinsic::stacksave:
     case llvm::Intrinsic::stackrestore:
-    case llvm::Intrinsic::vastart:
     case llvm::Intrinsic::vaend:
-    case llvm::Intrinsic::vacopy:
     case llvm::Intrinsic::assume:
     case llvm::Intrinsic::donothing:
     case llvm::Intrinsic::experimental_noalias_scope_decl:

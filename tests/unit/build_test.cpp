@@ -250,7 +250,7 @@ TEST_CASE("compile_commands.json with several programs: --target picks one and i
   CHECK(badInputError([&] { resolveRecipe(req); }).find("no entry") != std::string::npos);
 }
 
-TEST_CASE("--recipe gives a tree without a project file the recipe recorded elsewhere",
+TEST_CASE("a recipe file (--recipe) gives a tree without a project file the recipe recorded elsewhere",
           "[build][recipe]") {
   TempDir t;
   fs::path work = t.path / "work", old = t.path / "old";
