@@ -5,7 +5,8 @@
 // moved statements and unrelated changes), and rank-1 on both side by side, with how
 // often the true cause carries revert evidence; and what the aligned runs say: how
 // often the first divergence is at the true cause, how often the cause is in the dual
-// slice (and never "same values"), and the align stage's time.
+// slice (and never "same values"), and the align stage's time; and how far the
+// alternative inputs stray from the failing input (changed tokens, non-printable bytes).
 #include "rootline/debug.h"
 
 #include <nlohmann/json.hpp>
@@ -23,10 +24,56 @@ struct Total {
   unsigned divergedAtCause = 0; // the first divergence is on the true cause's line
   unsigned causeDiffers = 0;    // the true cause is in the dual slice
   unsigned causeSameValues = 0; // the true cause called behaviour-neutral (a wrong call)
+  // Alternative inputs: how many, the input tokens (white-space separated words of stdin
+  // and argv) they change against the failing input, and how many bring in a byte that
+  // is not printable where the failing input had none.
+  unsigned alternatives = 0, changedTokens = 0, unprintable = 0;
   uint64_t bytes = 0;
   double seconds = 0, solverSeconds = 0;
   std::vector<double> perCase, alignSeconds;
 };
+
+std::vector<std::string> words(const ProgramInput &in) {
+  std::vector<std::string> out;
+  std::string w;
+  auto flush = [&] {
+    if (!w.empty())
+      out.push_back(w);
+    w.clear();
+  };
+  for (char c : in.stdinBytes) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+      flush();
+    else
+      w += c;
+  }
+  flush();
+  for (const auto &a : in.args)
+    out.push_back(a);
+  return out;
+}
+
+// Input tokens that differ between two inputs, position by position (a token only one
+// of them has counts too).
+unsigned changedTokens(const ProgramInput &a, const ProgramInput &b) {
+  auto x = words(a), y = words(b);
+  unsigned n = 0;
+  for (size_t i = 0; i < std::max(x.size(), y.size()); ++i)
+    n += i >= x.size() || i >= y.size() || x[i] != y[i];
+  return n;
+}
+
+bool hasUnprintable(const ProgramInput &in) {
+  auto bad = [](unsigned char c) { return (c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c >= 0x7f; };
+  for (unsigned char c : in.stdinBytes)
+    if (bad(c))
+      return true;
+  for (const auto &a : in.args)
+    for (unsigned char c : a)
+      if (bad(c))
+        return true;
+  return false;
+}
 
 void corpus(const fs::path &root, Total (&totals)[2]) {
   std::vector<fs::path> dirs;
@@ -78,6 +125,13 @@ void corpus(const fs::path &root, Total (&totals)[2]) {
         for (const auto &st : r.stages)
           if (st.name == "align")
             t.alignSeconds.push_back(st.seconds);
+        bool seedPrintable = !hasUnprintable(req.input);
+        for (const auto &c : r.candidates)
+          if (c.hasAlternative) {
+            ++t.alternatives;
+            t.changedTokens += changedTokens(req.input, c.alternative);
+            t.unprintable += seedPrintable && hasUnprintable(c.alternative);
+          }
         ++t.fixtures;
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
@@ -154,6 +208,17 @@ int main() {
                 totals[k].fixtures, mixed[k].causeDiffers, mixed[k].fixtures,
                 totals[k].causeSameValues + mixed[k].causeSameValues,
                 a.empty() ? 0.0 : a[a.size() / 2], a.empty() ? 0.0 : a.back());
+  }
+  for (int k = 0; k < 2; ++k) {
+    unsigned n = totals[k].alternatives + mixed[k].alternatives;
+    std::printf("%s alternative inputs: %u, changed input tokens per input: clean %.2f, mixed "
+                "%.2f, all %.2f; with a non-printable byte the failing input lacks: %u\n",
+                k == 0 ? "RSC" : "PC ", n,
+                totals[k].alternatives ? double(totals[k].changedTokens) / totals[k].alternatives
+                                       : 0.0,
+                mixed[k].alternatives ? double(mixed[k].changedTokens) / mixed[k].alternatives : 0.0,
+                n ? double(totals[k].changedTokens + mixed[k].changedTokens) / n : 0.0,
+                totals[k].unprintable + mixed[k].unprintable);
   }
   return 0;
 }

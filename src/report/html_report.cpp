@@ -54,10 +54,12 @@ void pane(std::ostringstream &h, const std::string &title, const fs::path &path,
     around(l);
   auto emit = [&](unsigned i) {
     auto c = candidates.find(i);
+    // A changed line of the slice keeps both marks.
     std::string cls = c != candidates.end() ? "cand"
-                      : changed.count(i)    ? "chg"
-                      : slice.count(i)      ? "slice"
-                                            : "";
+                      : changed.count(i) && slice.count(i) ? "chg slice"
+                      : changed.count(i)                   ? "chg"
+                      : slice.count(i)                     ? "slice"
+                                                           : "";
     sourceLine(h, title, i, lines[i - 1], cls, c != candidates.end() ? static_cast<int>(c->second) : 0);
   };
   for (unsigned i = 1; i <= n;) {
@@ -95,7 +97,8 @@ std::string reportHtml(const DebugReport &r) {
     << "body{font-family:sans-serif;margin:1em}pre{margin:0}.panes{display:flex;gap:1em}"
        ".pane{flex:1;overflow:auto;border:1px solid #ccc}.l{display:block;white-space:pre}"
        ".l i{display:inline-block;width:3em;color:#888;font-style:normal}.slice{background:#fff6c8}"
-       ".cand{background:#ffd0d0}.chg{background:#d8ecff}.gap{color:#888}"
+       ".cand{background:#ffd0d0}.chg{background:#d8ecff}.chg.slice{box-shadow:inset 4px 0 "
+       "#e0b800}.gap{color:#888}"
        "details{border-left:3px solid #ddd;margin:2px 0}summary{color:#666;cursor:pointer}table{border-collapse:collapse}td,th{border:1px solid "
        "#ccc;padding:2px 6px;"
        "text-align:left;vertical-align:top}code{background:#f4f4f4}</style></head><body>";

@@ -214,10 +214,11 @@ TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summar
   CHECK(md.find("Alternative input") != std::string::npos);
   std::string html = readFile(t.path / "rep" / "report.html");
   CHECK(html.find("<span class=\"l cand\" id=\"new-6\">") != std::string::npos); // the candidate
-  CHECK(html.find("<span class=\"l slice\" id=\"old-6\">") !=
-        std::string::npos); // old slice: the discount test
-  CHECK(html.find("<span class=\"l \" id=\"new-9\">") !=
-        std::string::npos);                      // shipping: not in the slice
+  CHECK(html.find("<span class=\"l chg slice\" id=\"old-6\">") !=
+        std::string::npos); // old slice: the discount test, changed
+  CHECK(html.find("<span class=\"l chg\" id=\"new-9\">") !=
+        std::string::npos); // shipping: changed, not in the slice
+  CHECK(html.find("<span class=\"l \" id=\"new-10\">") != std::string::npos); // neither
   CHECK(html.find("src=") == std::string::npos); // self-contained: no external resources
 
   res = runRootline({"--json", "debug", "--old", (r.dir / "old").string(), "--new",
