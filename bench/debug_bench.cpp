@@ -6,7 +6,9 @@
 // often the true cause carries revert evidence; and what the aligned runs say: how
 // often the first divergence is at the true cause, how often the cause is in the dual
 // slice (and never "same values"), and the align stage's time; and how far the
-// alternative inputs stray from the failing input (changed tokens, non-printable bytes).
+// alternative inputs stray from the failing input (changed tokens, non-printable bytes),
+// closest inputs against the solver's first models, and on programs with input-error
+// paths (fixtures/evidence) how often agreement is labelled weak.
 #include "rootline/debug.h"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +30,7 @@ struct Total {
   // and argv) they change against the failing input, and how many bring in a byte that
   // is not printable where the failing input had none.
   unsigned alternatives = 0, changedTokens = 0, unprintable = 0;
+  unsigned weak = 0; // candidates whose agreeing evidence was labelled weak
   uint64_t bytes = 0;
   double seconds = 0, solverSeconds = 0;
   std::vector<double> perCase, alignSeconds;
@@ -75,15 +78,21 @@ bool hasUnprintable(const ProgramInput &in) {
   return false;
 }
 
-void corpus(const fs::path &root, Total (&totals)[2]) {
+// RSC, PC, and RSC with the solver's first models as alternative inputs (the "before"
+// of closest inputs; its alternative-input figures only).
+constexpr int kConfigs = 3;
+
+void corpus(const fs::path &root, Total (&totals)[kConfigs]) {
   std::vector<fs::path> dirs;
   for (const auto &e : fs::directory_iterator(root))
     if (fs::exists(e.path() / "fixture.json"))
       dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
-  std::printf("%-24s | %5s %5s %9s %6s %7s | %5s %5s %9s %6s %7s\n", "fixture", "cands", "rank",
-              "bytes", "calls", "time", "cands", "rank", "bytes", "calls", "time");
-  std::printf("%-24s | %-37s | %-37s\n", root.filename().c_str(), "RSC", "PC (Darwin)");
+  std::printf("%-24s | %5s %5s %9s %6s %7s | %5s %5s %9s %6s %7s | %5s %6s\n", "fixture", "cands",
+              "rank", "bytes", "calls", "time", "cands", "rank", "bytes", "calls", "time", "rank",
+              "tokens");
+  std::printf("%-24s | %-37s | %-37s | %-12s\n", root.filename().c_str(), "RSC", "PC (Darwin)",
+              "first models");
   for (const auto &dir : dirs) {
     auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
     DebugRequest req;
@@ -101,10 +110,10 @@ void corpus(const fs::path &root, Total (&totals)[2]) {
       req.input.args = j["args"].get<std::vector<std::string>>();
     const auto &rc = j["root_cause"];
     std::printf("%-24s", dir.filename().string().c_str());
-    int k = 0;
-    for (ConditionKind kind : {ConditionKind::Rsc, ConditionKind::Pc}) {
-      req.condition = kind;
-      Total &t = totals[k++];
+    for (int k = 0; k < kConfigs; ++k) {
+      req.condition = k == 1 ? ConditionKind::Pc : ConditionKind::Rsc;
+      req.closestInputs = k != 2;
+      Total &t = totals[k];
       try {
         DebugReport r = debugRegression(req);
         unsigned rank = 0;
@@ -131,6 +140,7 @@ void corpus(const fs::path &root, Total (&totals)[2]) {
             ++t.alternatives;
             t.changedTokens += changedTokens(req.input, c.alternative);
             t.unprintable += seedPrintable && hasUnprintable(c.alternative);
+            t.weak += !c.weakEvidence.empty();
           }
         ++t.fixtures;
         t.rank1 += rank == 1;
@@ -142,6 +152,13 @@ void corpus(const fs::path &root, Total (&totals)[2]) {
         t.perCase.push_back(r.totalSeconds);
         t.cut += std::any_of(r.stages.begin(), r.stages.end(),
                              [](const StageRecord &s) { return !s.complete; });
+        if (k == 2) {
+          unsigned tokens = 0;
+          for (const auto &c : r.candidates)
+            tokens += c.hasAlternative ? changedTokens(req.input, c.alternative) : 0;
+          std::printf(" | %5s %6u", rank ? std::to_string(rank).c_str() : "-", tokens);
+          continue;
+        }
         std::printf(" | %5zu %5s %9llu %6u %6.2fs", r.candidates.size(),
                     rank ? std::to_string(rank).c_str() : "-",
                     static_cast<unsigned long long>(r.formulaNodes), r.solverCalls, r.totalSeconds);
@@ -157,9 +174,11 @@ void corpus(const fs::path &root, Total (&totals)[2]) {
 
 int main() {
   fs::path fixtures = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
-  Total totals[2], mixed[2];
+  Total totals[kConfigs], mixed[kConfigs];
   corpus(fixtures / "regressions", totals);
   corpus(fixtures / "mixed", mixed);
+  Total evidence[kConfigs];
+  corpus(fixtures / "evidence", evidence);
   for (int k = 0; k < 2; ++k)
     std::printf("%s: true root cause at rank 1 on %u of %u (%.0f%%), %u candidates, %u solver "
                 "calls, %llu formula "
@@ -209,16 +228,25 @@ int main() {
                 totals[k].causeSameValues + mixed[k].causeSameValues,
                 a.empty() ? 0.0 : a[a.size() / 2], a.empty() ? 0.0 : a.back());
   }
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < kConfigs; ++k) {
     unsigned n = totals[k].alternatives + mixed[k].alternatives;
     std::printf("%s alternative inputs: %u, changed input tokens per input: clean %.2f, mixed "
                 "%.2f, all %.2f; with a non-printable byte the failing input lacks: %u\n",
-                k == 0 ? "RSC" : "PC ", n,
+                k == 0 ? "RSC" : k == 1 ? "PC " : "RSC, first models", n,
                 totals[k].alternatives ? double(totals[k].changedTokens) / totals[k].alternatives
                                        : 0.0,
                 mixed[k].alternatives ? double(mixed[k].changedTokens) / mixed[k].alternatives : 0.0,
                 n ? double(totals[k].changedTokens + mixed[k].changedTokens) / n : 0.0,
                 totals[k].unprintable + mixed[k].unprintable);
   }
+  std::printf("RSC, first models: rank 1 clean %u/%u, mixed %u/%u\n", totals[2].rank1,
+              totals[2].fixtures, mixed[2].rank1, mixed[2].fixtures);
+  for (int k : {0, 2})
+    std::printf("%s: input-error-path corpus (fixtures/evidence): rank 1 %u/%u, changed tokens "
+                "per alternative input %.2f, evidence labelled weak: %u (all corpora: %u)\n",
+                k == 0 ? "RSC" : "RSC, first models", evidence[k].rank1, evidence[k].fixtures,
+                evidence[k].alternatives ? double(evidence[k].changedTokens) / evidence[k].alternatives
+                                         : 0.0,
+                evidence[k].weak, evidence[k].weak + totals[k].weak + mixed[k].weak);
   return 0;
 }

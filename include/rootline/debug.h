@@ -46,6 +46,9 @@ struct DebugRequest {
   // what is left; one that reaches its share stops and leaves a note.
   double budgetSeconds = 60;
   uint32_t maxExprNodes = kDefaultMaxExprNodes;
+  // Alternative inputs moved towards the failing input (docs/debug.md, "Alternative
+  // inputs"); false keeps the solver's first models (--first-models, for comparison).
+  bool closestInputs = true;
   Progress *progress = nullptr; // stage and counts on stderr; null: silent
 };
 
@@ -63,6 +66,11 @@ struct DebugCandidate {
   std::string condition; // the branch condition that the alternative input flips (readable)
   bool hasAlternative = false;
   ProgramInput alternative;
+  // What the alternative input changes against the failing input ("token 2: 10 → 11",
+  // "line 3, byte 5: 'a' → 'b'"); empty when it changes nothing the program reads.
+  std::vector<std::string> alternativeChanges;
+  // What the alternative input shows about this line, one sentence.
+  std::string demonstrates;
   RunSummary oldRun, newRun;    // the alternative input, run natively on both versions
   bool removesFailure = false;  // both versions behave alike on the alternative input
   bool changesFailure = false;  // the new version's output differs from its failing one
@@ -70,6 +78,11 @@ struct DebugCandidate {
   std::string neutral;          // on a neutral hunk's line: what the hunk does
   unsigned distance = 0;        // how far from the failure, in branches of the new slice
   bool ran = false;             // the alternative input was run on both versions (within budget)
+  // Why the versions agreeing on the alternative input says nothing about this line,
+  // when it does not: "the input is rejected by both versions (exit 1)", "both versions
+  // print what most random inputs of the failing input's shape make them print" (docs/
+  // debug.md, "Alternative inputs"). Such evidence ranks below real evidence.
+  std::string weakEvidence;
   // Revert evidence: "fixes" (reverting this line's hunk alone makes the test pass),
   // "fixes with others" (its hunk is in a minimal set whose revert does), "no effect"
   // (reverted alone the test still fails the same way), "changes failure", "unresolved"

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -36,6 +37,9 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir);
 // fixes rewritten in place (stdin bytes replaced, scanf tokens re-printed, argv bytes).
 ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars,
                         const z3::model &model);
+// The same with the values `valueOf` gives (nullopt: keep the base's).
+ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &vars,
+                         const std::function<std::optional<uint64_t>(const InputVar &)> &valueOf);
 
 // One run of a program on an input, replayed symbolically.
 struct SymbolicTrace {

@@ -21,6 +21,7 @@ struct DebugOptions {
   double timeout = 30;
   double budget = 60;
   unsigned maxCandidates = 20;
+  bool firstModels = false;
   std::vector<std::string> args, files;
 };
 
@@ -77,6 +78,7 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.timeoutSeconds = opt.timeout;
   req.maxCandidates = opt.maxCandidates;
   req.budgetSeconds = opt.budget;
+  req.closestInputs = !opt.firstModels;
   Progress progress = Progress::toStderr(!global.json && !global.quiet);
   req.progress = &progress;
   DebugReport report = debugRegression(req);
@@ -116,6 +118,9 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--max-candidates", opt->maxCandidates,
                   "At most this many candidates (default 20)");
+  cmd->add_flag("--first-models", opt->firstModels,
+                "Keep the solver's first models as alternative inputs instead of the inputs "
+                "closest to the failing one (for comparison)");
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");
   cmd->footer(
       "--src paths are relative to each tree (the repository's top for commits). With --repo,\n"
@@ -129,6 +134,10 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
       "fails on old too, nondeterministic, does not build, unknown revision).\n"
       "--old and --new may also be two single-file programs (any names; no --src).\n"
+      "Each alternative input is the one closest to the failing input that the solver\n"
+      "finds (few changed tokens or bytes, each near its old value and of its kind) and is\n"
+      "shown as its changes (\"token 1: 10 → 11\"); agreement on an input both versions\n"
+      "reject (an error exit, no output, what random inputs print) is labelled weak.\n"
       "Each run has its own working directory: a file the program opens by a relative\n"
       "name is given with --file NAME=PATH, or found (as a string literal of the program or\n"
       "an argument) in the current directory or the --stdin file's, and copied there.\n"

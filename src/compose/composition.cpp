@@ -3,6 +3,7 @@
 // cut to the stage's deadline, and the stage stops when the deadline passes.
 #include "compose/debug_stages.h"
 
+#include "rootline/closest_input.h"
 #include "rootline/expr_text.h"
 
 #include <llvm/IR/Instructions.h>
@@ -26,6 +27,9 @@ constexpr double kFirstPassShare = 0.5;
 // A query the incremental solver leaves open is asked again of a fresh solver for at
 // most this share of the time left (and --solver-timeout).
 constexpr double kFreshQueryShare = 0.125;
+// Looking for the alternative input closest to the failing one gets at most this long
+// per deviation (and a small share of what is left).
+constexpr double kClosestSeconds = 1.5, kClosestShare = 0.05;
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -33,9 +37,9 @@ double since(Clock::time_point t) {
 
 class Composer {
 public:
-  Composer(z3::context &ctx, const DebugRequest &req, DebugReport &report, const Deadline &deadline,
-           Stages &stages)
-      : ctx_(ctx), req_(req), report_(report), deadline_(deadline), stages_(stages) {}
+  Composer(z3::context &ctx, const DebugRequest &req, const std::vector<InputVar> &vars,
+           DebugReport &report, const Deadline &deadline, Stages &stages)
+      : ctx_(ctx), req_(req), vars_(vars), report_(report), deadline_(deadline), stages_(stages) {}
 
   bool complete() const { return complete_; }
 
@@ -108,6 +112,7 @@ private:
     z3::solver inc(ctx_);
     for (const auto &e : prefix)
       inc.add(e);
+    ClosestInput closer(inc, req_.input, vars_);
     unsigned unsettled = 0;
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
       if (nodes + seq[i].nodes > kMaxComposeNodes) {
@@ -143,7 +148,9 @@ private:
         std::optional<z3::model> model;
         z3::check_result r = inc.check(assumptions);
         if (r == z3::sat)
-          model = inc.get_model();
+          model = req_.closestInputs
+                      ? closer.closest(assumptions, inc.get_model(), closestDeadline(deadline))
+                      : inc.get_model();
         inc.add(!guard);
         bool settled = r != z3::unknown;
         if (r == z3::unknown && !deadline.expired()) {
@@ -160,8 +167,13 @@ private:
           fresh.add(!seq[i].taken);
           z3::check_result again = fresh.check();
           settled = again != z3::unknown;
-          if (again == z3::sat)
+          if (again == z3::sat && req_.closestInputs) {
+            ClosestInput freshCloser(fresh, req_.input, vars_);
+            model = freshCloser.closest(z3::expr_vector(ctx_), fresh.get_model(),
+                                        closestDeadline(deadline));
+          } else if (again == z3::sat) {
             model = fresh.get_model();
+          }
         }
         report_.solverSeconds += since(t0);
         if (model)
@@ -186,8 +198,13 @@ private:
     return true;
   }
 
+  static Deadline closestDeadline(const Deadline &d) {
+    return d.atMost(std::min(kClosestSeconds, 0.25 + kClosestShare * d.remaining()));
+  }
+
   z3::context &ctx_;
   const DebugRequest &req_;
+  const std::vector<InputVar> &vars_; // both versions' inputs
   DebugReport &report_;
   const Deadline &deadline_;
   Stages &stages_;
@@ -234,7 +251,8 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
   Composition result;
   std::vector<z3::expr> domain = oldV.trace.symbolic.domain;
   domain.insert(domain.end(), newV.trace.symbolic.domain.begin(), newV.trace.symbolic.domain.end());
-  Composer composer(ctx, req, report, deadline, stages);
+  std::vector<InputVar> vars = inputsOfBoth(oldV, newV);
+  Composer composer(ctx, req, vars, report, deadline, stages);
   auto fromDeviations = [&](const Version &where, const std::vector<PathConstraint> &seq,
                             const std::vector<std::pair<size_t, z3::model>> &found,
                             const std::string &kind) {
@@ -242,7 +260,16 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
       DebugCandidate c = candidateAt(where, seq[i].inst, kind, diffs);
       c.condition = readableExpr(seq[i].taken.simplify());
       c.hasAlternative = true;
-      c.alternative = applyModel(req.input, where.trace.symbolic.inputs, model);
+      c.alternative = applyModel(req.input, vars, model);
+      c.alternativeChanges = describeInputChanges(req.input, vars, model);
+      std::string at = c.file + ":" + std::to_string(c.line);
+      // The condition that held on the failing run, when short enough to read.
+      std::string flip = c.condition.size() <= 80 ? "`" + c.condition + "` false at " + at
+                                                  : "the branch at " + at + " go the other way";
+      c.demonstrates = kind == "missing code"
+                           ? "the alternative input makes the old version's " + flip +
+                                 ", into code the new version lacks"
+                           : "the alternative input makes " + flip + ", off the failing run's path";
       c.distance = static_cast<unsigned>(seq.size() - 1 - i);
       if (!c.inChangedRegion)
         if (auto def = changedDefinitionBehind(where, seq[i].instance, diffs)) {
@@ -252,9 +279,11 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
           behind.condition = c.condition;
           behind.hasAlternative = true;
           behind.alternative = c.alternative;
+          behind.alternativeChanges = c.alternativeChanges;
           behind.distance = c.distance;
-          behind.reasons.push_back("computes the condition of the branch at " + c.file + ":" +
-                                   std::to_string(c.line));
+          behind.reasons.push_back("computes the condition of the branch at " + at);
+          behind.demonstrates = "the alternative input makes the branch at " + at +
+                                ", whose condition this line computes, go the other way";
           result.candidates.push_back(std::move(behind));
         }
       result.candidates.push_back(std::move(c));

@@ -220,8 +220,8 @@ DebugReport debugRegression(const DebugRequest &request) {
     debug::presentOnNewSide(c, newV.root, diffs);
 
   stages.begin("evidence");
-  debug::gatherEvidence(candidates, oldV, newV, report.newRun, work.path, req.timeoutSeconds,
-                        budget.before(kReportReserveSeconds), stages);
+  debug::gatherEvidence(candidates, oldV, newV, req.input, report.oldRun, report.newRun, work.path,
+                        req.timeoutSeconds, budget.before(kReportReserveSeconds), stages);
 
   stages.begin("rank");
   // A neutral hunk (layout, a consistent rename) is listed, never ranked.

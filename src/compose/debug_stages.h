@@ -263,6 +263,9 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
                    uint32_t maxExprNodes, const Deadline &deadline, Stages &stages,
                    const std::vector<uint64_t> *watch = nullptr);
 
+// Both versions' symbolic inputs, once each (an input has the same name in both runs).
+std::vector<InputVar> inputsOfBoth(const Version &oldV, const Version &newV);
+
 // Darwin composition (DESIGN.md 2.6) in both directions; deviations become candidates.
 struct Composition {
   std::vector<DebugCandidate> candidates;
@@ -278,8 +281,15 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max);
 
 // Runs each candidate's alternative input on both native executables, best-ranked
 // first, until the deadline.
+// An alternative input on which both versions agree is weak evidence when the old
+// version treats it as input it rejects: it exits with a failure status where the test
+// exits 0, prints nothing where the test prints, or prints what most random inputs of
+// the failing input's shape make it print (kShapeRuns runs, at least kShapeMajority
+// alike).
+inline constexpr unsigned kShapeRuns = 4, kShapeMajority = 3;
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
-                    const Version &newV, const RunSummary &failing, const fs::path &work,
+                    const Version &newV, const ProgramInput &failingInput,
+                    const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
                     double timeoutSeconds, const Deadline &deadline, Stages &stages);
 
 // The "why ranked here" reasons of each candidate, from its evidence and position.

@@ -1,14 +1,88 @@
 // The evidence stage: every alternative input run natively on both versions, in rank
 // order, until the deadline. Candidates the budget left unrun keep their solver model
-// as evidence and say so.
+// as evidence and say so. Versions that agree on an input the program rejects show
+// nothing: such evidence is labelled weak.
 #include "compose/debug_stages.h"
 
+#include "rootline/closest_input.h"
+
 #include <algorithm>
+#include <cctype>
+#include <map>
 
 namespace rootline::debug {
 
+namespace {
+
+// Runs stopped early (timeout, output limit) do not show that the versions agree.
+bool stopped(const RunSummary &r) { return r.outcome == "timeout" || r.outcome == "output limit"; }
+
+// An output with its numbers blanked out ("readings: # (skipped #)"): random inputs
+// change the counts an error path prints, not its words.
+std::string outputShape(const std::string &out) {
+  std::string shape;
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto c = static_cast<unsigned char>(out[i]);
+    bool number = std::isdigit(c) || ((c == '-' || c == '.') && i + 1 < out.size() &&
+                                      std::isdigit(static_cast<unsigned char>(out[i + 1])));
+    if (!number) {
+      shape += out[i];
+      continue;
+    }
+    while (i + 1 < out.size() && (std::isdigit(static_cast<unsigned char>(out[i + 1])) ||
+                                  out[i + 1] == '.'))
+      ++i;
+    shape += '#';
+  }
+  return shape;
+}
+
+// What the old version prints for input it does not care about: the output shape most
+// random inputs of the failing input's shape give, when at least kShapeMajority of
+// kShapeRuns agree; nullopt otherwise (or when the budget ran out).
+std::optional<RunSummary> typicalOutput(const Version &oldV, const ProgramInput &failing,
+                                        const std::vector<InputVar> &vars, const fs::path &work,
+                                        double timeoutSeconds, const Deadline &deadline) {
+  if (vars.empty())
+    return std::nullopt;
+  std::map<std::pair<std::string, std::string>, unsigned> seen;
+  std::optional<RunSummary> typical;
+  uint64_t seed = std::hash<std::string>{}(failing.stdinBytes);
+  for (unsigned k = 0; k < kShapeRuns && !deadline.expired(); ++k) {
+    ProgramInput like = randomLike(failing, vars, seed + k);
+    if (like == failing)
+      continue;
+    RunSummary r = runInputNatively(oldV.native, like, work / ("shape" + std::to_string(k)),
+                                    deadline.clamp(timeoutSeconds, 0.2), kMadeUpInputOutputLimit);
+    if (stopped(r))
+      continue;
+    r.stdoutBytes = outputShape(r.stdoutBytes);
+    if (++seen[{r.outcome, r.stdoutBytes}] >= kShapeMajority)
+      typical = r;
+  }
+  return typical;
+}
+
+// Why the versions agreeing on `c`'s input shows nothing, or "".
+std::string weakness(const DebugCandidate &c, const RunSummary &oldFailing,
+                     const std::optional<RunSummary> &typical) {
+  if (c.oldRun.outcome != "exit 0" && oldFailing.outcome == "exit 0")
+    return "the input is rejected by both versions (" + c.oldRun.outcome + ")";
+  if (c.oldRun.stdoutBytes.empty() && !oldFailing.stdoutBytes.empty())
+    return "both versions print nothing on it";
+  std::string shape = outputShape(c.oldRun.stdoutBytes);
+  if (typical && typical->stdoutBytes == shape && typical->outcome == c.oldRun.outcome &&
+      shape != outputShape(oldFailing.stdoutBytes))
+    return "both versions print what most random inputs of the failing input's shape make them "
+           "print";
+  return "";
+}
+
+} // namespace
+
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
-                    const Version &newV, const RunSummary &failing, const fs::path &work,
+                    const Version &newV, const ProgramInput &failingInput,
+                    const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
                     double timeoutSeconds, const Deadline &deadline, Stages &stages) {
   size_t total = 0, ran = 0, unrun = 0;
   for (const auto &c : candidates)
@@ -42,10 +116,6 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
         runInputNatively(newV.native, c.alternative, dir / "new", timeout, kMadeUpInputOutputLimit);
     c.ran = true;
     ++ran;
-    // Runs stopped early (timeout, output limit) do not show that the versions agree.
-    auto stopped = [](const RunSummary &r) {
-      return r.outcome == "timeout" || r.outcome == "output limit";
-    };
     c.removesFailure = c.oldRun.stdoutBytes == c.newRun.stdoutBytes &&
                        c.oldRun.outcome == c.newRun.outcome && !stopped(c.oldRun);
     c.changesFailure =
@@ -54,6 +124,19 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
   if (unrun)
     stages.cut(std::to_string(unrun) + " of " + std::to_string(total) +
                " alternative inputs were not run: those candidates carry solver evidence only");
+
+  // Agreement on input the program rejects is weak. The random runs are made only when
+  // some alternative input made the versions agree.
+  if (std::none_of(candidates.begin(), candidates.end(),
+                   [](const DebugCandidate &c) { return c.removesFailure; }))
+    return;
+  std::vector<InputVar> vars = inputsOfBoth(oldV, newV);
+  stages.update("random inputs of the failing input's shape");
+  std::optional<RunSummary> typical =
+      typicalOutput(oldV, failingInput, vars, work, timeoutSeconds, deadline);
+  for (auto &c : candidates)
+    if (c.removesFailure)
+      c.weakEvidence = weakness(c, oldFailing, typical);
 }
 
 } // namespace rootline::debug

@@ -10,7 +10,10 @@ namespace rootline::debug {
 
 namespace {
 
+// Agreement on an input both versions reject (weak evidence) shows nothing.
 int evidence(const DebugCandidate &c) {
+  if (!c.weakEvidence.empty())
+    return 0;
   return c.removesFailure ? 2 : (c.hasAlternative && c.changesFailure) ? 1 : 0;
 }
 
@@ -19,8 +22,9 @@ int evidence(const DebugCandidate &c) {
 // comes before unchanged lines. An input that avoids the changed code always
 // "removes" the failure, so that evidence alone does not point at an unchanged line.
 // An alternative input the budget left unrun refutes nothing.
+// Weak evidence refutes nothing either.
 bool changedUnrefuted(const DebugCandidate &c) {
-  return c.inChangedRegion && (!c.ran || evidence(c) > 0);
+  return c.inChangedRegion && (!c.ran || !c.weakEvidence.empty() || evidence(c) > 0);
 }
 
 // Reverting the line's hunk is the most direct evidence: it fixes the test alone, with
@@ -92,7 +96,12 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
       c.reasons.push_back("memory error: " + c.memoryError);
     if (!c.alignedDetail.empty())
       c.reasons.push_back(c.alignedDetail);
-    if (c.removesFailure)
+    if (!c.demonstrates.empty())
+      c.reasons.push_back(c.demonstrates);
+    if (!c.weakEvidence.empty())
+      c.reasons.push_back("weak evidence: " + c.weakEvidence +
+                          ", so both versions behaving alike on it says nothing about this line");
+    else if (c.removesFailure)
       c.reasons.push_back("on the alternative input both versions behave alike");
     else if (c.ran && c.changesFailure)
       c.reasons.push_back("the alternative input changes the new version's behaviour");

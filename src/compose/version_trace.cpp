@@ -5,6 +5,8 @@
 
 #include "rootline/error.h"
 
+#include <set>
+
 namespace rootline::debug {
 
 namespace {
@@ -105,6 +107,17 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
     return false;
   }
   return true;
+}
+
+std::vector<InputVar> inputsOfBoth(const Version &oldV, const Version &newV) {
+  std::vector<InputVar> vars = oldV.trace.symbolic.inputs;
+  std::set<std::string> named;
+  for (const auto &v : vars)
+    named.insert(v.name);
+  for (const auto &v : newV.trace.symbolic.inputs)
+    if (named.insert(v.name).second)
+      vars.push_back(v);
+  return vars;
 }
 
 } // namespace rootline::debug

@@ -47,6 +47,11 @@ std::string printToken(const InputVar &v, uint64_t value) {
 ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars,
                         const z3::model &model) {
   z3::context &ctx = model.ctx();
+  return applyValues(base, vars, [&](const InputVar &v) { return modelValue(model, ctx, v); });
+}
+
+ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &vars,
+                         const std::function<std::optional<uint64_t>(const InputVar &)> &valueOf) {
   ProgramInput out = base;
   // Each input source (stdin, or a file) is rewritten on its own. Tokens go from the
   // last to the first, so earlier offsets stay valid; bytes inside a rewritten token
@@ -70,7 +75,7 @@ ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &v
   };
   // Byte variables are applied before tokens shift the text.
   for (const auto &v : vars) {
-    auto value = modelValue(model, ctx, v);
+    auto value = valueOf(v);
     if (!value)
       continue;
     std::string *bytes = bytesOf(v);
@@ -82,7 +87,7 @@ ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &v
       out.args[v.argIndex - 1][v.offset] = static_cast<char>(*value);
   }
   for (auto *t : tokens) {
-    auto value = modelValue(model, ctx, *t);
+    auto value = valueOf(*t);
     std::string *bytes = bytesOf(*t);
     if (!value || !bytes || t->offset + t->length > bytes->size())
       continue;

@@ -10,6 +10,7 @@ namespace rootline {
 
 using nlohmann::json;
 
+using report::changesText;
 using report::inputJson;
 using report::oneLine;
 using report::runJson;
@@ -34,13 +35,18 @@ json reportJson(const DebugReport &r) {
       j["aligned"] = {{"result", c.aligned}, {"detail", c.alignedDetail}};
     if (!c.memoryError.empty())
       j["memory_error"] = c.memoryError;
-    if (c.hasAlternative)
+    if (c.hasAlternative) {
       j["alternative_input"] = inputJson(c.alternative);
+      j["alternative_changes"] = c.alternativeChanges;
+      if (!c.demonstrates.empty())
+        j["demonstrates"] = c.demonstrates;
+    }
     if (c.ran)
       j["evidence"] = {{"old", runJson(c.oldRun)},
                        {"new", runJson(c.newRun)},
                        {"removes_failure", c.removesFailure},
-                       {"changes_failure", c.changesFailure}};
+                       {"changes_failure", c.changesFailure},
+                       {"weak", c.weakEvidence.empty() ? json(nullptr) : json(c.weakEvidence)}};
     cands.push_back(j);
   }
   json memory = json::array();
@@ -200,14 +206,22 @@ std::string reportMarkdown(const DebugReport &r) {
       md << "**Memory error:** " << c.memoryError << ".\n\n";
     if (!c.alignedDetail.empty())
       md << "**Aligned runs:** " << c.alignedDetail << ".\n\n";
-    if (c.hasAlternative && !c.ran)
-      md << "Alternative input (found by the solver; the budget left no time to run it):\n"
-         << markdownFence(c.alternative.stdinBytes);
+    if (c.hasAlternative) {
+      md << "Alternative input"
+         << (c.ran ? "" : " (found by the solver; the budget left no time to run it)") << ": "
+         << changesText(c.alternativeChanges) << "\n\n";
+      if (!c.demonstrates.empty())
+        md << "It shows: " << c.demonstrates << ".\n\n";
+      md << "<details><summary>the whole alternative input</summary>\n\n"
+         << markdownFence(c.alternative.stdinBytes) << "</details>\n\n";
+    }
     if (c.ran) {
-      md << "Alternative input:\n" << markdownFence(c.alternative.stdinBytes);
       md << "- old: " << c.oldRun.outcome << ", stdout `" << oneLine(c.oldRun.stdoutBytes) << "`\n";
       md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes)
-         << "`\n\n";
+         << "`\n";
+      if (!c.weakEvidence.empty())
+        md << "- **weak evidence:** " << c.weakEvidence << "\n";
+      md << "\n";
     }
     md << "Why ranked here: ";
     for (size_t i = 0; i < c.reasons.size(); ++i)
@@ -299,10 +313,13 @@ std::string reportSummary(const DebugReport &r) {
     s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
       << "] " << c.source << "\n";
     if (c.ran)
-      s << "     alternative input `" << oneLine(c.alternative.stdinBytes, 40) << "`: old "
-        << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
+      s << "     alternative input (" << oneLine(changesText(c.alternativeChanges), 60)
+        << "): old " << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
         << c.newRun.outcome << " `" << oneLine(c.newRun.stdoutBytes, 30) << "`"
-        << (c.removesFailure ? " (versions agree)" : "") << "\n";
+        << (!c.weakEvidence.empty() ? " (weak: " + c.weakEvidence + ")"
+            : c.removesFailure      ? " (versions agree)"
+                                    : "")
+        << "\n";
     if (!c.revertDetail.empty())
       s << "     " << c.revertDetail << "\n";
   }

@@ -135,11 +135,18 @@ std::string reportHtml(const DebugReport &r) {
       << report::htmlEscape(c.version) << " " << report::htmlEscape(c.file) << ":" << c.line
       << "</a></td><td>" << report::htmlEscape(c.kind) << "</td><td><code>"
       << report::htmlEscape(c.source) << "</code></td>";
+    // The changes against the failing input; the whole input one click away.
+    auto alternative = [&] {
+      return "<td>" + report::htmlEscape(report::changesText(c.alternativeChanges)) +
+             "<details><summary>whole input</summary><pre>" +
+             report::htmlEscape(c.alternative.stdinBytes) + "</pre></details>" +
+             (c.weakEvidence.empty() ? "" : "<p><b>weak:</b> " + report::htmlEscape(c.weakEvidence)) +
+             "</td>";
+    };
     if (c.hasAlternative && !c.ran)
-      h << "<td><pre>" << report::htmlEscape(c.alternative.stdinBytes)
-        << "</pre></td><td colspan=\"2\">not run (budget)</td>";
+      h << alternative() << "<td colspan=\"2\">not run (budget)</td>";
     else if (c.hasAlternative)
-      h << "<td><pre>" << report::htmlEscape(c.alternative.stdinBytes) << "</pre></td><td>"
+      h << alternative() << "<td>"
         << report::htmlEscape(c.oldRun.outcome) << "<pre>"
         << report::htmlEscape(c.oldRun.stdoutBytes) << "</pre></td><td>"
         << report::htmlEscape(c.newRun.outcome) << "<pre>"

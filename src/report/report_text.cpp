@@ -22,6 +22,19 @@ std::string oneLine(std::string s, size_t max) {
   return s;
 }
 
+std::string changesText(const std::vector<std::string> &changes) {
+  if (changes.empty())
+    return "the failing input itself";
+  // A ticket needs the first few; the JSON has them all.
+  constexpr size_t kShown = 8;
+  std::string out;
+  for (size_t i = 0; i < changes.size() && i < kShown; ++i)
+    out += (out.empty() ? "" : "; ") + changes[i];
+  if (changes.size() > kShown)
+    out += "; and " + std::to_string(changes.size() - kShown) + " more";
+  return out;
+}
+
 std::string markdownFence(const std::string &text) {
   std::string t = text;
   if (t.empty() || t.back() != '\n')

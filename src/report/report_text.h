@@ -14,5 +14,9 @@ nlohmann::json inputJson(const ProgramInput &input);    // {"stdin", "args"[, "f
 std::string oneLine(std::string text, size_t max = 80); // newlines as spaces, cut at max
 std::string markdownFence(const std::string &text);     // a ``` block ending in a newline
 std::string htmlEscape(const std::string &text);        // < > & "
+// An alternative input's changes against the failing input, joined ("token 1: 10 → 11;
+// line 2, byte 3: 'a' → 'b'"; the first 8, then "and N more"), or "the failing input
+// itself" when there are none.
+std::string changesText(const std::vector<std::string> &changes);
 
 } // namespace rootline::report

@@ -1,5 +1,6 @@
 // SARIF 2.1.0: each candidate a result at its location, so code-scanning viewers can
 // show rootline's findings on the source.
+#include "report/report_text.h"
 #include "rootline/debug.h"
 
 namespace rootline {
@@ -29,8 +30,11 @@ json reportSarif(const DebugReport &r) {
     std::string text = "Rank " + std::to_string(c.rank) + ": " + c.kind + " in the " + c.version +
                        " version (" + r.oldLabel + " -> " + r.newLabel + ").";
     if (c.ran)
-      text += " Alternative input: old " + c.oldRun.outcome + ", new " + c.newRun.outcome +
-              (c.removesFailure ? "; both versions agree." : ".");
+      text += " Alternative input (" + report::changesText(c.alternativeChanges) + "): old " +
+              c.oldRun.outcome + ", new " + c.newRun.outcome +
+              (!c.weakEvidence.empty() ? "; weak evidence: " + c.weakEvidence + "."
+               : c.removesFailure      ? "; both versions agree."
+                                       : ".");
     if (!c.revertDetail.empty())
       text += " Revert: " + c.revertDetail + ".";
     if (!c.alignedDetail.empty())
@@ -49,7 +53,10 @@ json reportSarif(const DebugReport &r) {
       props["memoryError"] = c.memoryError;
     if (c.hasAlternative) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
+      props["alternativeChanges"] = c.alternativeChanges;
       props["removesFailure"] = c.removesFailure;
+      if (!c.weakEvidence.empty())
+        props["weakEvidence"] = c.weakEvidence;
     }
     results.push_back(
         {{"ruleId", rule},

@@ -1,0 +1,82 @@
+// Alternative inputs a person believes (docs/debug.md, "Alternative inputs"): among the
+// inputs that satisfy a query, one that differs from the failing input as little as
+// the solver can show within a deadline.
+#pragma once
+
+#include "rootline/budget.h"
+#include "rootline/explore.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// The value input variable `v` has in `input`: a stdin, file or argv byte, or the
+// integer a scanf token's text reads as. Nullopt when `input` does not reach it.
+std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v);
+
+// Searches, on one solver, for models close to a seed input. Guard literals for "this
+// input keeps its seed value" and "this byte keeps its character class" are made once
+// per variable and reused by every query on the same solver.
+class ClosestInput {
+public:
+  ClosestInput(z3::solver &solver, const ProgramInput &seed, const std::vector<InputVar> &vars);
+
+  // A model of the solver's assertions under `assumptions`, of which `first` is one,
+  // that changes the seed as little as it can find before `deadline`:
+  //   1. inputs the query does not constrain keep their seed values (as in `first`);
+  //   2. as few inputs as possible change: the seed values are put back in groups,
+  //      halving a group the solver refuses (greedy, not a minimum);
+  //   3. each changed byte keeps its character class (digit, letter of the same case,
+  //      blank, punctuation), else stays printable when the seed byte was;
+  //   4. each changed value moves as little as possible from its seed (the smallest
+  //      distance, by doubling then bisection).
+  // A step the solver cannot settle in time is skipped; `first` is the fallback.
+  z3::model closest(const z3::expr_vector &assumptions, const z3::model &first,
+                    const Deadline &deadline);
+
+  unsigned checks() const { return checks_; } // solver checks made, in all
+
+private:
+  struct Var {
+    InputVar input;
+    z3::expr expr;
+    uint64_t seed = 0;
+    std::optional<z3::expr> keep, sameClass, printable; // guard literals, made lazily
+  };
+  std::optional<z3::model> check(const z3::expr_vector &assumptions,
+                                 const std::vector<z3::expr> &kept,
+                                 const std::vector<z3::expr> &trying, const Deadline &deadline);
+  // Adds each guard of `group` the solver accepts to `kept` (divide and conquer);
+  // `model` becomes the last model found.
+  void keepWhatFits(const z3::expr_vector &assumptions, std::vector<z3::expr> &kept,
+                    std::vector<z3::expr> group, std::optional<z3::model> &model,
+                    std::vector<bool> *accepted, const Deadline &deadline);
+  z3::expr guard(const z3::expr &meaning);
+  bool changed(const z3::model &m, const Var &v) const;
+
+  z3::solver &solver_;
+  std::vector<Var> vars_;
+  unsigned checks_ = 0, guards_ = 0;
+};
+
+// What `model` changes against `seed`, one phrase per input variable whose value
+// differs, in input order: "token 2: 10 → 11", "line 3, byte 5: 'a' → 'b'", "argv[1],
+// byte 1: 'x' → 'y'", "input.txt, token 1: 3 → 4". Bytes are C character literals;
+// tokens count the white-space separated words of their source from 1.
+std::vector<std::string> describeInputChanges(const ProgramInput &seed,
+                                              const std::vector<InputVar> &vars,
+                                              const z3::model &model);
+
+// A random input of the seed's shape, for telling what the program does with input it
+// does not care about: each number read by scanf becomes a random number of the same
+// sign within twice its size plus 10; each visible byte a random visible byte; blanks,
+// line ends and the rest of the input stay. The same `rngSeed` gives the same input.
+ProgramInput randomLike(const ProgramInput &seed, const std::vector<InputVar> &vars,
+                        uint64_t rngSeed);
+
+} // namespace rootline

@@ -1,0 +1,414 @@
+// Closest models: the solver's first model of a query changes inputs it need not and
+// picks arbitrary bytes; a person believes an input that differs from the failing one
+// where it must, and little there. Every step is a check under guard literals on the
+// same solver, bounded by the caller's deadline.
+#include "rootline/closest_input.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <random>
+
+namespace rootline {
+
+namespace {
+
+// Each check gets at most this long: a step that needs more is skipped.
+constexpr unsigned kCheckMs = 400;
+
+uint64_t maskOf(unsigned bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1); }
+
+const std::string *sourceOf(const ProgramInput &input, const InputVar &v) {
+  if (v.file.empty())
+    return &input.stdinBytes;
+  auto f = input.files.find(v.file);
+  return f == input.files.end() ? nullptr : &f->second;
+}
+
+bool signedToken(const InputVar &v) {
+  return v.kind == InputVar::Kind::Token && (v.conv == 'd' || v.conv == 'i');
+}
+
+// The seed value as a signed number when the variable is read as one.
+__int128 numeric(const InputVar &v, uint64_t value) {
+  value &= maskOf(v.bits);
+  if (signedToken(v) && v.bits < 64 && (value >> (v.bits - 1)) & 1)
+    return static_cast<__int128>(static_cast<int64_t>(value | ~maskOf(v.bits)));
+  if (signedToken(v) && v.bits == 64)
+    return static_cast<__int128>(static_cast<int64_t>(value));
+  return static_cast<__int128>(value);
+}
+
+std::optional<uint64_t> modelValue(const z3::model &m, const z3::expr &e) {
+  z3::expr r = m.eval(e, false);
+  uint64_t value = 0;
+  if (!r.is_numeral() || !r.is_numeral_u64(value))
+    return std::nullopt;
+  return value;
+}
+
+bool printableByte(unsigned char c) {
+  return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r';
+}
+
+// The character class a changed byte should keep: the set of bytes like `c`.
+std::optional<z3::expr> classOf(const z3::expr &x, unsigned char c) {
+  z3::context &ctx = x.ctx();
+  auto range = [&](int lo, int hi) { return z3::uge(x, ctx.bv_val(lo, 8)) && z3::ule(x, ctx.bv_val(hi, 8)); };
+  if (std::isdigit(c))
+    return range('0', '9');
+  if (std::islower(c))
+    return range('a', 'z');
+  if (std::isupper(c))
+    return range('A', 'Z');
+  if (c == ' ' || c == '\t')
+    return x == ctx.bv_val(' ', 8) || x == ctx.bv_val('\t', 8);
+  if (c == '\n' || c == '\r')
+    return x == ctx.bv_val(c, 8);
+  if (std::ispunct(c))
+    return range('!', '/') || range(':', '@') || range('[', '`') || range('{', '~');
+  return std::nullopt;
+}
+
+std::string charLiteral(uint64_t value) {
+  auto c = static_cast<unsigned char>(value);
+  switch (c) {
+  case '\n':
+    return "'\\n'";
+  case '\t':
+    return "'\\t'";
+  case '\r':
+    return "'\\r'";
+  case '\0':
+    return "'\\0'";
+  case '\'':
+    return "'\\''";
+  case '\\':
+    return "'\\\\'";
+  default:
+    break;
+  }
+  if (c >= 0x20 && c < 0x7f)
+    return std::string("'") + static_cast<char>(c) + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "'\\x%02x'", c);
+  return buf;
+}
+
+std::string numberText(const InputVar &v, uint64_t value) {
+  __int128 n = numeric(v, value);
+  return n < 0 ? "-" + std::to_string(static_cast<uint64_t>(-n))
+               : std::to_string(static_cast<uint64_t>(n));
+}
+
+// 1-based: which white-space separated word of `text` starts at or contains `offset`.
+size_t wordNumber(const std::string &text, uint64_t offset) {
+  size_t words = 0;
+  bool in = false;
+  for (uint64_t i = 0; i <= offset && i < text.size(); ++i) {
+    bool space = std::isspace(static_cast<unsigned char>(text[i]));
+    if (!space && !in)
+      ++words;
+    in = !space;
+  }
+  return std::max<size_t>(words, 1);
+}
+
+} // namespace
+
+std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v) {
+  if (v.kind == InputVar::Kind::ArgvByte) {
+    if (v.argIndex < 1 || v.argIndex - 1 >= input.args.size())
+      return std::nullopt;
+    const std::string &a = input.args[v.argIndex - 1];
+    // The terminating NUL is an input byte too.
+    return v.offset < a.size() ? std::optional<uint64_t>(static_cast<unsigned char>(a[v.offset]))
+           : v.offset == a.size() ? std::optional<uint64_t>(0)
+                                  : std::nullopt;
+  }
+  const std::string *bytes = sourceOf(input, v);
+  if (!bytes || v.offset >= bytes->size())
+    return std::nullopt;
+  if (v.kind == InputVar::Kind::StdinByte)
+    return static_cast<unsigned char>((*bytes)[v.offset]);
+  std::string text = bytes->substr(v.offset, v.length);
+  int base = v.conv == 'x' || v.conv == 'X' ? 16 : v.conv == 'o' ? 8 : v.conv == 'i' ? 0 : 10;
+  errno = 0;
+  char *end = nullptr;
+  uint64_t value = 0;
+  if (v.conv == 'd' || v.conv == 'i')
+    value = static_cast<uint64_t>(std::strtoll(text.c_str(), &end, base));
+  else
+    value = std::strtoull(text.c_str(), &end, base);
+  if (end == text.c_str())
+    return std::nullopt;
+  return value & maskOf(v.bits);
+}
+
+ClosestInput::ClosestInput(z3::solver &solver, const ProgramInput &seed,
+                           const std::vector<InputVar> &vars)
+    : solver_(solver) {
+  z3::context &ctx = solver.ctx();
+  for (const auto &v : vars) {
+    auto seedValue = valueIn(seed, v);
+    if (!seedValue)
+      continue;
+    vars_.push_back({v, ctx.bv_const(v.name.c_str(), v.bits), *seedValue, {}, {}, {}});
+  }
+}
+
+z3::expr ClosestInput::guard(const z3::expr &meaning) {
+  z3::expr g = solver_.ctx().bool_const(("rl!close" + std::to_string(guards_++)).c_str());
+  solver_.add(z3::implies(g, meaning));
+  return g;
+}
+
+bool ClosestInput::changed(const z3::model &m, const Var &v) const {
+  auto value = modelValue(m, v.expr);
+  return value && (*value & maskOf(v.input.bits)) != (v.seed & maskOf(v.input.bits));
+}
+
+std::optional<z3::model> ClosestInput::check(const z3::expr_vector &assumptions,
+                                             const std::vector<z3::expr> &kept,
+                                             const std::vector<z3::expr> &trying,
+                                             const Deadline &deadline) {
+  if (deadline.expired())
+    return std::nullopt;
+  z3::context &ctx = solver_.ctx();
+  z3::params p(ctx);
+  p.set("timeout", deadline.clampMs(kCheckMs));
+  solver_.set(p);
+  z3::expr_vector all(ctx);
+  for (const auto &a : assumptions)
+    all.push_back(a);
+  for (const auto &k : kept)
+    all.push_back(k);
+  for (const auto &t : trying)
+    all.push_back(t);
+  ++checks_;
+  if (solver_.check(all) != z3::sat)
+    return std::nullopt;
+  return solver_.get_model();
+}
+
+void ClosestInput::keepWhatFits(const z3::expr_vector &assumptions, std::vector<z3::expr> &kept,
+                                std::vector<z3::expr> group, std::optional<z3::model> &model,
+                                std::vector<bool> *accepted, const Deadline &deadline) {
+  // Ranges of `group`: one the solver accepts whole joins `kept`, one it refuses is
+  // halved, down to single guards.
+  struct Part {
+    size_t begin, end;
+  };
+  std::vector<z3::expr> all = std::move(group);
+  std::vector<Part> work{{0, all.size()}};
+  while (!work.empty() && !deadline.expired()) {
+    Part part = work.back();
+    work.pop_back();
+    if (part.begin >= part.end)
+      continue;
+    std::vector<z3::expr> trying(all.begin() + static_cast<long>(part.begin),
+                                 all.begin() + static_cast<long>(part.end));
+    if (auto m = check(assumptions, kept, trying, deadline)) {
+      kept.insert(kept.end(), trying.begin(), trying.end());
+      model = *m;
+      if (accepted)
+        for (size_t i = part.begin; i < part.end; ++i)
+          (*accepted)[i] = true;
+      continue;
+    }
+    if (part.end - part.begin == 1)
+      continue;
+    size_t mid = part.begin + (part.end - part.begin) / 2;
+    // The first half is tried first (input order): push it last.
+    work.push_back({mid, part.end});
+    work.push_back({part.begin, mid});
+  }
+}
+
+z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::model &first,
+                                const Deadline &deadline) {
+  std::optional<z3::model> model = first;
+  // 1. Inputs `first` leaves at their seed values stay there; the others are put back
+  //    in groups.
+  std::vector<z3::expr> kept, restore;
+  std::vector<size_t> changedVars;
+  for (size_t i = 0; i < vars_.size(); ++i) {
+    Var &v = vars_[i];
+    if (!modelValue(first, v.expr))
+      continue; // not constrained: applying the model keeps its seed value anyway
+    if (!v.keep)
+      v.keep = guard(v.expr == solver_.ctx().bv_val(v.seed, v.input.bits));
+    if (changed(first, v)) {
+      restore.push_back(*v.keep);
+      changedVars.push_back(i);
+    } else {
+      kept.push_back(*v.keep);
+    }
+  }
+  if (changedVars.empty())
+    return first;
+  keepWhatFits(assumptions, kept, restore, model, nullptr, deadline);
+
+  // 2. Bytes that must change keep their class, or at least stay printable.
+  std::vector<size_t> still;
+  for (size_t i : changedVars)
+    if (changed(*model, vars_[i]))
+      still.push_back(i);
+  std::vector<z3::expr> classGuards;
+  std::vector<size_t> classVars;
+  for (size_t i : still) {
+    Var &v = vars_[i];
+    if (v.input.kind == InputVar::Kind::Token)
+      continue;
+    if (!v.sameClass)
+      if (auto c = classOf(v.expr, static_cast<unsigned char>(v.seed)))
+        v.sameClass = guard(*c);
+    if (v.sameClass)
+      classGuards.push_back(*v.sameClass), classVars.push_back(i);
+  }
+  std::vector<bool> accepted(classGuards.size(), false);
+  keepWhatFits(assumptions, kept, classGuards, model, &accepted, deadline);
+  std::vector<z3::expr> printableGuards;
+  for (size_t k = 0; k < classVars.size(); ++k) {
+    Var &v = vars_[classVars[k]];
+    if (accepted[k] || !printableByte(static_cast<unsigned char>(v.seed)))
+      continue;
+    if (!v.printable) {
+      z3::context &ctx = solver_.ctx();
+      v.printable = guard((z3::uge(v.expr, ctx.bv_val(0x20, 8)) && z3::ule(v.expr, ctx.bv_val(0x7e, 8))) ||
+                          v.expr == ctx.bv_val('\n', 8) || v.expr == ctx.bv_val('\t', 8));
+    }
+    printableGuards.push_back(*v.printable);
+  }
+  keepWhatFits(assumptions, kept, printableGuards, model, nullptr, deadline);
+
+  // 3. Each changed value as near its seed as the solver allows.
+  z3::context &ctx = solver_.ctx();
+  for (size_t i : still) {
+    if (deadline.expired())
+      break;
+    Var &v = vars_[i];
+    auto now = modelValue(*model, v.expr);
+    if (!now)
+      continue;
+    __int128 seed = numeric(v.input, v.seed), cur = numeric(v.input, *now);
+    __int128 dist = cur > seed ? cur - seed : seed - cur;
+    if (dist <= 1)
+      continue;
+    bool isSigned = signedToken(v.input);
+    unsigned bits = v.input.bits;
+    __int128 lowest = isSigned ? -(static_cast<__int128>(1) << (bits - 1)) : 0;
+    __int128 highest = isSigned ? (static_cast<__int128>(1) << (bits - 1)) - 1
+                                : (static_cast<__int128>(1) << bits) - 1;
+    auto within = [&](__int128 d) {
+      __int128 lo = std::max(lowest, seed - d), hi = std::min(highest, seed + d);
+      z3::expr l = ctx.bv_val(static_cast<uint64_t>(lo) & maskOf(bits), bits);
+      z3::expr h = ctx.bv_val(static_cast<uint64_t>(hi) & maskOf(bits), bits);
+      return isSigned ? z3::sge(v.expr, l) && z3::sle(v.expr, h)
+                      : z3::uge(v.expr, l) && z3::ule(v.expr, h);
+    };
+    // Doubling finds a distance that fits; bisection narrows it. `fits` is the best
+    // guard found so far (the current model's distance fits by construction).
+    __int128 lo = 0, hi = dist;
+    std::optional<z3::expr> fits;
+    std::optional<z3::model> fitsModel;
+    for (__int128 d = 1; d < hi && !deadline.expired(); d *= 2) {
+      z3::expr g = guard(within(d));
+      if (auto m = check(assumptions, kept, {g}, deadline)) {
+        hi = d, fits = g, fitsModel = m;
+        break;
+      }
+      lo = d;
+    }
+    while (hi - lo > 1 && !deadline.expired()) {
+      __int128 mid = lo + (hi - lo) / 2;
+      z3::expr g = guard(within(mid));
+      if (auto m = check(assumptions, kept, {g}, deadline))
+        hi = mid, fits = g, fitsModel = m;
+      else
+        lo = mid;
+    }
+    if (fits) {
+      kept.push_back(*fits);
+      model = *fitsModel;
+    }
+  }
+  return *model;
+}
+
+std::vector<std::string> describeInputChanges(const ProgramInput &seed,
+                                              const std::vector<InputVar> &vars,
+                                              const z3::model &model) {
+  z3::context &ctx = model.ctx();
+  struct Change {
+    int source; // 0 stdin, 1 files, 2 argv
+    std::string file;
+    uint64_t argIndex, offset;
+    std::string text;
+  };
+  // Bytes inside a scanf token belong to the token (applyModel re-prints it whole).
+  auto insideToken = [&](const InputVar &byte) {
+    return byte.kind == InputVar::Kind::StdinByte &&
+           std::any_of(vars.begin(), vars.end(), [&](const InputVar &t) {
+             return t.kind == InputVar::Kind::Token && t.file == byte.file &&
+                    byte.offset >= t.offset && byte.offset < t.offset + t.length;
+           });
+  };
+  std::vector<Change> changes;
+  for (const auto &v : vars) {
+    auto was = valueIn(seed, v);
+    auto now = modelValue(model, ctx.bv_const(v.name.c_str(), v.bits));
+    if (!was || !now || (*was & maskOf(v.bits)) == (*now & maskOf(v.bits)) || insideToken(v))
+      continue;
+    Change c{v.kind == InputVar::Kind::ArgvByte ? 2 : v.file.empty() ? 0 : 1, v.file, v.argIndex,
+             v.offset, ""};
+    std::string where = v.file.empty() ? "" : v.file + ", ";
+    if (v.kind == InputVar::Kind::ArgvByte) {
+      c.text = "argv[" + std::to_string(v.argIndex) + "], byte " + std::to_string(v.offset + 1) +
+               ": " + charLiteral(*was) + " → " + charLiteral(*now);
+    } else if (v.kind == InputVar::Kind::Token) {
+      c.text = where + "token " + std::to_string(wordNumber(*sourceOf(seed, v), v.offset)) + ": " +
+               numberText(v, *was) + " → " + numberText(v, *now);
+    } else {
+      const std::string &text = *sourceOf(seed, v);
+      auto end = text.begin() + static_cast<long>(v.offset);
+      size_t line = 1 + static_cast<size_t>(std::count(text.begin(), end, '\n'));
+      size_t lineStart = v.offset == 0 ? std::string::npos : text.rfind('\n', v.offset - 1);
+      size_t column = lineStart == std::string::npos ? v.offset + 1 : v.offset - lineStart;
+      c.text = where + "line " + std::to_string(line) + ", byte " + std::to_string(column) + ": " +
+               charLiteral(*was) + " → " + charLiteral(*now);
+    }
+    changes.push_back(std::move(c));
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const Change &a, const Change &b) {
+    return std::tie(a.source, a.file, a.argIndex, a.offset) <
+           std::tie(b.source, b.file, b.argIndex, b.offset);
+  });
+  std::vector<std::string> out;
+  for (auto &c : changes)
+    out.push_back(std::move(c.text));
+  return out;
+}
+
+ProgramInput randomLike(const ProgramInput &seed, const std::vector<InputVar> &vars,
+                        uint64_t rngSeed) {
+  std::mt19937_64 rng(rngSeed);
+  return applyValues(seed, vars, [&](const InputVar &v) -> std::optional<uint64_t> {
+    auto was = valueIn(seed, v);
+    if (!was)
+      return std::nullopt;
+    if (v.kind == InputVar::Kind::Token) {
+      __int128 n = numeric(v, *was);
+      __int128 reach = (n < 0 ? -n : n) * 2 + 10;
+      __int128 r = static_cast<__int128>(rng() % static_cast<uint64_t>(reach + 1));
+      __int128 value = n < 0 ? -r : r;
+      return static_cast<uint64_t>(value) & maskOf(v.bits);
+    }
+    auto c = static_cast<unsigned char>(*was);
+    if (c > 0x20 && c < 0x7f)
+      return 0x21 + rng() % (0x7f - 0x21); // any visible character
+    return c; // blanks, line ends, NUL and bytes that are not text stay
+  });
+}
+
+} // namespace rootline
