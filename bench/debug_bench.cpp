@@ -8,7 +8,9 @@
 // slice (and never "same values"), and the align stage's time; and how far the
 // alternative inputs stray from the failing input (changed tokens, non-printable bytes),
 // closest inputs against the solver's first models, and on programs with input-error
-// paths (fixtures/evidence) how often agreement is labelled weak.
+// paths (fixtures/evidence) how often agreement is labelled weak. Last, a real
+// regression of a real project (a mujs fix reversed), with the default budget.
+#include "real_project.h"
 #include "rootline/debug.h"
 
 #include <nlohmann/json.hpp>
@@ -172,6 +174,44 @@ void corpus(const fs::path &root, Total (&totals)[kConfigs]) {
 
 } // namespace
 
+// A real regression of a real project: a mujs fix commit reversed
+// (fixtures/realworld/cases.json), debugged between the two trees with the default
+// budget; the fix's first line is the true cause.
+void realProject(const fs::path &fixtures) {
+  nlohmann::json c;
+  for (const auto &k : nlohmann::json::parse(readFile(fixtures / "realworld" / "cases.json")))
+    if (k["name"] == "mujs_regex_class_x2d")
+      c = k;
+  fs::path work = makeWorkDir("bench-real");
+  auto good = bench::mujsTree(c["good"].get<std::string>(), work);
+  auto bad = good ? bench::mujsTree(c["bad"].get<std::string>(), work) : std::nullopt;
+  if (!good || !bad) {
+    fs::remove_all(work);
+    return;
+  }
+  DebugRequest req;
+  req.oldRoot = good->root;
+  req.newRoot = bad->root;
+  req.oldRecipe = good->recipe;
+  req.newRecipe = bad->recipe;
+  req.oldLabel = c["good"].get<std::string>().substr(0, 7);
+  req.newLabel = c["bad"].get<std::string>().substr(0, 7);
+  req.input.stdinBytes = readFile(fixtures / "realworld" / c["stdin_file"].get<std::string>());
+  const auto &fix = c["fix_lines"][0];
+  DebugReport r = debugRegression(req);
+  unsigned rank = 0;
+  for (const auto &cand : r.candidates)
+    if (cand.file == fix["file"] && cand.line == fix["line_bad"].get<unsigned>() && !rank)
+      rank = cand.rank;
+  std::printf("\nreal project: %s (mujs %s -> %s, fix at %s:%u): true cause at rank %s of %zu, "
+              "%.2f s (budget %.0f s, builds included), %u solver calls\n",
+              c["name"].get<std::string>().c_str(), req.oldLabel.c_str(), req.newLabel.c_str(),
+              fix["file"].get<std::string>().c_str(), fix["line_bad"].get<unsigned>(),
+              rank ? std::to_string(rank).c_str() : "-", r.candidates.size(), r.totalSeconds,
+              req.budgetSeconds, r.solverCalls);
+  fs::remove_all(work);
+}
+
 int main() {
   fs::path fixtures = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
   Total totals[kConfigs], mixed[kConfigs];
@@ -248,5 +288,6 @@ int main() {
                 evidence[k].alternatives ? double(evidence[k].changedTokens) / evidence[k].alternatives
                                          : 0.0,
                 evidence[k].weak, evidence[k].weak + totals[k].weak + mixed[k].weak);
+  realProject(fixtures);
   return 0;
 }

@@ -1,13 +1,17 @@
 // Slicing benchmark, in the shape of the paper's table 1: RSC exploration against
 // DART on the same programs (runs, solver calls, formula bytes, time, partitions), all
 // measured in one run; then slicing throughput in trace instances per second and its
-// growth with trace length.
+// growth with trace length; and the relevant slice of the output of a real project's run
+// (mujs, 16 kLOC, running bench/mujs_workload.js), stage by stage, against the 10 s target.
+#include "real_project.h"
 #include "rootline/explore.h"
 
 #include <llvm/IR/Module.h>
 
 #include <chrono>
 #include <cstdio>
+
+#include <sys/resource.h>
 
 using namespace rootline;
 
@@ -88,6 +92,64 @@ void throughput(const fs::path &root) {
 
 } // namespace
 
+// The relevant slice of a real interpreter's output: concrete replay with dependences,
+// the slice, then the slice-directed symbolic replay for its condition (as `rootline
+// slice` and `debug` do).
+void realProject() {
+  fs::path work = makeWorkDir("bench-real");
+  auto tree = bench::mujsTree(bench::kMujsCommit, work);
+  if (!tree) {
+    fs::remove_all(work);
+    return;
+  }
+  TracedProgram p = buildTraced(tree->recipe);
+  TestCase test;
+  test.stdinFile = bench::mujsWorkload();
+  test.timeoutSeconds = 600;
+  auto t0 = std::chrono::steady_clock::now();
+  TracedRun run = runTraced(p, test, work / "run.trace");
+  double traced = seconds(t0);
+  LoadedModule m = loadModule(p.module.bitcode);
+  ModuleIndex index(*m.module);
+  StaticAnalysis analysis(*m.module, index);
+  auto t1 = std::chrono::steady_clock::now();
+  DependenceRecorder deps(index, analysis);
+  {
+    TraceReader reader(run.trace, p.module.key);
+    replayTrace(*m.module, index, reader, &deps);
+  }
+  DynamicTrace dyn = deps.take();
+  double replayed = seconds(t1);
+  auto t2 = std::chrono::steady_clock::now();
+  Slice slice = computeSlice(dyn, index, analysis, resolveCriterion("output", dyn, index));
+  double sliced = seconds(t2);
+  auto t3 = std::chrono::steady_clock::now();
+  z3::context ctx;
+  SymbolicOptions options;
+  options.only = &slice.member;
+  options.bugChecks = false;
+  SymbolicReplayer sym(ctx, *m.module, options);
+  {
+    TraceReader reader(run.trace, p.module.key);
+    replayTrace(*m.module, index, reader, &sym);
+  }
+  SymbolicRun symbolic = sym.take();
+  size_t rsc = relevantSliceCondition(symbolic, slice).size();
+  double symbolicSeconds = seconds(t3);
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("\nreal project: mujs %s running %s\n", bench::kMujsCommit,
+              bench::mujsWorkload().filename().c_str());
+  std::printf("%12s %9s %9s %9s %10s %9s %11s %10s\n", "instances", "trace s", "replay s",
+              "slice s", "symbolic s", "total s", "in slice", "peak MB");
+  std::printf("%12zu %9.2f %9.2f %9.2f %10.2f %9.2f %11zu %10ld  (%zu RSC constraints; target: "
+              "slice of an output under 10 s, memory under 4 GB)\n",
+              dyn.records.size(), traced, replayed, sliced, symbolicSeconds,
+              traced + replayed + sliced + symbolicSeconds, slice.size(), usage.ru_maxrss / 1024,
+              rsc);
+  fs::remove_all(work);
+}
+
 int main(int argc, char **argv) {
   fs::path root = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
   unsigned maxRuns = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 100;
@@ -103,5 +165,6 @@ int main(int argc, char **argv) {
          {"null_list", root / "explore/null_list/main.c", root / "explore/null_list/seed.txt", 2}},
         maxRuns);
   throughput(root);
+  realProject();
   return 0;
 }

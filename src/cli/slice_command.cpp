@@ -20,12 +20,19 @@ namespace rootline::cli {
 
 namespace {
 
+// Runs up to this long get their whole path condition without --pc.
+constexpr size_t kWholePathInstances = 1000000;
+constexpr size_t kShownConditionChars = 4000;
+// Constraints up to this size are simplified before they are shown.
+constexpr uint32_t kSimplifiedNodes = 256;
+
 struct SliceOptions {
   RecipeRequest recipe;
   std::string stdinFile;
   std::vector<std::string> criteria;
   std::string smt2;
   bool dynamicOnly = false;
+  bool pc = false;
   double timeout = 30;
   double budget = 60;
   std::vector<std::string> args;
@@ -52,11 +59,19 @@ std::string sourceLine(const std::string &path, unsigned line) {
   return s;
 }
 
-z3::expr conjunction(z3::context &ctx, const std::vector<PathConstraint> &cs) {
-  z3::expr e = ctx.bool_val(true);
-  for (const auto &c : cs)
-    e = e && c.taken;
-  return e.simplify();
+// The conjunction as text, each constraint simplified on its own: simplifying one
+// conjunction of thousands of constraints costs more than the whole replay.
+std::string conjunctionText(const std::vector<PathConstraint> &cs) {
+  if (cs.empty())
+    return "true";
+  std::string text;
+  for (const auto &c : cs) {
+    z3::expr e = c.nodes <= kSimplifiedNodes ? c.taken.simplify() : c.taken;
+    if (e.is_true())
+      continue;
+    text += (text.empty() ? "" : " && ") + readableExpr(e);
+  }
+  return text.empty() ? "true" : text;
 }
 
 int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
@@ -81,24 +96,27 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
   LoadedModule loaded = loadModule(program.module.bitcode);
   ModuleIndex index(*loaded.module);
   StaticAnalysis analysis(*loaded.module, index);
-  z3::context ctx;
-  SymbolicReplayer sym(ctx, *loaded.module);
-  DependenceRecorder deps(index, analysis);
-  ReplayFanout recorder({&sym, &deps});
-  TraceReader reader(run.trace, program.module.key);
-  ReplayLimits limits;
-  limits.deadline = budget.share(0.7);
-  limits.progress = [&progress](uint64_t n) {
+  // Two passes, as in debug (DESIGN.md 2.8): a concrete replay records dependences and
+  // gives the slices; a second, symbolic replay builds expressions for the relevant
+  // slice's instances only. The whole path's condition (PC) needs every instance
+  // symbolic: it comes with --pc, or when the run is short.
+  auto progressOf = [&progress](uint64_t n) {
     progress.update(std::to_string(n) + " instances replayed");
   };
-  progress.stage("symbolic");
-  ReplayResult replayed = replayTrace(*loaded.module, index, reader, &recorder, limits);
+  DependenceRecorder deps(index, analysis);
+  ReplayLimits concreteLimits;
+  concreteLimits.deadline = budget.share(0.45);
+  concreteLimits.progress = progressOf;
+  progress.stage("replay");
+  ReplayResult replayed;
+  {
+    TraceReader reader(run.trace, program.module.key);
+    replayed = replayTrace(*loaded.module, index, reader, &deps, concreteLimits);
+  }
   if (replayed.outcome == RunOutcome::Stopped)
     notes.push_back("replay stopped at the budget after " + std::to_string(replayed.instances) +
                     " instances; the slice covers that prefix of the run");
   DynamicTrace dyn = deps.take();
-  SymbolicRun symbolic = sym.take();
-  fs::remove_all(work);
 
   std::vector<CriterionSeed> seeds;
   for (const auto &c : opt.criteria) {
@@ -113,19 +131,41 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     }
   }
   progress.stage("slice");
-  Slice relevant = computeSlice(dyn, index, analysis, seeds, true, budget.share(0.6));
-  Slice dynamic = computeSlice(dyn, index, analysis, seeds, false, budget);
+  Slice relevant = computeSlice(dyn, index, analysis, seeds, true, budget.share(0.5));
+  Slice dynamic = computeSlice(dyn, index, analysis, seeds, false, budget.share(0.5));
   for (const Slice *s : {&relevant, &dynamic})
     if (!s->complete)
       notes.push_back(std::string(s == &relevant ? "relevant" : "dynamic") +
                       " slice stopped at the budget " + std::to_string(s->stoppedAt) +
                       " instances from the start of the run");
+
+  const Slice &conditioned = opt.dynamicOnly ? dynamic : relevant;
+  bool wholePath = opt.pc || dyn.records.size() <= kWholePathInstances;
+  z3::context ctx;
+  SymbolicOptions symbolicOptions;
+  symbolicOptions.only = wholePath ? nullptr : &conditioned.member;
+  symbolicOptions.bugChecks = false;
+  SymbolicReplayer sym(ctx, *loaded.module, symbolicOptions);
+  ReplayLimits symbolicLimits;
+  symbolicLimits.deadline = budget;
+  symbolicLimits.progress = progressOf;
+  progress.stage("symbolic");
+  ReplayResult symbolicReplay;
+  {
+    TraceReader reader(run.trace, program.module.key);
+    symbolicReplay = replayTrace(*loaded.module, index, reader, &sym, symbolicLimits);
+  }
+  fs::remove_all(work);
+  if (symbolicReplay.outcome == RunOutcome::Stopped && replayed.outcome != RunOutcome::Stopped)
+    notes.push_back("symbolic replay stopped at the budget after " +
+                    std::to_string(symbolicReplay.instances) +
+                    " instances; the conditions cover that prefix of the run");
+  SymbolicRun symbolic = sym.take();
   for (const CappedValues &c : symbolic.capped)
     notes.push_back(std::to_string(c.count) + " value(s) at " + c.file + ":" +
                     std::to_string(c.line) + " made concrete: their expressions outgrew " +
                     std::to_string(kDefaultMaxExprNodes) + " nodes");
-  std::vector<PathConstraint> rsc =
-      relevantSliceCondition(symbolic, opt.dynamicOnly ? dynamic : relevant);
+  std::vector<PathConstraint> rsc = relevantSliceCondition(symbolic, conditioned);
 
   std::map<std::pair<std::string, unsigned>, LineEntry> lines;
   for (uint64_t i = 0; i < dyn.records.size(); ++i) {
@@ -141,8 +181,8 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     e.dynamic += inDyn;
   }
   progress.finish();
-  std::string rscText = readableExpr(conjunction(ctx, rsc));
-  std::string pcText = readableExpr(conjunction(ctx, symbolic.path));
+  std::string rscText = conjunctionText(rsc);
+  std::string pcText = wholePath ? conjunctionText(symbolic.path) : "";
   if (!opt.smt2.empty()) {
     z3::solver s(ctx);
     for (const auto &d : symbolic.domain)
@@ -166,8 +206,9 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
                         {"trace_instances", dyn.records.size()},
                         {"rsc", rscText},
                         {"rsc_constraints", rsc.size()},
-                        {"pc", pcText},
-                        {"pc_constraints", symbolic.path.size()},
+                        {"pc", wholePath ? nlohmann::json(pcText) : nlohmann::json(nullptr)},
+                        {"pc_constraints", wholePath ? nlohmann::json(symbolic.path.size())
+                                                     : nlohmann::json(nullptr)},
                         {"outcome", run.process.outcome()},
                         {"notes", notes}};
     std::cout << jsonText(j);
@@ -185,8 +226,20 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     std::cout << head << sourceLine(e.path, key.second) << "\n";
   }
   std::cout << "  (+ = only through potential dependences)\n";
-  std::cout << "RSC (" << rsc.size() << " constraints): " << rscText << "\n";
-  std::cout << "PC  (" << symbolic.path.size() << " constraints): " << pcText << "\n";
+  // A long condition is cut on the terminal; --smt2 and --json have it whole.
+  auto shown = [](const std::string &text) {
+    return text.size() <= kShownConditionChars
+               ? text
+               : text.substr(0, kShownConditionChars) + " ... (" +
+                     std::to_string(text.size() - kShownConditionChars) +
+                     " more characters; --smt2 FILE or --json has it whole)";
+  };
+  std::cout << "RSC (" << rsc.size() << " constraints): " << shown(rscText) << "\n";
+  if (wholePath)
+    std::cout << "PC  (" << symbolic.path.size() << " constraints): " << shown(pcText) << "\n";
+  else
+    std::cout << "PC  not computed: the run has " << dyn.records.size()
+              << " instances, so only the slice was replayed symbolically (--pc computes it)\n";
   for (const auto &n : notes)
     std::cerr << "rootline: budget: " << n << "\n";
   return ExitOk;
@@ -206,6 +259,9 @@ void addSliceCommand(CLI::App &app, const GlobalOptions &global, Action &action)
                   "output:N (the N-th stdout line) or crash; repeatable")
       ->required();
   cmd->add_option("--smt2", opt->smt2, "Write the RSC as SMT-LIB2 to FILE");
+  cmd->add_flag("--pc", opt->pc,
+                "Also compute the whole path condition (replays every instance symbolically; "
+                "automatic for runs of at most 10^6 instances)");
   cmd->add_flag("--dynamic", opt->dynamicOnly,
                 "Use the dynamic slice (no potential dependences) for the condition");
   cmd->add_option("--timeout", opt->timeout, "Seconds before the program is stopped (default 30)");

@@ -32,7 +32,7 @@ const std::map<std::string, const char *> kKnownMisses = {};
 
 } // namespace
 
-TEST_CASE("example 2: RSC reports exactly the discount branch; PC also the shipping branch",
+TEST_CASE("example 2: RSC reports exactly the discount branch, PC also the shipping branch",
           "[debug]") {
   RegressionFixture r = regression("discount_threshold");
   DebugReport rsc = debugRegression(requestFor(r));

@@ -112,7 +112,7 @@ TEST_CASE("the k-th iteration of a loop meets the k-th in the other run", "[alig
   CHECK(a.newStatus[np[0]] == Aligned::Differs);
 }
 
-TEST_CASE("a call meets its counterpart; a line that moved keeps its alignment", "[align]") {
+TEST_CASE("a call meets its counterpart, a line that moved keeps its alignment", "[align]") {
   TempDir t1, t2;
   const char *oldSrc = "#include <stdio.h>\n"
                        "int twice(int v) {\n"

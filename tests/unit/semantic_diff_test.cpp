@@ -46,7 +46,7 @@ TEST_CASE("reformatting and comments change nothing", "[diff][neutral]") {
   CHECK(d.neutralWhy(true, 5) == "whitespace or comments only");
 }
 
-TEST_CASE("a consistent rename in one function is neutral; the change beside it is not",
+TEST_CASE("a consistent rename in one function is neutral, the change beside it is not",
           "[diff][neutral]") {
   std::string oldText = "int sum(int *a, int n) {\n  int i, s = 0;\n  for (i = 0; i < n; i++)\n"
                         "    s += a[i];\n  return s;\n}\n"
