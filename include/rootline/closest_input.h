@@ -8,6 +8,7 @@
 
 #include <z3++.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v);
 class ClosestInput {
 public:
   ClosestInput(z3::solver &solver, const ProgramInput &seed, const std::vector<InputVar> &vars);
+  // Seeds given per variable (nullopt: the variable is left out), e.g. another model's
+  // values: the input nearest a boundary on its other side.
+  ClosestInput(z3::solver &solver, const std::vector<InputVar> &vars,
+               const std::function<std::optional<uint64_t>(const InputVar &)> &seedOf);
 
   // A model of the solver's assertions under `assumptions`, of which `first` is one,
   // that changes the seed as little as it can find before `deadline`:

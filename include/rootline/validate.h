@@ -32,12 +32,24 @@ struct ValidateRequest {
 
 // An input on which the fix and the good version behave differently (or, unconfirmed,
 // on which the solver predicted they would).
+// An input validate ran on good, bad and fix, classified three ways (docs/validate.md,
+// "Verdicts"):
+//   "restored"      fix = good ≠ bad;
+//   "kept change"   fix = bad ≠ good outside the failing input's partition: a change the
+//                   bad version made on purpose, listed, not counted against the fix;
+//   "still failing" fix = bad ≠ good inside the failing input's partition;
+//   "new behaviour" fix ≠ good and fix ≠ bad: what the fix itself introduced;
+//   "same"          all three alike.
 struct Disagreement {
   std::string
       how; // "counterexample to the proof", "leaves the fix's partition at <file:line>", ...
   ProgramInput input;
-  RunSummary good, fix;
-  bool confirmed = false; // the native runs differ
+  std::vector<std::string> changes; // against the failing input ("token 1: 10 → 9")
+  RunSummary good, bad, fix;
+  bool confirmed = false;       // the fix and the good version differ, run natively
+  bool insideFailure = false;   // in the failing input's partition of the good version
+  std::string verdict;          // the class above
+  std::string where;            // the constraint's line it was found at ("main.c:9"), or ""
 };
 
 struct ValidateReport {
@@ -53,7 +65,13 @@ struct ValidateReport {
   unsigned outputsCompared = 0;                   // symbolic output values in the claim
   std::optional<Disagreement> counterexample;
   unsigned neighboursTried = 0;
-  std::vector<Disagreement> disagreements; // confirmed, from the neighbouring partitions
+  // Inputs on which the fix and the good version differ (natively): "still failing" and
+  // "new behaviour" reject the fix; "kept change" is listed, not counted.
+  std::vector<Disagreement> disagreements;
+  // Inputs outside the failing input's partition where the fix behaves like the good
+  // version and the bad one does not: the fix also reverts a change of the bad version.
+  std::vector<Disagreement> reverted;
+  std::vector<std::string> warnings; // "also reverts the change at main.c:9"
   bool accepted = false;
   std::string verdict; // one sentence
   std::vector<std::string> notes;

@@ -94,13 +94,19 @@ void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &acti
   addRecipeOptions(*cmd, opt->recipe);
   addTestOptions(*cmd, opt->test);
   cmd->add_option("--max-neighbours", opt->maxNeighbours,
-                  "Inputs from neighbouring partitions to run on both versions (default 40)");
+                  "Inputs from neighbouring partitions and boundaries to run on the three "
+                  "versions (default 40)");
   addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--out", opt->out,
                   "Directory for validate.json, validate.md, validate.sarif and validate.html");
-  cmd->footer("Accepted when the failing test passes on the fix, the solver proves that the fix\n"
-              "computes the good version's output for every input in both versions' partitions of\n"
-              "the failing input, and no input from a neighbouring partition makes them disagree.\n"
+  cmd->footer("Every input tried runs on good, bad and fix. Accepted when the failing test passes\n"
+              "on the fix, the solver proves that the fix computes the good version's output for\n"
+              "every input in both versions' partitions of the failing input, and no input shows\n"
+              "new behaviour (like neither version) or a failure the fix left (like the bad\n"
+              "version on the failing lines, in the failure's partition). Inputs where the fix\n"
+              "keeps an intended change of the bad version are listed, not counted; a fix that\n"
+              "also reverts one is accepted with a warning. The conditions the fix changed are\n"
+              "tried first, on both sides of their boundaries (\"token 1: 10 → 9\").\n"
               "Exit status: 0 accepted, 1 not accepted (the report shows why, with inputs),\n"
               "2 bad input (unknown revision, the test fails at good or passes at bad, no build).\n"
               "Example: rootline validate --repo . --good v1.0 --bad v1.1 --fix HEAD --stdin t.in");

@@ -248,7 +248,7 @@ DebugReport debugRegression(const DebugRequest &request) {
                      [&](const SameValueLine &s) { return s.file == c.file && s.line == c.line; }))
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::explainCandidates(candidates);
-  debug::rankCandidates(candidates, req.maxCandidates);
+  debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
   stages.end();
   if (req.progress)

@@ -275,9 +275,11 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
                     const Version &newV, Diffs &diffs, const Deadline &deadline,
                     DebugReport &report, Stages &stages);
 
-// Orders candidates: changed lines the evidence does not refute, evidence, changed
-// region, closeness to the failure; one per line, at most `max`, ranked from 1.
-void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max);
+// Orders candidates: revert, memory and aligned-run evidence, the first divergence,
+// changed lines the evidence does not refute, evidence, changed region, closeness to the
+// failure; one per line, at most `max`, ranked from 1.
+void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
+                    const std::optional<FirstDivergence> &first = std::nullopt);
 
 // Runs each candidate's alternative input on both native executables, best-ranked
 // first, until the deadline.

@@ -53,7 +53,14 @@ int alignedEvidence(const DebugCandidate &c) {
 
 } // namespace
 
-void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
+void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
+                    const std::optional<FirstDivergence> &first) {
+  // Among lines the other evidence cannot tell apart (one revert unit fixes them all, all
+  // in the dual slice), the line where the aligned runs first part comes first: the
+  // earliest difference on the failure's slice, which the others follow from.
+  auto divergesFirst = [&](const DebugCandidate &c) {
+    return first && c.version == first->version && c.file == first->file && c.line == first->line;
+  };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
                      if (revertEvidence(a) != revertEvidence(b))
@@ -62,6 +69,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max) {
                        return memoryEvidence(a) > memoryEvidence(b);
                      if (alignedEvidence(a) != alignedEvidence(b))
                        return alignedEvidence(a) > alignedEvidence(b);
+                     if (divergesFirst(a) != divergesFirst(b))
+                       return divergesFirst(a);
                      if (changedUnrefuted(a) != changedUnrefuted(b))
                        return changedUnrefuted(a);
                      if (evidence(a) != evidence(b))

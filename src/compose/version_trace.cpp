@@ -3,6 +3,7 @@
 // expressions only for the instances the relevant slice needs (DESIGN.md 2.8).
 #include "compose/debug_stages.h"
 
+#include "rootline/closest_input.h"
 #include "rootline/error.h"
 
 #include <set>
@@ -89,6 +90,9 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
   ReplayResult r = replayTrace(*v.module.module, *v.index, reader, &sym,
                                limitsFor(v, deadline, stages, "replayed symbolically"));
   v.trace.symbolic = sym.take();
+  for (auto &in : v.trace.symbolic.inputs)
+    if (auto value = valueIn(v.trace.input, in))
+      in.seedValue = *value;
   for (const CappedValues &c : v.trace.symbolic.capped)
     stages.remark("the " + v.name + " version made " + count(c.count) + " value(s) at " +
                   relativeTo(c.file, v.root) + ":" + std::to_string(c.line) +

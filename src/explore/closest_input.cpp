@@ -147,10 +147,14 @@ std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v) {
 
 ClosestInput::ClosestInput(z3::solver &solver, const ProgramInput &seed,
                            const std::vector<InputVar> &vars)
+    : ClosestInput(solver, vars, [&](const InputVar &v) { return valueIn(seed, v); }) {}
+
+ClosestInput::ClosestInput(z3::solver &solver, const std::vector<InputVar> &vars,
+                           const std::function<std::optional<uint64_t>(const InputVar &)> &seedOf)
     : solver_(solver) {
   z3::context &ctx = solver.ctx();
   for (const auto &v : vars) {
-    auto seedValue = valueIn(seed, v);
+    auto seedValue = seedOf(v);
     if (!seedValue)
       continue;
     vars_.push_back({v, ctx.bv_const(v.name.c_str(), v.bits), *seedValue, {}, {}, {}});

@@ -1,4 +1,5 @@
 // One traced run, replayed symbolically, with its branch sequence and coverage.
+#include "rootline/closest_input.h"
 #include "rootline/explore.h"
 
 #include "rootline/error.h"
@@ -58,6 +59,10 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
   TraceReader reader(run.trace, program.module.key);
   out.replay = replayTrace(module, index, reader, &recorder, limits);
   out.symbolic = sym.take();
+  // Each input's value on this run: replay names the inputs, the input holds their values.
+  for (auto &v : out.symbolic.inputs)
+    if (auto value = valueIn(input, v))
+      v.seedValue = *value;
   if (deps)
     out.dynamic = deps->take();
   if (out.replay.crashInst) {

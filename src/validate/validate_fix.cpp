@@ -2,9 +2,13 @@
 // and native runs of the neighbouring partitions (DESIGN.md 2.7).
 #include "rootline/validate.h"
 
+#include "rootline/closest_input.h"
 #include "rootline/error.h"
+#include "rootline/text_diff.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 namespace rootline {
@@ -17,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 struct Side : AnalysedVersion {
   SymbolicTrace trace;
   std::vector<PathConstraint> condition; // RSC of every output
+  // RSC of the output lines the failing test got wrong (the good version's): the
+  // failing input's partition as far as the failure goes.
+  std::vector<PathConstraint> failureCondition;
 };
 
 bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
@@ -26,7 +33,8 @@ bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
 // False when the deadline cut the replay or the slice: the condition then describes
 // less than the partition and proves nothing.
 bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::path &dir,
-               double timeout, const Deadline &deadline, Progress *progress) {
+               double timeout, const Deadline &deadline, Progress *progress,
+               const std::set<size_t> &failingLines = {}) {
   ReplayLimits limits{deadline, {}};
   if (progress)
     limits.progress = [progress](uint64_t n) {
@@ -44,7 +52,45 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   }
   Slice slice = computeSlice(s.trace.dynamic, *s.index, *s.analysis, seeds, true, deadline);
   s.condition = relevantSliceCondition(s.trace.symbolic, slice);
+  std::vector<CriterionSeed> failing;
+  for (size_t line : failingLines)
+    try {
+      for (auto &seed : resolveCriterion("output:" + std::to_string(line + 1), s.trace.dynamic,
+                                         *s.index))
+        failing.push_back(seed);
+    } catch (const Error &) {
+      // a line this run did not print: its absence is the failure
+    }
+  if (!failing.empty()) {
+    Slice f = computeSlice(s.trace.dynamic, *s.index, *s.analysis, failing, true, deadline);
+    s.failureCondition = relevantSliceCondition(s.trace.symbolic, f);
+    return slice.complete && f.complete;
+  }
+  s.failureCondition = s.condition;
   return slice.complete;
+}
+
+std::vector<std::string> outputLines(const std::string &out) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos)
+      end = out.size();
+    lines.push_back(out.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The stdout lines (0-based) on which `run` differs from `expected`.
+std::set<size_t> differingLines(const RunSummary &expected, const RunSummary &run) {
+  auto a = outputLines(expected.stdoutBytes), b = outputLines(run.stdoutBytes);
+  std::set<size_t> out;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i)
+    if (i >= a.size() || i >= b.size() || a[i] != b[i])
+      out.insert(i);
+  return out;
 }
 
 // The value an expression has on the traced run (inputs at their seed values).
@@ -110,6 +156,64 @@ std::string where(const PathConstraint &c, const fs::path &root) {
   return file + ":" + std::to_string(loc.line);
 }
 
+// The lines the fix changed against the bad version, by the fix's file (relative to its
+// tree); files the bad version lacks count as wholly changed.
+class FixChanges {
+public:
+  FixChanges(const fs::path &badRoot, const fs::path &fixRoot) : bad_(badRoot), fix_(fixRoot) {}
+  bool changed(const std::string &file, unsigned line) {
+    auto it = diffs_.find(file);
+    if (it == diffs_.end()) {
+      std::optional<TextDiff> d;
+      if (fs::is_regular_file(fix_ / file))
+        d = diffTexts(fs::is_regular_file(bad_ / file) ? readFile(bad_ / file) : "",
+                      readFile(fix_ / file));
+      it = diffs_.emplace(file, std::move(d)).first;
+    }
+    return it->second && it->second->changedInNew(line);
+  }
+
+private:
+  fs::path bad_, fix_;
+  std::map<std::string, std::optional<TextDiff>> diffs_;
+};
+
+// The three-way class of an input (validate.h, Disagreement), line by line: a fix may
+// restore the lines the test failed on and keep the bad version's other changes. A line
+// like neither version's is new behaviour; a failing line (`failing`: those the test got
+// wrong) like the bad version's, inside the failure's partition, is still failing; any
+// other line like the bad version's keeps its change. `reverts`: some line the bad
+// version changed on purpose (not a failing line, or outside the partition) is back to
+// the good version's.
+std::string classify(const Disagreement &d, const std::set<size_t> &failing, bool &reverts) {
+  reverts = false;
+  auto g = outputLines(d.good.stdoutBytes), b = outputLines(d.bad.stdoutBytes),
+       f = outputLines(d.fix.stdoutBytes);
+  auto at = [](const std::vector<std::string> &v, size_t i) -> std::optional<std::string> {
+    return i < v.size() ? std::optional<std::string>(v[i]) : std::nullopt;
+  };
+  bool introduced = d.fix.outcome != d.good.outcome && d.fix.outcome != d.bad.outcome;
+  bool stillFailing = false, kept = false;
+  for (size_t i = 0; i < std::max({g.size(), b.size(), f.size()}); ++i) {
+    auto gi = at(g, i), bi = at(b, i), fi = at(f, i);
+    bool intended = !failing.count(i) || !d.insideFailure;
+    if (fi == gi) {
+      reverts = reverts || (gi != bi && intended);
+    } else if (fi == bi) {
+      (intended ? kept : stillFailing) = true;
+    } else {
+      introduced = true;
+    }
+  }
+  if (introduced)
+    return "new behaviour";
+  if (stillFailing)
+    return "still failing";
+  if (sameBehaviour(d.fix, d.good))
+    return sameBehaviour(d.good, d.bad) ? "same" : "restored";
+  return kept ? "kept change" : "restored";
+}
+
 } // namespace
 
 ValidateReport validateFix(const ValidateRequest &req) {
@@ -152,6 +256,7 @@ ValidateReport validateFix(const ValidateRequest &req) {
   if (sameBehaviour(report.badRun, report.expected))
     throw Error("the test passes on the bad version: there is no failure for the fix to remove");
   report.testPasses = sameBehaviour(report.fixRun, report.expected);
+  std::set<size_t> failingLines = differingLines(report.expected, report.badRun);
 
   // The proof over the failing input's partition of the good version.
   z3::context ctx;
@@ -159,7 +264,8 @@ ValidateReport validateFix(const ValidateRequest &req) {
   // neighbouring runs the rest.
   progress.stage("symbolic", "good version");
   bool complete =
-      traceSide(good, req.input, ctx, work / "tg", timeout(), deadline.share(0.3, 0.5), &progress);
+      traceSide(good, req.input, ctx, work / "tg", timeout(), deadline.share(0.3, 0.5), &progress,
+                failingLines);
   progress.stage("symbolic", "fix");
   complete = complete && traceSide(fix, req.input, ctx, work / "tf", timeout(),
                                    deadline.share(0.45, 0.5), &progress);
@@ -180,12 +286,53 @@ ValidateReport validateFix(const ValidateRequest &req) {
     for (const auto &d : s->trace.symbolic.domain)
       base.add(d);
 
-  auto runBoth = [&](Disagreement &d, const std::string &dir) {
+  // Every input runs on all three versions and is classified; the reports keep the ones
+  // where the fix differs from the good version, and those where it reverts a change.
+  auto runAll = [&](Disagreement &d, const std::string &dir) {
     d.good = runInputNatively(good.native, d.input, work / dir / "good", timeout(),
                               kMadeUpInputOutputLimit);
+    d.bad = runInputNatively(badNative, d.input, work / dir / "bad", timeout(),
+                             kMadeUpInputOutputLimit);
     d.fix = runInputNatively(fix.native, d.input, work / dir / "fix", timeout(),
                              kMadeUpInputOutputLimit);
     d.confirmed = !sameBehaviour(d.good, d.fix);
+  };
+  auto record = [&](Disagreement &d) {
+    bool reverts = false;
+    d.verdict = classify(d, failingLines, reverts);
+    if (d.confirmed)
+      report.disagreements.push_back(d);
+    if (reverts)
+      report.reverted.push_back(d);
+  };
+  // A model as an input: the one closest to the failing input the solver finds (a
+  // boundary value next to it, not an arbitrary one), within a short deadline.
+  auto inputOf = [&](z3::solver &s, Disagreement &d,
+                     const std::optional<z3::model> &near = std::nullopt) {
+    // Near the failing input, or near another model (missing values: the failing input's).
+    ClosestInput closer(s, vars, [&](const InputVar &v) -> std::optional<uint64_t> {
+      if (near) {
+        z3::expr e = near->eval(ctx.bv_const(v.name.c_str(), v.bits), false);
+        uint64_t value = 0;
+        if (e.is_numeral() && e.is_numeral_u64(value))
+          return value;
+      }
+      return valueIn(req.input, v);
+    });
+    z3::model m = closer.closest(z3::expr_vector(ctx), s.get_model(), deadline.atMost(1.0));
+    report.solverCalls += closer.checks();
+    d.input = applyModel(req.input, vars, m);
+    d.changes = describeInputChanges(req.input, vars, m);
+    return m;
+  };
+  // Whether a model is in the failing input's partition of the good version, as far as
+  // the failing lines go.
+  // Inputs the model leaves out keep the failing input's values.
+  auto inGoodPartition = [&](const z3::model &m) {
+    return std::all_of(good.failureCondition.begin(), good.failureCondition.end(),
+                       [&](const PathConstraint &g) {
+                         return seedValueOf(ctx, vars, m.eval(g.taken, false)).simplify().is_true();
+                       });
   };
   if (!report.testPasses) {
     report.proof = "not proved: the failing test does not pass on the fix";
@@ -206,8 +353,10 @@ ValidateReport validateFix(const ValidateRequest &req) {
     } else if (r == z3::sat) {
       Disagreement d;
       d.how = "counterexample to the proof: in both partitions, different output";
-      d.input = applyModel(req.input, vars, base.get_model());
-      runBoth(d, "cex");
+      d.insideFailure = inGoodPartition(inputOf(base, d));
+      runAll(d, "cex");
+      bool reverts = false;
+      d.verdict = classify(d, failingLines, reverts);
       report.proof = d.confirmed ? "refuted"
                                  : "not proved: the solver's counterexample behaves alike when run "
                                    "natively (the symbolic model is incomplete here)";
@@ -228,6 +377,57 @@ ValidateReport validateFix(const ValidateRequest &req) {
       });
   tried.insert(req.input);
   bool cutNeighbours = false;
+  // Both sides of each condition the fix changed (against the bad version): the input
+  // nearest the failing one that flips it (`qty >= 9` flipped at `qty = 8`), then the
+  // input nearest that one that does not (`qty = 9`): boundary values. Tried first: a
+  // fix is most likely wrong where it changed something.
+  FixChanges fixChanges(req.badRoot, req.fixRoot);
+  auto boundaries = [&] {
+    std::set<std::pair<const llvm::Instruction *, uint32_t>> asked;
+    for (const auto &c : fix.condition) {
+      if (report.neighboursTried >= req.maxNeighbours)
+        break;
+      if (deadline.expired()) {
+        cutNeighbours = true;
+        break;
+      }
+      std::string at = where(c, fix.root);
+      std::string file = at.substr(0, at.rfind(':'));
+      if (!fixChanges.changed(file, ModuleIndex::locationOf(c.inst).line) ||
+          !asked.insert({c.inst, c.successor}).second)
+        continue;
+      progress.update(std::to_string(report.neighboursTried) + " neighbouring inputs run");
+      auto tryInput = [&](Disagreement &d, const z3::model &m, const std::string &how) {
+        if (!tried.insert(d.input).second || report.neighboursTried >= req.maxNeighbours)
+          return;
+        ++report.neighboursTried;
+        d.how = how;
+        d.where = at;
+        d.insideFailure = inGoodPartition(m);
+        runAll(d, "b" + std::to_string(report.neighboursTried));
+        record(d);
+      };
+      std::optional<z3::model> flipped;
+      base.push();
+      base.add(!c.taken);
+      if (check(base) == z3::sat) {
+        Disagreement d;
+        flipped = inputOf(base, d);
+        tryInput(d, *flipped, "flips the fix's changed condition at " + at);
+      }
+      base.pop();
+      if (flipped && !deadline.expired()) {
+        base.push();
+        base.add(c.taken);
+        if (check(base) == z3::sat) {
+          Disagreement d;
+          z3::model m = inputOf(base, d, flipped);
+          tryInput(d, m, "keeps the fix's changed condition at " + at + " next to its boundary");
+        }
+        base.pop();
+      }
+    }
+  };
   auto neighbours = [&](const std::vector<PathConstraint> &inside,
                         const std::vector<PathConstraint> &leave, const Side &version) {
     base.push();
@@ -243,14 +443,14 @@ ValidateReport validateFix(const ValidateRequest &req) {
       base.add(!leave[i].taken);
       if (check(base) == z3::sat) {
         Disagreement d;
-        d.input = applyModel(req.input, vars, base.get_model());
+        z3::model m = inputOf(base, d);
         if (tried.insert(d.input).second) {
           ++report.neighboursTried;
-          d.how = "leaves the " + version.name + " version's partition at " +
-                  where(leave[i], version.root);
-          runBoth(d, "n" + std::to_string(report.neighboursTried));
-          if (d.confirmed)
-            report.disagreements.push_back(d);
+          d.where = where(leave[i], version.root);
+          d.how = "leaves the " + version.name + " version's partition at " + d.where;
+          d.insideFailure = inGoodPartition(m);
+          runAll(d, "n" + std::to_string(report.neighboursTried));
+          record(d);
         }
       }
       base.pop();
@@ -260,6 +460,7 @@ ValidateReport validateFix(const ValidateRequest &req) {
   };
   if (complete) {
     progress.stage("neighbours");
+    boundaries();
     neighbours(good.condition, fix.condition, fix);
     neighbours(fix.condition, good.condition, good);
     neighbours({}, good.condition, good);
@@ -271,19 +472,46 @@ ValidateReport validateFix(const ValidateRequest &req) {
   if (report.counterexample && report.counterexample->confirmed)
     report.disagreements.insert(report.disagreements.begin(), *report.counterexample);
 
-  report.accepted = report.testPasses && report.proof == "proved" && report.disagreements.empty();
+  // The verdict from the classes (docs/validate.md, "Verdicts"): what the fix broke or
+  // left broken rejects it; changes the bad version made on purpose do not.
+  auto count = [&](const std::string &cls) {
+    return static_cast<size_t>(std::count_if(report.disagreements.begin(),
+                                             report.disagreements.end(),
+                                             [&](const Disagreement &d) { return d.verdict == cls; }));
+  };
+  size_t introduced = count("new behaviour"), failing = count("still failing"),
+         kept = count("kept change");
+  std::set<std::string> revertedAt;
+  for (const auto &d : report.reverted)
+    if (revertedAt.insert(d.where).second)
+      report.warnings.push_back("also reverts the change at " +
+                                (d.where.empty() ? std::string("another input") : d.where) +
+                                ": on " + (d.changes.empty() ? "an input" : d.changes.front()) +
+                                " the fix behaves like the good version, the bad one does not");
+  report.accepted = report.testPasses && report.proof == "proved" && introduced == 0 &&
+                    failing == 0;
+  std::string keptText = kept ? "; " + std::to_string(kept) +
+                                    " input(s) keep a change of the bad version, listed, not "
+                                    "counted"
+                              : "";
   if (report.accepted)
     report.verdict = "accepted: the fix passes the failing test, computes the good version's "
                      "output for every input in both versions' partitions of the failing input, "
-                     "and agrees with it on " +
-                     std::to_string(report.neighboursTried) + " neighbouring input(s)";
+                     "and introduces nothing new on " +
+                     std::to_string(report.neighboursTried) + " neighbouring input(s)" + keptText;
   else if (!report.testPasses)
     report.verdict = "rejected: the failing test still fails on the fix";
-  else if (!report.disagreements.empty())
-    report.verdict = "rejected: the fix and the good version disagree on " +
-                     std::to_string(report.disagreements.size()) + " input(s), run natively";
+  else if (introduced)
+    report.verdict = "rejected: on " + std::to_string(introduced) +
+                     " input(s) the fix behaves like neither the good nor the bad version" +
+                     keptText;
+  else if (failing)
+    report.verdict = "rejected: on " + std::to_string(failing) +
+                     " input(s) of the failing input's partition the fix still behaves like the "
+                     "bad version" +
+                     keptText;
   else
-    report.verdict = "not accepted: " + report.proof;
+    report.verdict = "not accepted: " + report.proof + keptText;
   std::error_code ec;
   fs::remove_all(work, ec);
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();

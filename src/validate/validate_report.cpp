@@ -17,11 +17,18 @@ using report::runJson;
 
 json disagreementJson(const Disagreement &d) {
   return {{"how", d.how},
+          {"class", d.verdict},
+          {"inside_failure_partition", d.insideFailure},
           {"input", inputJson(d.input)},
+          {"changes", d.changes},
           {"good", runJson(d.good)},
+          {"bad", runJson(d.bad)},
           {"fix", runJson(d.fix)},
           {"confirmed", d.confirmed}};
 }
+
+// "still failing", "new behaviour" reject; "kept change" is listed.
+bool counts(const Disagreement &d) { return d.verdict != "kept change"; }
 
 std::vector<std::pair<std::string, const CommitInfo *>> commitsOf(const ValidateReport &r) {
   std::vector<std::pair<std::string, const CommitInfo *>> out;
@@ -46,6 +53,9 @@ json validateJson(const ValidateReport &r) {
   json dis = json::array();
   for (const auto &d : r.disagreements)
     dis.push_back(disagreementJson(d));
+  json reverted = json::array();
+  for (const auto &d : r.reverted)
+    reverted.push_back(disagreementJson(d));
   return {{"schema", "rootline.validate/1"},
           {"versions", {{"good", r.goodLabel}, {"bad", r.badLabel}, {"fix", r.fixLabel}}},
           {"commits", commits},
@@ -63,9 +73,10 @@ json validateJson(const ValidateReport &r) {
             {"outputs_compared", r.outputsCompared},
             {"counterexample",
              r.counterexample ? disagreementJson(*r.counterexample) : json(nullptr)}}},
-          {"neighbours", {{"tried", r.neighboursTried}, {"disagreements", dis}}},
+          {"neighbours", {{"tried", r.neighboursTried}, {"disagreements", dis}, {"reverted", reverted}}},
           {"accepted", r.accepted},
           {"verdict", r.verdict},
+          {"warnings", r.warnings},
           {"notes", r.notes},
           {"stats", {{"solver_calls", r.solverCalls}, {"seconds", r.seconds}}}};
 }
@@ -82,12 +93,16 @@ std::string validateMarkdown(const ValidateReport &r) {
      << oneLine(r.fixRun.stdoutBytes) << "`, " << r.fixRun.outcome << ") |\n";
   md << "| proof f ∧ f_fix ⇒ out = out_fix | " << r.proof << " (" << r.goodConstraints << " + "
      << r.fixConstraints << " constraints, " << r.outputsCompared << " output values) |\n";
-  md << "| neighbouring inputs run on both | " << r.neighboursTried << ", "
-     << r.disagreements.size() << " disagreement(s) |\n\n";
+  md << "| neighbouring inputs run on good, bad and fix | " << r.neighboursTried << ", "
+     << r.disagreements.size() << " where the fix and the good version differ |\n\n";
+  for (const auto &w : r.warnings)
+    md << "> **Warning:** the fix " << w << ".\n\n";
   for (const auto &d : r.disagreements) {
-    md << "### Disagreement: " << d.how << "\n\nInput (stdin):\n"
+    md << "### Disagreement (" << d.verdict << (counts(d) ? "" : ", not counted") << "): " << d.how
+       << "\n\nInput: " << report::changesText(d.changes) << "\n"
        << report::markdownFence(d.input.stdinBytes);
     md << "- good: " << d.good.outcome << ", stdout `" << oneLine(d.good.stdoutBytes) << "`\n";
+    md << "- bad: " << d.bad.outcome << ", stdout `" << oneLine(d.bad.stdoutBytes) << "`\n";
     md << "- fix: " << d.fix.outcome << ", stdout `" << oneLine(d.fix.stdoutBytes) << "`\n\n";
   }
   for (const auto &n : r.notes)
@@ -110,11 +125,14 @@ json validateSarif(const ValidateReport &r) {
            {{"stdout", r.fixRun.stdoutBytes}});
   for (const auto &d : r.disagreements)
     result("fix-disagrees",
-           "The fix and the good version disagree on an input that " + d.how + ": good " +
-               d.good.outcome + ", fix " + d.fix.outcome + ".",
+           "The fix and the good version disagree (" + d.verdict + ") on an input that " + d.how +
+               ": good " + d.good.outcome + ", bad " + d.bad.outcome + ", fix " + d.fix.outcome +
+               ".",
            {{"stdin", d.input.stdinBytes},
             {"args", d.input.args},
+            {"class", d.verdict},
             {"goodStdout", d.good.stdoutBytes},
+            {"badStdout", d.bad.stdoutBytes},
             {"fixStdout", d.fix.stdoutBytes}});
   json run = {
       {"tool",
@@ -161,13 +179,19 @@ std::string validateHtml(const ValidateReport &r) {
     << (r.testPasses ? "passes" : "fails") << "</td></tr><tr><td>proof</td><td>"
     << report::htmlEscape(r.proof) << "</td></tr><tr><td>neighbouring inputs</td><td>"
     << r.neighboursTried << " tried, " << r.disagreements.size() << " disagree</td></tr></table>";
+  for (const auto &w : r.warnings)
+    h << "<p><b>Warning:</b> the fix " << report::htmlEscape(w) << ".</p>";
   if (!r.disagreements.empty()) {
-    h << "<h2>Disagreements</h2><table><tr><th>how</th><th>stdin</th><th>good</th><th>fix</th></"
-         "tr>";
+    h << "<h2>Disagreements</h2><table><tr><th>class</th><th>how</th><th>input</th><th>good</"
+         "th><th>bad</th><th>fix</th></tr>";
     for (const auto &d : r.disagreements)
-      h << "<tr><td>" << report::htmlEscape(d.how) << "</td><td><pre>"
-        << report::htmlEscape(d.input.stdinBytes) << "</pre></td><td><pre>"
+      h << "<tr><td>" << report::htmlEscape(d.verdict) << (counts(d) ? "" : " (not counted)")
+        << "</td><td>" << report::htmlEscape(d.how) << "</td><td>"
+        << report::htmlEscape(report::changesText(d.changes))
+        << "<details><summary>whole input</summary><pre>"
+        << report::htmlEscape(d.input.stdinBytes) << "</pre></details></td><td><pre>"
         << report::htmlEscape(d.good.stdoutBytes) << "</pre></td><td><pre>"
+        << report::htmlEscape(d.bad.stdoutBytes) << "</pre></td><td><pre>"
         << report::htmlEscape(d.fix.stdoutBytes) << "</pre></td></tr>";
     h << "</table>";
   }
@@ -181,9 +205,13 @@ std::string validateSummary(const ValidateReport &r) {
   s << "rootline: failing test on the fix: " << (r.testPasses ? "passes" : "fails")
     << "; proof: " << r.proof << "; " << r.neighboursTried << " neighbouring input(s), "
     << r.disagreements.size() << " disagreement(s)\n";
+  for (const auto &w : r.warnings)
+    s << "rootline: warning: the fix " << w << "\n";
   for (const auto &d : r.disagreements)
-    s << "  " << d.how << ": stdin `" << oneLine(d.input.stdinBytes) << "`: good `"
-      << oneLine(d.good.stdoutBytes) << "`, fix `" << oneLine(d.fix.stdoutBytes) << "`\n";
+    s << "  " << d.verdict << (counts(d) ? "" : " (not counted)") << ", " << d.how << ": "
+      << report::changesText(d.changes) << " (stdin `" << oneLine(d.input.stdinBytes, 40)
+      << "`): good `" << oneLine(d.good.stdoutBytes, 30) << "`, bad `"
+      << oneLine(d.bad.stdoutBytes, 30) << "`, fix `" << oneLine(d.fix.stdoutBytes, 30) << "`\n";
   for (const auto &n : r.notes)
     s << "rootline: " << n << "\n";
   return s.str();

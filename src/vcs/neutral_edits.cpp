@@ -29,6 +29,10 @@ struct Scan {
   std::vector<Item> items;
   std::map<std::string, unsigned> uses; // the whole file's
   std::set<std::string> fileScopeNames; // identifiers outside every brace and parenthesis
+  // Identifiers the file declares: after a type (a type keyword, or an identifier naming
+  // a type or a struct tag, with any `*` between). Names it only uses (`isupper`, a
+  // global of another file) are not the file's to rename.
+  std::set<std::string> declared;
 
   explicit Scan(const std::string &text) : tokens(tokenizeC(text)) {
     int depth = 0, parens = 0;
@@ -72,6 +76,22 @@ struct Scan {
           open = false;
       } else if (t.text == ";" && depth == 0)
         open = false;
+    }
+    static const std::set<std::string> typeWords = {
+        "int",   "char",     "short",  "long",   "float",  "double", "void",   "unsigned",
+        "signed", "_Bool",   "bool",   "const",  "volatile", "static", "extern", "register",
+        "struct", "union",   "enum",   "inline", "restrict"};
+    for (size_t i = 1; i < tokens.size(); ++i) {
+      if (tokens[i].kind != CToken::Identifier || isCKeyword(tokens[i].text))
+        continue;
+      size_t p = i - 1;
+      while (p > 0 && tokens[p].text == "*")
+        --p;
+      const CToken &before = tokens[p];
+      bool member = p > 0 && (tokens[p - 1].text == "." || tokens[p - 1].text == "->");
+      if (typeWords.count(before.text) ||
+          (before.kind == CToken::Identifier && !isCKeyword(before.text) && !member))
+        declared.insert(tokens[i].text);
     }
   }
 };
@@ -292,6 +312,11 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   size_t oldCount = oldLines.size(), newCount = splitLinesKeepingEnds(newText).size();
   d.oldLineTokens = tokenLines(before.tokens, oldCount);
   d.newLineTokens = tokenLines(after.tokens, newCount);
+  // A rename renames a declaration: a name the old file only uses (a library function
+  // moved into a new helper) turning into another is a change.
+  auto declaredBoth = [&](const std::string &a, const std::string &b) {
+    return before.declared.count(a) && after.declared.count(b);
+  };
   // Per function (paired by name), then over the whole file for what is left.
   std::set<std::string> renamed;
   for (const auto &o : before.items) {
@@ -305,7 +330,7 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
         forbidden.insert(name);
       std::set<std::string> targets;
       for (auto [a, b] : renamesBetween(o.uses, n.uses, forbidden))
-        if (!after.fileScopeNames.count(a) && !renamed.count(a)) {
+        if (!after.fileScopeNames.count(a) && !renamed.count(a) && declaredBoth(a, b)) {
           d.renames.push_back({a, b, o.firstLine, o.lastLine});
           renamed.insert(a);
           targets.insert(b);
@@ -319,6 +344,8 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
           fresh.push_back(name);
       for (auto [a, b] : renamesByLines(gone, fresh, d.oldLineTokens, o.firstLine, o.lastLine,
                                         d.newLineTokens, n.firstLine, n.lastLine)) {
+        if (!declaredBoth(a, b))
+          continue;
         d.renames.push_back({a, b, o.firstLine, o.lastLine});
         renamed.insert(a);
       }
@@ -329,7 +356,7 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   for (const auto &[name, count] : before.uses)
     forbidden.insert(name);
   for (auto [a, b] : renamesBetween(before.uses, after.uses, forbidden))
-    if (!renamed.count(a))
+    if (!renamed.count(a) && declaredBoth(a, b))
       d.renames.push_back({a, b, 1, ~0u});
 
   for (size_t l = 1; l <= oldLines.size(); ++l) {
