@@ -72,6 +72,13 @@ struct ValidateReport {
   // version and the bad one does not: the fix also reverts a change of the bad version.
   std::vector<Disagreement> reverted;
   std::vector<std::string> warnings; // "also reverts the change at main.c:9"
+  // What the verdict covers: partitions proved by the solver, partitions sampled by a
+  // native run of one input each, and what the budget or the neighbour limit skipped.
+  struct Scope {
+    std::vector<std::string> proved;  // "the failing input's partition in good and fix"
+    std::vector<std::string> sampled; // each input's "how"
+    std::vector<std::string> skipped;
+  } scope;
   bool accepted = false;
   std::string verdict; // one sentence
   std::vector<std::string> notes;

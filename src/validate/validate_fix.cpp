@@ -472,6 +472,24 @@ ValidateReport validateFix(const ValidateRequest &req) {
   if (report.counterexample && report.counterexample->confirmed)
     report.disagreements.insert(report.disagreements.begin(), *report.counterexample);
 
+  // What the verdict covers.
+  if (report.proof == "proved")
+    report.scope.proved.push_back("the failing input's partition in the good version and the fix "
+                                  "(" + std::to_string(report.goodConstraints) + " + " +
+                                  std::to_string(report.fixConstraints) + " constraints)");
+  else
+    report.scope.skipped.push_back("the failing input's partition: " + report.proof);
+  for (const auto &d : report.disagreements)
+    report.scope.sampled.push_back(d.how);
+  if (report.neighboursTried > report.disagreements.size())
+    report.scope.sampled.push_back(
+        std::to_string(report.neighboursTried - report.disagreements.size()) +
+        " more neighbouring partition(s), where the fix and the good version agree");
+  if (cutNeighbours)
+    report.scope.skipped.push_back("neighbouring partitions after the time budget ended");
+  else if (report.neighboursTried >= req.maxNeighbours)
+    report.scope.skipped.push_back("neighbouring partitions past --max-neighbours (" +
+                                   std::to_string(req.maxNeighbours) + ")");
   // The verdict from the classes (docs/validate.md, "Verdicts"): what the fix broke or
   // left broken rejects it; changes the bad version made on purpose do not.
   auto count = [&](const std::string &cls) {

@@ -77,6 +77,8 @@ json validateJson(const ValidateReport &r) {
           {"accepted", r.accepted},
           {"verdict", r.verdict},
           {"warnings", r.warnings},
+          {"scope",
+           {{"proved", r.scope.proved}, {"sampled", r.scope.sampled}, {"skipped", r.scope.skipped}}},
           {"notes", r.notes},
           {"stats", {{"solver_calls", r.solverCalls}, {"seconds", r.seconds}}}};
 }
@@ -97,6 +99,14 @@ std::string validateMarkdown(const ValidateReport &r) {
      << r.disagreements.size() << " where the fix and the good version differ |\n\n";
   for (const auto &w : r.warnings)
     md << "> **Warning:** the fix " << w << ".\n\n";
+  md << "**Scope.**";
+  for (const auto &p : r.scope.proved)
+    md << " Proved: " << p << ".";
+  if (!r.scope.sampled.empty())
+    md << " Sampled (one input each, run natively): " << r.scope.sampled.size() << " partition(s).";
+  for (const auto &k : r.scope.skipped)
+    md << " Not covered: " << k << ".";
+  md << "\n\n";
   for (const auto &d : r.disagreements) {
     md << "### Disagreement (" << d.verdict << (counts(d) ? "" : ", not counted") << "): " << d.how
        << "\n\nInput: " << report::changesText(d.changes) << "\n"
@@ -207,6 +217,8 @@ std::string validateSummary(const ValidateReport &r) {
     << r.disagreements.size() << " disagreement(s)\n";
   for (const auto &w : r.warnings)
     s << "rootline: warning: the fix " << w << "\n";
+  for (const auto &k : r.scope.skipped)
+    s << "rootline: not covered: " << k << "\n";
   for (const auto &d : r.disagreements)
     s << "  " << d.verdict << (counts(d) ? "" : " (not counted)") << ", " << d.how << ": "
       << report::changesText(d.changes) << " (stdin `" << oneLine(d.input.stdinBytes, 40)

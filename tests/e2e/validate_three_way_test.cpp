@@ -74,6 +74,10 @@ TEST_CASE("a fix that over-corrects is refuted at the boundary of the condition 
   CHECK(introduced[0]["fix"]["stdout"] == "81\n5\n");
   CHECK(j["verdict"].get<std::string>().find("neither the good nor the bad version") !=
         std::string::npos);
+  // The scope: one partition proved, the inputs tried sampled, nothing skipped.
+  CHECK(j["scope"]["proved"].size() == 1);
+  CHECK(j["scope"]["sampled"].size() >= 2);
+  CHECK(j["scope"]["skipped"].empty());
 }
 
 TEST_CASE("a fix that also removes the intended change is accepted with a warning",
