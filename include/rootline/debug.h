@@ -64,6 +64,7 @@ struct DebugCandidate {
   // new side, the old line it replaced.
   std::optional<unsigned> otherLine;
   std::string condition; // the branch condition that the alternative input flips (readable)
+  std::string conditionSmt; // the same with the solver's input names (`tok@0:i32`)
   bool hasAlternative = false;
   ProgramInput alternative;
   // What the alternative input changes against the failing input ("token 2: 10 → 11",
@@ -121,6 +122,10 @@ struct FirstDivergence {
   unsigned execution = 1; // the line's k-th execution in that iteration (or activation)
   std::string where;      // "main.c:6"
   std::string text;       // "main.c:6 computes `price` = 90 in the old run and 100 in the new run"
+  // Both runs did the same thing there with other values (stored into the same
+  // variable, passed the same argument, branched): not a line that now does something
+  // else, such as a call to a helper the change extracted.
+  bool sameEffect = false;
 };
 
 // A changed line of the slices whose aligned executions compute the same values in both

@@ -101,7 +101,8 @@ struct GeneratedTest {
   std::string pathConditionSmt2;
   struct Output {
     uint64_t fd = 1, offset = 0, length = 0, arg = 0;
-    std::string value; // the symbolic expression, as text
+    std::string value;    // the symbolic expression, as a person reads it (program names)
+    std::string valueSmt; // the same in the solver's terms
   };
   std::vector<Output> symbolicOutputs;
   bool diverged = false;      // did not follow the predicted path prefix

@@ -1,13 +1,31 @@
-// Formulas as a C developer reads them: infix operators, signed decimal constants,
-// input variables by name (`tok@0:i32 <= tok@2:i32 && tok@0:i32 + tok@2:i32 > 0`).
+// Formulas as a C developer reads them (docs/symbolic.md, "Display"): infix operators,
+// differences, characters, signed decimal constants, and inputs by the names the program
+// gives them (`q <= p && (p - q) > 3`) when `names` maps solver names to them.
 #pragma once
+
+#include "rootline/symbolic.h"
 
 #include <z3++.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace rootline {
 
-std::string readableExpr(const z3::expr &e);
+// Solver name ("tok@10:i32") -> display name ("q").
+using DisplayNames = std::map<std::string, std::string>;
+
+std::string readableExpr(const z3::expr &e, const DisplayNames *names = nullptr);
+
+// A conjunction as text: each conjunct simplified on its own (when it has at most
+// `simplifyNodes` nodes: simplifying one conjunction of thousands costs more than the
+// replay that built it), `true` dropped, each distinct conjunct once, joined by `&&`.
+std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
+                                const DisplayNames *names = nullptr,
+                                uint32_t simplifyNodes = 256);
+
+// The display names of a run's inputs (InputVar::display).
+DisplayNames displayNamesOf(const std::vector<InputVar> &inputs);
 
 } // namespace rootline

@@ -33,6 +33,11 @@ struct InputVar {
   // Bytes and tokens of a file the program opened ("input.txt"), not of stdin: named
   // "file:input.txt@17" and "ftok:input.txt@17:i32"; offsets count bytes of the file.
   std::string file;
+  // How reports show it (docs/symbolic.md, "Input variables"): the variable it was read
+  // into (`qty`, `a[3]`, `s.len`, `line[4]`, `x#2` for a variable's second input), else
+  // `stdin[17]`, `input.txt[17]`, `argv[1][0]` or `token#3`. Stable across runs: it
+  // comes from the read order and the program's variables, not from byte offsets.
+  std::string display;
 };
 
 // One branch instance whose condition depends on the inputs.

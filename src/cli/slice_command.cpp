@@ -23,8 +23,6 @@ namespace {
 // Runs up to this long get their whole path condition without --pc.
 constexpr size_t kWholePathInstances = 1000000;
 constexpr size_t kShownConditionChars = 4000;
-// Constraints up to this size are simplified before they are shown.
-constexpr uint32_t kSimplifiedNodes = 256;
 
 struct SliceOptions {
   RecipeRequest recipe;
@@ -59,19 +57,9 @@ std::string sourceLine(const std::string &path, unsigned line) {
   return s;
 }
 
-// The conjunction as text, each constraint simplified on its own: simplifying one
-// conjunction of thousands of constraints costs more than the whole replay.
-std::string conjunctionText(const std::vector<PathConstraint> &cs) {
-  if (cs.empty())
-    return "true";
-  std::string text;
-  for (const auto &c : cs) {
-    z3::expr e = c.nodes <= kSimplifiedNodes ? c.taken.simplify() : c.taken;
-    if (e.is_true())
-      continue;
-    text += (text.empty() ? "" : " && ") + readableExpr(e);
-  }
-  return text.empty() ? "true" : text;
+std::string conjunctionText(const std::vector<PathConstraint> &cs,
+                            const DisplayNames *names = nullptr) {
+  return readableConjunction(cs, names);
 }
 
 int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
@@ -181,8 +169,10 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     e.dynamic += inDyn;
   }
   progress.finish();
-  std::string rscText = conjunctionText(rsc);
-  std::string pcText = wholePath ? conjunctionText(symbolic.path) : "";
+  // Inputs by the program's names; the solver's names stay in --smt2 and `rsc_smt`.
+  DisplayNames names = displayNamesOf(symbolic.inputs);
+  std::string rscText = conjunctionText(rsc, &names);
+  std::string pcText = wholePath ? conjunctionText(symbolic.path, &names) : "";
   if (!opt.smt2.empty()) {
     z3::solver s(ctx);
     for (const auto &d : symbolic.domain)
@@ -205,6 +195,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
                         {"dynamic_slice_instances", dynamic.size()},
                         {"trace_instances", dyn.records.size()},
                         {"rsc", rscText},
+                        {"rsc_smt", conjunctionText(rsc)},
                         {"rsc_constraints", rsc.size()},
                         {"pc", wholePath ? nlohmann::json(pcText) : nlohmann::json(nullptr)},
                         {"pc_constraints", wholePath ? nlohmann::json(symbolic.path.size())

@@ -65,6 +65,22 @@ std::string effectText(const LineEffect &e) {
 // How two aligned effects differ, for the reader: "computes `price` = 90 in the old run
 // and 100 in the new run"; either may be missing (the execution did less). A store is
 // named as in the new version (`oldTarget` applies the change's renames).
+// The two effects do the same thing (the same kind, into the same variable or argument)
+// with other values: a difference in value, not in what the line does.
+bool sameEffect(const LineEffect *o, const LineEffect *n, const StoreTarget &oldTarget) {
+  if (!o || !n || o->kind != n->kind)
+    return false;
+  switch (n->kind) {
+  case LineEffect::Store:
+    return oldTarget(o->inst) == storeTarget(n->inst) && o->indexed == n->indexed &&
+           (!o->indexed || o->shownIndex == n->shownIndex);
+  case LineEffect::Argument:
+    return calleeName(o->inst) == calleeName(n->inst) && o->ordinal == n->ordinal;
+  default:
+    return true;
+  }
+}
+
 std::string differenceText(const LineEffect *o, const LineEffect *n, const StoreTarget &oldTarget) {
   if (!o && !n)
     return "runs differently in the two runs";
@@ -377,6 +393,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
           firstDifference(oldLog, *first.oldExec, newLog, *first.newExec, oldTarget, newTarget);
       text = describeDifference(oldLog, *first.oldExec, newLog, *first.newExec, diff, oldTarget,
                                 names);
+      d.sameEffect = sameEffect(effectAt(oldLog, *first.oldExec, diff.oldEffect),
+                                effectAt(newLog, *first.newExec, diff.newEffect), oldTarget);
     } else {
       std::string sample = sampleText(first.newExec ? newLog : oldLog, at);
       text = std::string("runs in the ") + (first.newExec ? "new" : "old") + " run only" +

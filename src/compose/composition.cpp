@@ -252,13 +252,16 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
   std::vector<z3::expr> domain = oldV.trace.symbolic.domain;
   domain.insert(domain.end(), newV.trace.symbolic.domain.begin(), newV.trace.symbolic.domain.end());
   std::vector<InputVar> vars = inputsOfBoth(oldV, newV);
+  DisplayNames names = displayNamesOf(vars);
   Composer composer(ctx, req, vars, report, deadline, stages);
   auto fromDeviations = [&](const Version &where, const std::vector<PathConstraint> &seq,
                             const std::vector<std::pair<size_t, z3::model>> &found,
                             const std::string &kind) {
     for (const auto &[i, model] : found) {
       DebugCandidate c = candidateAt(where, seq[i].inst, kind, diffs);
-      c.condition = readableExpr(seq[i].taken.simplify());
+      z3::expr taken = seq[i].taken.simplify();
+      c.condition = readableExpr(taken, &names);
+      c.conditionSmt = readableExpr(taken);
       c.hasAlternative = true;
       c.alternative = applyModel(req.input, vars, model);
       c.alternativeChanges = describeInputChanges(req.input, vars, model);
@@ -277,6 +280,7 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
               where.index->instruction(where.trace.dynamic.records[*def].id);
           DebugCandidate behind = candidateAt(where, inst, "changed computation", diffs);
           behind.condition = c.condition;
+          behind.conditionSmt = c.conditionSmt;
           behind.hasAlternative = true;
           behind.alternative = c.alternative;
           behind.alternativeChanges = c.alternativeChanges;

@@ -57,9 +57,12 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                     const std::optional<FirstDivergence> &first) {
   // Among lines the other evidence cannot tell apart (one revert unit fixes them all, all
   // in the dual slice), the line where the aligned runs first part comes first: the
-  // earliest difference on the failure's slice, which the others follow from.
+  // earliest difference on the failure's slice, which the others follow from. Only a
+  // difference in value counts: a line that does something else (calls a helper the
+  // change extracted) differs by construction.
   auto divergesFirst = [&](const DebugCandidate &c) {
-    return first && c.version == first->version && c.file == first->file && c.line == first->line;
+    return first && first->sameEffect && c.version == first->version && c.file == first->file &&
+           c.line == first->line;
   };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const DebugCandidate &a, const DebugCandidate &b) {

@@ -149,9 +149,10 @@ private:
         if (!seed.whole && piece.arg == 0)
           continue;
         std::string part;
+        DisplayNames names = displayNamesOf(t.symbolic.inputs);
         for (const auto &o : t.symbolic.outputs)
           if (o.instance == piece.instance && o.offset == piece.offset && o.fd == piece.fd)
-            part = readableExpr(o.value);
+            part = readableExpr(o.value, &names);
         if (part.empty())
           part = quoted(piece.bytes);
         if (!text.empty())
@@ -172,10 +173,8 @@ private:
     Slice slice = computeSlice(t.dynamic, index_, analysis_, seeds);
     std::vector<PathConstraint> rsc = relevantSliceCondition(t.symbolic, slice);
     v.partitionKey = signature(idsOf(rsc));
-    z3::expr conj = ctx_.bool_val(true);
-    for (const auto &c : rsc)
-      conj = conj && c.taken;
-    v.rscText = readableExpr(conj.simplify());
+    DisplayNames names = displayNamesOf(t.symbolic.inputs);
+    v.rscText = readableConjunction(rsc, &names);
     v.outputText = outputText(t, seeds);
     switch (options_.strategy) {
     case Strategy::Dart:
@@ -331,8 +330,10 @@ private:
                                     pc.successor});
     }
     g.pathConditionSmt2 = t.symbolic.smtlib(ctx_);
+    DisplayNames names = displayNamesOf(t.symbolic.inputs);
     for (const auto &o : t.symbolic.outputs)
-      g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, o.value.to_string()});
+      g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, readableExpr(o.value, &names),
+                                   o.value.to_string()});
     g.diverged = diverged;
     g.rsc = v.rscText;
     g.symbolicOutput = v.outputText;

@@ -32,7 +32,8 @@ json testJson(const GeneratedTest &t) {
                        {"offset", o.offset},
                        {"length", o.length},
                        {"argument", o.arg},
-                       {"value", o.value}});
+                       {"value", o.value},
+                       {"value_smt", o.valueSmt}});
   return {{"id", t.id},
           {"parent", t.parent},
           {"stdin", "stdin"},

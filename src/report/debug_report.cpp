@@ -26,8 +26,10 @@ json reportJson(const DebugReport &r) {
               {"source", c.source},     {"in_changed_region", c.inChangedRegion},
               {"distance", c.distance}, {"reasons", c.reasons}};
     j["other_version_line"] = c.otherLine ? json(*c.otherLine) : json(nullptr);
-    if (!c.condition.empty())
+    if (!c.condition.empty()) {
       j["condition"] = c.condition;
+      j["condition_smt"] = c.conditionSmt;
+    }
     j["evidence_level"] = c.evidenceLevel();
     if (!c.revert.empty())
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};

@@ -1,5 +1,10 @@
 #include "rootline/expr_text.h"
 
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
 namespace rootline {
 
 namespace {
@@ -89,7 +94,67 @@ const char *negated(Z3_decl_kind k) {
   }
 }
 
-std::string text(const z3::expr &e, bool top);
+// `limit`: the loosest C precedence the context takes without parentheses (C's table,
+// 1 binds tightest: postfix 1, unary 2, * / % 3, + - 4, shifts 5, relational 6,
+// equality 7, & 8, ^ 9, | 10, && 11, || 12, ?: 13). kTop takes anything.
+constexpr int kTop = 99;
+std::string text(const z3::expr &e, int limit);
+
+int precedence(Z3_decl_kind k) {
+  switch (k) {
+  case Z3_OP_BMUL:
+  case Z3_OP_BSDIV:
+  case Z3_OP_BSDIV_I:
+  case Z3_OP_BUDIV:
+  case Z3_OP_BUDIV_I:
+  case Z3_OP_BSREM:
+  case Z3_OP_BSREM_I:
+  case Z3_OP_BUREM:
+  case Z3_OP_BUREM_I:
+    return 3;
+  case Z3_OP_BADD:
+  case Z3_OP_BSUB:
+    return 4;
+  case Z3_OP_BSHL:
+  case Z3_OP_BLSHR:
+  case Z3_OP_BASHR:
+    return 5;
+  case Z3_OP_SLEQ:
+  case Z3_OP_SLT:
+  case Z3_OP_SGEQ:
+  case Z3_OP_SGT:
+  case Z3_OP_ULEQ:
+  case Z3_OP_ULT:
+  case Z3_OP_UGEQ:
+  case Z3_OP_UGT:
+    return 6;
+  case Z3_OP_EQ:
+  case Z3_OP_DISTINCT:
+    return 7;
+  case Z3_OP_BAND:
+    return 8;
+  case Z3_OP_BXOR:
+    return 9;
+  case Z3_OP_BOR:
+    return 10;
+  case Z3_OP_AND:
+    return 11;
+  case Z3_OP_OR:
+    return 12;
+  case Z3_OP_ITE:
+    return 13;
+  default:
+    return 0;
+  }
+}
+
+std::string wrap(const std::string &s, int own, int limit) {
+  return own > limit ? "(" + s + ")" : s;
+}
+
+// The input names of the expression being printed (readableExpr's argument): the
+// printer's functions recurse, and this is the one thing they all read.
+thread_local const DisplayNames *shownNames = nullptr;
 
 std::string numeral(const z3::expr &e) {
   if (!e.is_bv())
@@ -106,19 +171,158 @@ std::string numeral(const z3::expr &e) {
   return dec;
 }
 
-std::string binary(const z3::expr &e, const char *op, bool top) {
+bool isNumeral(const z3::expr &e, int64_t value) {
+  return e.is_numeral() && numeral(e) == std::to_string(value);
+}
+
+// The value an extension widens, when `e` is one in the shape Z3's simplifier leaves:
+// concat(0, x) (zero extension) or concat(x[n:n], ..., x[n:n], x) (sign extension).
+std::optional<z3::expr> extended(const z3::expr &e) {
+  if (!e.is_app())
+    return std::nullopt;
+  Z3_decl_kind k = e.decl().decl_kind();
+  if (k == Z3_OP_ZERO_EXT || k == Z3_OP_SIGN_EXT)
+    return e.arg(0);
+  if (k != Z3_OP_CONCAT || e.num_args() < 2)
+    return std::nullopt;
+  z3::expr last = e.arg(e.num_args() - 1);
+  if (e.num_args() == 2 && e.arg(0).is_numeral() && numeral(e.arg(0)) == "0")
+    return last;
+  if (!last.is_bv())
+    return std::nullopt;
+  unsigned top = last.get_sort().bv_size() - 1;
+  for (unsigned i = 0; i + 1 < e.num_args(); ++i) {
+    z3::expr a = e.arg(i);
+    if (!a.is_app() || a.decl().decl_kind() != Z3_OP_EXTRACT || !z3::eq(a.arg(0), last))
+      return std::nullopt;
+    unsigned hi = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), a.decl(), 0));
+    unsigned lo = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), a.decl(), 1));
+    if (hi != top || lo != top)
+      return std::nullopt;
+  }
+  return last;
+}
+
+// An input byte, possibly widened: its comparisons show characters.
+bool byteOperand(const z3::expr &e) {
+  z3::expr x = e;
+  while (auto inner = extended(x))
+    x = *inner;
+  return x.is_app() && x.decl().decl_kind() == Z3_OP_UNINTERPRETED && x.num_args() == 0 &&
+         x.is_bv() && x.get_sort().bv_size() == 8;
+}
+
+// A numeral compared with an input byte, as a C character literal when it is one.
+std::string charOperand(const z3::expr &e, int limit) {
+  if (!e.is_numeral())
+    return text(e, limit);
+  int64_t v = std::stoll(numeral(e));
+  if (v < 0 && v >= -128)
+    v += 256;
+  switch (v) {
+  case '\n':
+    return "'\\n'";
+  case '\t':
+    return "'\\t'";
+  case '\r':
+    return "'\\r'";
+  case 0:
+    return "'\\0'";
+  case '\'':
+    return "'\\''";
+  case '\\':
+    return "'\\\\'";
+  default:
+    break;
+  }
+  if (v >= 0x20 && v < 0x7f)
+    return std::string("'") + static_cast<char>(v) + "'";
+  return numeral(e);
+}
+
+// `a op b` for a comparison, with characters where an input byte meets a numeral.
+// `own`: 6 for a relational operator, 7 for == and !=; operands take arithmetic and
+// shifts bare, anything looser in parentheses (`(x & y) != 0`).
+std::string comparison(const z3::expr &a, const char *op, const z3::expr &b, int own, int limit) {
+  std::string l = byteOperand(b) ? charOperand(a, 5) : text(a, 5);
+  std::string r = byteOperand(a) ? charOperand(b, 5) : text(b, 5);
+  return wrap(l + " " + op + " " + r, own, limit);
+}
+
+bool isComparison(Z3_decl_kind k) {
+  switch (k) {
+  case Z3_OP_EQ:
+  case Z3_OP_DISTINCT:
+  case Z3_OP_SLEQ:
+  case Z3_OP_SLT:
+  case Z3_OP_SGEQ:
+  case Z3_OP_SGT:
+  case Z3_OP_ULEQ:
+  case Z3_OP_ULT:
+  case Z3_OP_UGEQ:
+  case Z3_OP_UGT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// A sum as C writes it: `a - b` for `a + (-1 * b)` and `a + -5`, constants last.
+std::string sum(const z3::expr &e, int limit) {
+  std::vector<z3::expr> terms, constants;
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    (e.arg(i).is_numeral() ? constants : terms).push_back(e.arg(i));
+  terms.insert(terms.end(), constants.begin(), constants.end());
+  std::string s;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const z3::expr &t = terms[i];
+    bool negated = false;
+    std::string body;
+    if (t.is_numeral() && numeral(t)[0] == '-') {
+      negated = true;
+      body = numeral(t).substr(1);
+    } else if (t.is_app() && t.decl().decl_kind() == Z3_OP_BMUL && t.num_args() == 2 &&
+               isNumeral(t.arg(0), -1)) {
+      negated = true;
+      body = text(t.arg(1), 3); // `a - (b + c)`
+    } else {
+      body = text(t, i == 0 ? 4 : 3);
+    }
+    if (i == 0)
+      s = (negated ? "-" : "") + body;
+    else
+      s += (negated ? " - " : " + ") + body;
+  }
+  return wrap(s, 4, limit);
+}
+
+std::string binary(const z3::expr &e, const char *op, int limit) {
+  Z3_decl_kind k = e.decl().decl_kind();
+  if (k == Z3_OP_BADD)
+    return sum(e, limit);
+  if (k == Z3_OP_BMUL && e.num_args() == 2 && isNumeral(e.arg(0), -1))
+    return wrap("-" + text(e.arg(1), 2), 2, limit);
+  int own = precedence(k);
+  if (isComparison(k) && e.num_args() == 2)
+    return comparison(e.arg(0), op, e.arg(1), own, limit);
+  // Left to right: the first operand may have the same precedence, the others must bind
+  // tighter unless the operator is associative (+ * & | ^ && ||).
+  bool associative = k == Z3_OP_BMUL || k == Z3_OP_BAND || k == Z3_OP_BOR || k == Z3_OP_BXOR ||
+                     k == Z3_OP_AND || k == Z3_OP_OR;
   std::string s;
   for (unsigned i = 0; i < e.num_args(); ++i) {
     if (i)
       s += std::string(" ") + op + " ";
-    s += text(e.arg(i), false);
+    s += text(e.arg(i), i == 0 || associative ? own : own - 1);
   }
-  return top ? s : "(" + s + ")";
+  return wrap(s, own, limit);
 }
 
-std::string text(const z3::expr &e, bool top) {
-  if (e.is_numeral())
-    return numeral(e);
+std::string text(const z3::expr &e, int limit) {
+  if (e.is_numeral()) {
+    std::string n = numeral(e);
+    return n[0] == '-' ? wrap(n, 2, limit) : n;
+  }
   if (e.is_true())
     return "true";
   if (e.is_false())
@@ -127,43 +331,83 @@ std::string text(const z3::expr &e, bool top) {
     return e.to_string();
   z3::func_decl d = e.decl();
   Z3_decl_kind k = d.decl_kind();
-  if (k == Z3_OP_UNINTERPRETED && e.num_args() == 0)
-    return d.name().str();
+  if (k == Z3_OP_UNINTERPRETED && e.num_args() == 0) {
+    std::string name = d.name().str();
+    if (shownNames) {
+      auto it = shownNames->find(name);
+      if (it != shownNames->end())
+        return it->second;
+    }
+    return name;
+  }
   if (k == Z3_OP_NOT) {
     z3::expr a = e.arg(0);
     if (a.is_app() && a.num_args() == 2)
       if (const char *op = negated(a.decl().decl_kind())) {
-        std::string s = text(a.arg(0), false) + " " + op + " " + text(a.arg(1), false);
-        return top ? s : "(" + s + ")";
+        int own = a.decl().decl_kind() == Z3_OP_EQ ? 7 : precedence(a.decl().decl_kind());
+        return comparison(a.arg(0), op, a.arg(1), own, limit);
       }
-    return "!" + text(a, false);
+    return wrap("!" + text(a, 2), 2, limit);
   }
   if (k == Z3_OP_BNEG)
-    return "-" + text(e.arg(0), false);
+    return wrap("-" + text(e.arg(0), 2), 2, limit);
   if (k == Z3_OP_DISTINCT && e.num_args() == 2)
-    return binary(e, "!=", top);
+    return comparison(e.arg(0), "!=", e.arg(1), 7, limit);
   if (const char *op = infix(k))
-    return binary(e, op, top);
+    return binary(e, op, limit);
   if (k == Z3_OP_ITE)
-    return "(" + text(e.arg(0), false) + " ? " + text(e.arg(1), false) + " : " +
-           text(e.arg(2), false) + ")";
+    return wrap(text(e.arg(0), 12) + " ? " + text(e.arg(1), 12) + " : " + text(e.arg(2), 13), 13,
+                limit);
+  // Widened values read as the value: the comparison's signedness says how.
+  if (auto inner = extended(e))
+    return text(*inner, limit);
   if (k == Z3_OP_EXTRACT) {
     unsigned hi = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), d, 0));
     unsigned lo = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), d, 1));
-    return text(e.arg(0), false) + "[" + std::to_string(hi) + ":" + std::to_string(lo) + "]";
+    return text(e.arg(0), 1) + "[" + std::to_string(hi) + ":" + std::to_string(lo) + "]";
   }
-  if (k == Z3_OP_SIGN_EXT)
-    return "(int" + std::to_string(e.get_sort().bv_size()) + ")" + text(e.arg(0), false);
-  if (k == Z3_OP_ZERO_EXT)
-    return "(uint" + std::to_string(e.get_sort().bv_size()) + ")" + text(e.arg(0), false);
   std::string s = d.name().str() + "(";
   for (unsigned i = 0; i < e.num_args(); ++i)
-    s += (i ? ", " : "") + text(e.arg(i), true);
+    s += (i ? ", " : "") + text(e.arg(i), kTop);
   return s + ")";
 }
 
 } // namespace
 
-std::string readableExpr(const z3::expr &e) { return text(e, true); }
+std::string readableExpr(const z3::expr &e, const DisplayNames *names) {
+  const DisplayNames *outer = shownNames;
+  shownNames = names;
+  std::string s = text(e, kTop);
+  shownNames = outer;
+  return s;
+}
+
+std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
+                                const DisplayNames *names, uint32_t simplifyNodes) {
+  std::string text;
+  std::set<std::string> seen;
+  for (const auto &c : conjuncts) {
+    z3::expr e = c.nodes <= simplifyNodes ? c.taken.simplify() : c.taken;
+    if (e.is_true())
+      continue;
+    // Each conjunct as an operand of && (a disjunction gets parentheses).
+    const DisplayNames *outer = shownNames;
+    shownNames = names;
+    std::string t = ::rootline::text(e, conjuncts.size() > 1 ? 11 : kTop);
+    shownNames = outer;
+    if (!seen.insert(t).second)
+      continue;
+    text += (text.empty() ? "" : " && ") + t;
+  }
+  return text.empty() ? "true" : text;
+}
+
+DisplayNames displayNamesOf(const std::vector<InputVar> &inputs) {
+  DisplayNames names;
+  for (const auto &v : inputs)
+    if (!v.display.empty())
+      names[v.name] = v.display;
+  return names;
+}
 
 } // namespace rootline

@@ -3,6 +3,8 @@
 // the bug checks of one run.
 #include "rootline/symbolic.h"
 
+#include "symbolic/source_names.h"
+
 #include "rootline/error.h"
 #include "rootline/module_index.h"
 
@@ -147,6 +149,7 @@ struct SymbolicReplayer::Impl {
   std::vector<z3::expr> varExpr;
   llvm::DenseMap<const llvm::Instruction *, size_t> cappedAt; // -> run.capped
   bool wanted = true; // the current instance gets expressions (options.only)
+  SourceNames names;  // variables by address, for the inputs' display names
 
   Impl(z3::context &c, const llvm::Module &m, SymbolicOptions o)
       : ctx(c), module(m), dl(m.getDataLayout()), options(o) {}
@@ -253,6 +256,8 @@ struct SymbolicReplayer::Impl {
       return varExpr[it->second];
     varIndex[v.name] = run.inputs.size();
     varExpr.push_back(ctx.bv_const(v.name.c_str(), v.bits));
+    if (!v.display.empty())
+      v.display = names.fresh(v.display);
     run.inputs.push_back(v);
     return varExpr.back();
   }
@@ -264,13 +269,17 @@ struct SymbolicReplayer::Impl {
     knownByte.erase(addr);
   }
 
-  // A byte of the input source of the current input event: stdin, or a file.
-  z3::expr stdinByte(uint64_t offset) {
+  // A byte of the input source of the current input event: stdin, or a file. Shown as
+  // the buffer element it was read into (`line[4]`), else by its place (`stdin[17]`).
+  z3::expr stdinByte(uint64_t offset, uint64_t dest = 0) {
     InputVar v;
     v.kind = InputVar::Kind::StdinByte;
     v.file = currentFile;
     v.name = (currentFile.empty() ? "stdin" : "file:" + currentFile) + "@" + std::to_string(offset);
     v.offset = offset;
+    v.display = dest ? names.nameAt(dest) : "";
+    if (v.display.empty())
+      v.display = (currentFile.empty() ? "stdin" : currentFile) + "[" + std::to_string(offset) + "]";
     return variable(v);
   }
 
@@ -567,6 +576,7 @@ struct SymbolicReplayer::Impl {
     wanted = !options.only || (I.index < options.only->size() && (*options.only)[I.index]);
     switch (inst->getOpcode()) {
     case llvm::Instruction::Alloca:
+      names.onAlloca(llvm::cast<llvm::AllocaInst>(inst), I.addr, I.size);
       addObject(I.addr, I.size);
       forget(I.addr, I.size);
       return;
@@ -997,7 +1007,7 @@ struct SymbolicReplayer::Impl {
         break;
       case Ev::INPUT:
         for (uint64_t i = 0; i < e.c; ++i) {
-          z3::expr b = stdinByte(e.a + i);
+          z3::expr b = stdinByte(e.a + i, e.b + i);
           setByte(e.b + i, b);
           if (lineInput && i + 1 < e.c)
             domain.push_back(b != bv('\n', 8));
@@ -1126,8 +1136,13 @@ struct SymbolicReplayer::Impl {
   }
 
   // The integer a conversion parsed from stdin bytes [offset, offset+len).
-  z3::expr tokenVariable(uint64_t offset, uint64_t len, uint64_t size, char conv) {
+  // Shown as the variable it was read into (`qty`, `a[2]`, `p.x`), else as `token`.
+  z3::expr tokenVariable(uint64_t offset, uint64_t len, uint64_t size, char conv,
+                         uint64_t dest = 0) {
     InputVar v;
+    v.display = dest ? names.nameAt(dest) : "";
+    if (v.display.empty())
+      v.display = "token";
     v.kind = InputVar::Kind::Token;
     v.bits = static_cast<unsigned>(size * 8);
     v.file = currentFile;
@@ -1153,12 +1168,12 @@ struct SymbolicReplayer::Impl {
     case 'X': {
       if (size == 0 || size > 8)
         return;
-      writeSymbolic(addr, tokenVariable(offset, len, size, conv), 1, size);
+      writeSymbolic(addr, tokenVariable(offset, len, size, conv, addr), 1, size);
       return;
     }
     case 'c':
       for (uint64_t i = 0; i < size; ++i) {
-        z3::expr b = stdinByte(offset + i);
+        z3::expr b = stdinByte(offset + i, addr + i);
         if (i == 0 && afterSpace)
           domain.push_back(!isSpace(b));
         setByte(addr + i, b);
@@ -1167,7 +1182,7 @@ struct SymbolicReplayer::Impl {
     case 's':
     case '[':
       for (uint64_t i = 0; i + 1 < size && i < len; ++i) {
-        z3::expr b = stdinByte(offset + i);
+        z3::expr b = stdinByte(offset + i, addr + i);
         setByte(addr + i, b);
         if (conv == 's')
           domain.push_back(!isSpace(b) && b != bv(0, 8)); // the token must stay one token
@@ -1209,6 +1224,7 @@ SymbolicReplayer::~SymbolicReplayer() = default;
 void SymbolicReplayer::onInstance(const Instance &I) { impl_->onInstance(I); }
 
 void SymbolicReplayer::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
+  impl_->names.onGlobal(gv, addr, size);
   impl_->addObject(addr, size);
   // Initial contents of constant-initialised globals are known (array tables, strings,
   // structs, and the packed structs clang emits for sparse designated initialisers).
@@ -1228,6 +1244,7 @@ void SymbolicReplayer::onArgv(const ArgvString &a) {
     v.offset = j;
     v.argIndex = static_cast<unsigned>(a.index);
     v.seedValue = static_cast<uint8_t>(a.bytes[j]);
+    v.display = "argv[" + std::to_string(a.index) + "][" + std::to_string(j) + "]";
     z3::expr b = impl_->variable(v);
     impl_->domain.push_back(b != impl_->bv(0, 8)); // the string keeps its length
     impl_->setByte(a.addr + j, b);

@@ -81,17 +81,32 @@ struct Scan {
         "int",   "char",     "short",  "long",   "float",  "double", "void",   "unsigned",
         "signed", "_Bool",   "bool",   "const",  "volatile", "static", "extern", "register",
         "struct", "union",   "enum",   "inline", "restrict"};
+    // A statement that starts with a type word declares every name after a `,` at its
+    // own nesting too (`int len = 0, pos = 0;`).
+    size_t statement = 0;
+    int nesting = 0, statementNesting = 0;
     for (size_t i = 1; i < tokens.size(); ++i) {
-      if (tokens[i].kind != CToken::Identifier || isCKeyword(tokens[i].text))
+      const std::string &t = tokens[i].text;
+      if (t == ";" || t == "{" || t == "}") {
+        statement = i + 1;
+        statementNesting = nesting;
+      }
+      if (t == "(" || t == "[")
+        ++nesting;
+      else if (t == ")" || t == "]")
+        nesting = std::max(0, nesting - 1);
+      if (tokens[i].kind != CToken::Identifier || isCKeyword(t))
         continue;
       size_t p = i - 1;
       while (p > 0 && tokens[p].text == "*")
         --p;
       const CToken &before = tokens[p];
       bool member = p > 0 && (tokens[p - 1].text == "." || tokens[p - 1].text == "->");
-      if (typeWords.count(before.text) ||
+      bool listed = before.text == "," && nesting == statementNesting &&
+                    statement < tokens.size() && typeWords.count(tokens[statement].text);
+      if (typeWords.count(before.text) || listed ||
           (before.kind == CToken::Identifier && !isCKeyword(before.text) && !member))
-        declared.insert(tokens[i].text);
+        declared.insert(t);
     }
   }
 };
