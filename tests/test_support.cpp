@@ -232,4 +232,22 @@ ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double ti
   return runProcess(spec);
 }
 
+InputVar tokenInput(uint64_t offset, uint64_t length, unsigned bits, char conv) {
+  InputVar v;
+  v.kind = InputVar::Kind::Token;
+  v.name = "tok@" + std::to_string(offset) + ":i" + std::to_string(bits);
+  v.offset = offset;
+  v.length = length;
+  v.bits = bits;
+  v.conv = conv;
+  return v;
+}
+
+InputVar stdinByteInput(uint64_t offset) {
+  InputVar v;
+  v.name = "stdin@" + std::to_string(offset);
+  v.offset = offset;
+  return v;
+}
+
 } // namespace rootline::test

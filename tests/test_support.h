@@ -91,6 +91,11 @@ std::map<std::string, std::string> snapshotTree(const fs::path &dir);
 // one with exit code 2 (bad input).
 std::string badInputError(const std::function<void()> &fn);
 
+// Input variables as symbolic replay names them: a scanf token at a stdin offset, and a
+// stdin byte.
+InputVar tokenInput(uint64_t offset, uint64_t length, unsigned bits, char conv);
+InputVar stdinByteInput(uint64_t offset);
+
 // Runs an executable with a fixture's stdin and args.
 ProcessResult runProgram(const fs::path &exe, const ProgramFixture &f, double timeout = 60);
 

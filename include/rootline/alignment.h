@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct LineEffect {
   Kind kind = Store;
   Val value;              // stored, returned or passed; branch: successor
   bool pointer = false;   // an address: equal to any other address
+  // An argument that is a constant string (a printf format): `value` digests its text,
+  // so a changed format is a changed effect while two runs' addresses still agree.
+  bool constantString = false;
   uint64_t element = 0;   // store: digest of its address's dynamic indices
   int64_t shownIndex = 0; // store: its first dynamic index, for the reader
   bool indexed = false;   // store: the address has dynamic indices
@@ -111,6 +115,10 @@ struct EffectDifference {
 EffectDifference firstDifference(const ExecutionLog &oldLog, const LineExecution &oldExec,
                                  const ExecutionLog &newLog, const LineExecution &newExec,
                                  const StoreTarget &oldTarget, const StoreTarget &newTarget);
+
+// The text of a constant C string an operand points at (a printf format, a literal),
+// through casts and zero-offset GEPs; nullopt for anything else.
+std::optional<std::string> constantStringOf(const llvm::Value *operand);
 
 // ---- for the reader -----------------------------------------------------------------
 

@@ -25,6 +25,9 @@ std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
                                 const DisplayNames *names = nullptr,
                                 uint32_t simplifyNodes = 256);
 
+// A byte as a C character literal: 'a', '\n', '\0', '\x80'.
+std::string cCharLiteral(unsigned char c);
+
 // The display names of a run's inputs (InputVar::display).
 DisplayNames displayNamesOf(const std::vector<InputVar> &inputs);
 

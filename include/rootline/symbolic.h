@@ -105,6 +105,10 @@ struct SymbolicRun {
   std::string smtlib(z3::context &ctx) const;
 };
 
+// The inputs of two runs, each once (an input has the same name in both runs of the
+// same test: two versions, or good and fix).
+std::vector<InputVar> unionOfInputs(const std::vector<InputVar> &a, const std::vector<InputVar> &b);
+
 // The default node cap: a value whose expression would have more nodes (counted as a
 // tree, with an operand used twice counted once) is made concrete. Long loops of
 // products and remainders otherwise build formulas no solver settles, and replay

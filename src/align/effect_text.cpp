@@ -2,6 +2,10 @@
 // their type, and the variable a store writes as the source names it.
 #include "rootline/alignment.h"
 
+#include <llvm/IR/Constants.h>
+
+#include <llvm/IR/GlobalVariable.h>
+
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Instructions.h>
@@ -137,6 +141,44 @@ std::string objectName(const llvm::Value *v, const int64_t *index, int depth = 0
 
 } // namespace
 
+std::optional<std::string> constantStringOf(const llvm::Value *operand) {
+  auto *gv = llvm::dyn_cast<llvm::GlobalVariable>(operand->stripPointerCasts());
+  if (!gv || !gv->isConstant() || !gv->hasInitializer())
+    return std::nullopt;
+  auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(gv->getInitializer());
+  if (!data || !data->isCString())
+    return std::nullopt;
+  return data->getAsCString().str();
+}
+
+namespace {
+
+// A C string literal for the reader: "%2x\n".
+std::string quotedC(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+} // namespace
+
 std::string effectValueText(const LineEffect &e) {
   if (!e.inst)
     return "";
@@ -144,6 +186,10 @@ std::string effectValueText(const LineEffect &e) {
     return branchText(e);
   if (e.pointer)
     return "an address";
+  if (e.constantString)
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(e.inst); call && e.ordinal < call->arg_size())
+      if (auto text = constantStringOf(call->getArgOperand(e.ordinal)))
+        return quotedC(*text);
   const llvm::Type *type = nullptr;
   if (auto *store = llvm::dyn_cast<llvm::StoreInst>(e.inst))
     type = store->getValueOperand()->getType();

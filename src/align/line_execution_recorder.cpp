@@ -240,6 +240,12 @@ struct LineExecutionRecorder::Impl {
         effect.ordinal = k;
         effect.value = I.operands[k].value;
         effect.pointer = call->getArgOperand(k)->getType()->isPointerTy();
+        effect.constantString = false;
+        if (auto text = constantStringOf(call->getArgOperand(k))) {
+          effect.pointer = false;
+          effect.constantString = true;
+          effect.value = {std::hash<std::string>{}(*text), 0};
+        }
         addEffect(a, effect);
       }
     }

@@ -6,8 +6,6 @@
 #include "rootline/closest_input.h"
 #include "rootline/error.h"
 
-#include <set>
-
 namespace rootline::debug {
 
 namespace {
@@ -114,14 +112,7 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
 }
 
 std::vector<InputVar> inputsOfBoth(const Version &oldV, const Version &newV) {
-  std::vector<InputVar> vars = oldV.trace.symbolic.inputs;
-  std::set<std::string> named;
-  for (const auto &v : vars)
-    named.insert(v.name);
-  for (const auto &v : newV.trace.symbolic.inputs)
-    if (named.insert(v.name).second)
-      vars.push_back(v);
-  return vars;
+  return unionOfInputs(oldV.trace.symbolic.inputs, newV.trace.symbolic.inputs);
 }
 
 } // namespace rootline::debug

@@ -4,6 +4,8 @@
 // same solver, bounded by the caller's deadline.
 #include "rootline/closest_input.h"
 
+#include "rootline/expr_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -68,31 +70,6 @@ std::optional<z3::expr> classOf(const z3::expr &x, unsigned char c) {
   if (std::ispunct(c))
     return range('!', '/') || range(':', '@') || range('[', '`') || range('{', '~');
   return std::nullopt;
-}
-
-std::string charLiteral(uint64_t value) {
-  auto c = static_cast<unsigned char>(value);
-  switch (c) {
-  case '\n':
-    return "'\\n'";
-  case '\t':
-    return "'\\t'";
-  case '\r':
-    return "'\\r'";
-  case '\0':
-    return "'\\0'";
-  case '\'':
-    return "'\\''";
-  case '\\':
-    return "'\\\\'";
-  default:
-    break;
-  }
-  if (c >= 0x20 && c < 0x7f)
-    return std::string("'") + static_cast<char>(c) + "'";
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "'\\x%02x'", c);
-  return buf;
 }
 
 std::string numberText(const InputVar &v, uint64_t value) {
@@ -369,7 +346,7 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
     std::string where = v.file.empty() ? "" : v.file + ", ";
     if (v.kind == InputVar::Kind::ArgvByte) {
       c.text = "argv[" + std::to_string(v.argIndex) + "], byte " + std::to_string(v.offset + 1) +
-               ": " + charLiteral(*was) + " → " + charLiteral(*now);
+               ": " + cCharLiteral(static_cast<unsigned char>(*was)) + " → " + cCharLiteral(static_cast<unsigned char>(*now));
     } else if (v.kind == InputVar::Kind::Token) {
       c.text = where + "token " + std::to_string(wordNumber(*sourceOf(seed, v), v.offset)) + ": " +
                numberText(v, *was) + " → " + numberText(v, *now);
@@ -380,7 +357,7 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
       size_t lineStart = v.offset == 0 ? std::string::npos : text.rfind('\n', v.offset - 1);
       size_t column = lineStart == std::string::npos ? v.offset + 1 : v.offset - lineStart;
       c.text = where + "line " + std::to_string(line) + ", byte " + std::to_string(column) + ": " +
-               charLiteral(*was) + " → " + charLiteral(*now);
+               cCharLiteral(static_cast<unsigned char>(*was)) + " → " + cCharLiteral(static_cast<unsigned char>(*now));
     }
     changes.push_back(std::move(c));
   }

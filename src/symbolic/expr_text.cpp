@@ -1,5 +1,6 @@
 #include "rootline/expr_text.h"
 
+#include <cstdio>
 #include <optional>
 #include <set>
 #include <string>
@@ -9,64 +10,81 @@ namespace rootline {
 
 namespace {
 
-const char *infix(Z3_decl_kind k) {
+// An infix operator: its C spelling (`u` marks the unsigned forms C spells by type) and
+// its C precedence (1 binds tightest: postfix 1, unary 2, * / % 3, + - 4, shifts 5,
+// relational 6, equality 7, & 8, ^ 9, | 10, && 11, || 12, ?: 13).
+struct Operator {
+  const char *text = nullptr;
+  int precedence = 0;
+};
+
+Operator operatorOf(Z3_decl_kind k) {
   switch (k) {
-  case Z3_OP_BADD:
-    return "+";
-  case Z3_OP_BSUB:
-    return "-";
   case Z3_OP_BMUL:
-    return "*";
+    return {"*", 3};
   case Z3_OP_BSDIV:
   case Z3_OP_BSDIV_I:
-    return "/";
+    return {"/", 3};
   case Z3_OP_BUDIV:
   case Z3_OP_BUDIV_I:
-    return "/u";
+    return {"/u", 3};
   case Z3_OP_BSREM:
   case Z3_OP_BSREM_I:
-    return "%";
+    return {"%", 3};
   case Z3_OP_BUREM:
   case Z3_OP_BUREM_I:
-    return "%u";
-  case Z3_OP_BAND:
-    return "&";
-  case Z3_OP_BOR:
-    return "|";
-  case Z3_OP_BXOR:
-    return "^";
+    return {"%u", 3};
+  case Z3_OP_BADD:
+    return {"+", 4};
+  case Z3_OP_BSUB:
+    return {"-", 4};
   case Z3_OP_BSHL:
-    return "<<";
+    return {"<<", 5};
   case Z3_OP_BLSHR:
-    return ">>u";
+    return {">>u", 5};
   case Z3_OP_BASHR:
-    return ">>";
+    return {">>", 5};
   case Z3_OP_SLEQ:
-    return "<=";
+    return {"<=", 6};
   case Z3_OP_SLT:
-    return "<";
+    return {"<", 6};
   case Z3_OP_SGEQ:
-    return ">=";
+    return {">=", 6};
   case Z3_OP_SGT:
-    return ">";
+    return {">", 6};
   case Z3_OP_ULEQ:
-    return "<=u";
+    return {"<=u", 6};
   case Z3_OP_ULT:
-    return "<u";
+    return {"<u", 6};
   case Z3_OP_UGEQ:
-    return ">=u";
+    return {">=u", 6};
   case Z3_OP_UGT:
-    return ">u";
+    return {">u", 6};
   case Z3_OP_EQ:
-    return "==";
+  case Z3_OP_DISTINCT:
+    return {"==", 7};
+  case Z3_OP_BAND:
+    return {"&", 8};
+  case Z3_OP_BXOR:
+    return {"^", 9};
+  case Z3_OP_BOR:
+    return {"|", 10};
   case Z3_OP_AND:
-    return "&&";
+    return {"&&", 11};
   case Z3_OP_OR:
-    return "||";
+    return {"||", 12};
+  case Z3_OP_ITE:
+    return {nullptr, 13};
   default:
-    return nullptr;
+    return {};
   }
 }
+
+const char *infix(Z3_decl_kind k) {
+  return k == Z3_OP_DISTINCT ? nullptr : operatorOf(k).text;
+}
+
+int precedence(Z3_decl_kind k) { return operatorOf(k).precedence; }
 
 // The comparison that `!(a op b)` is.
 const char *negated(Z3_decl_kind k) {
@@ -94,59 +112,10 @@ const char *negated(Z3_decl_kind k) {
   }
 }
 
-// `limit`: the loosest C precedence the context takes without parentheses (C's table,
-// 1 binds tightest: postfix 1, unary 2, * / % 3, + - 4, shifts 5, relational 6,
-// equality 7, & 8, ^ 9, | 10, && 11, || 12, ?: 13). kTop takes anything.
+// `limit`: the loosest precedence (operatorOf) the context takes without parentheses.
+// kTop takes anything.
 constexpr int kTop = 99;
 std::string text(const z3::expr &e, int limit);
-
-int precedence(Z3_decl_kind k) {
-  switch (k) {
-  case Z3_OP_BMUL:
-  case Z3_OP_BSDIV:
-  case Z3_OP_BSDIV_I:
-  case Z3_OP_BUDIV:
-  case Z3_OP_BUDIV_I:
-  case Z3_OP_BSREM:
-  case Z3_OP_BSREM_I:
-  case Z3_OP_BUREM:
-  case Z3_OP_BUREM_I:
-    return 3;
-  case Z3_OP_BADD:
-  case Z3_OP_BSUB:
-    return 4;
-  case Z3_OP_BSHL:
-  case Z3_OP_BLSHR:
-  case Z3_OP_BASHR:
-    return 5;
-  case Z3_OP_SLEQ:
-  case Z3_OP_SLT:
-  case Z3_OP_SGEQ:
-  case Z3_OP_SGT:
-  case Z3_OP_ULEQ:
-  case Z3_OP_ULT:
-  case Z3_OP_UGEQ:
-  case Z3_OP_UGT:
-    return 6;
-  case Z3_OP_EQ:
-  case Z3_OP_DISTINCT:
-    return 7;
-  case Z3_OP_BAND:
-    return 8;
-  case Z3_OP_BXOR:
-    return 9;
-  case Z3_OP_BOR:
-    return 10;
-  case Z3_OP_AND:
-    return 11;
-  case Z3_OP_OR:
-    return 12;
-  case Z3_OP_ITE:
-    return 13;
-  default:
-    return 0;
-  }
-}
 
 std::string wrap(const std::string &s, int own, int limit) {
   return own > limit ? "(" + s + ")" : s;
@@ -219,28 +188,10 @@ std::string charOperand(const z3::expr &e, int limit) {
   int64_t v = std::stoll(numeral(e));
   if (v < 0 && v >= -128)
     v += 256;
-  switch (v) {
-  case '\n':
-    return "'\\n'";
-  case '\t':
-    return "'\\t'";
-  case '\r':
-    return "'\\r'";
-  case 0:
-    return "'\\0'";
-  case '\'':
-    return "'\\''";
-  case '\\':
-    return "'\\\\'";
-  default:
-    break;
-  }
-  if (v >= 0x20 && v < 0x7f)
-    return std::string("'") + static_cast<char>(v) + "'";
-  return numeral(e);
+  bool character = (v >= 0x20 && v < 0x7f) || v == '\n' || v == '\t' || v == '\r' || v == 0;
+  return character ? cCharLiteral(static_cast<unsigned char>(v)) : numeral(e);
 }
 
-// `a op b` for a comparison, with characters where an input byte meets a numeral.
 // `own`: 6 for a relational operator, 7 for == and !=; operands take arithmetic and
 // shifts bare, anything looser in parentheses (`(x & y) != 0`).
 std::string comparison(const z3::expr &a, const char *op, const z3::expr &b, int own, int limit) {
@@ -380,6 +331,30 @@ std::string readableExpr(const z3::expr &e, const DisplayNames *names) {
   std::string s = text(e, kTop);
   shownNames = outer;
   return s;
+}
+
+std::string cCharLiteral(unsigned char c) {
+  switch (c) {
+  case '\n':
+    return "'\\n'";
+  case '\t':
+    return "'\\t'";
+  case '\r':
+    return "'\\r'";
+  case '\0':
+    return "'\\0'";
+  case '\'':
+    return "'\\''";
+  case '\\':
+    return "'\\\\'";
+  default:
+    break;
+  }
+  if (c >= 0x20 && c < 0x7f)
+    return std::string("'") + static_cast<char>(c) + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "'\\x%02x'", c);
+  return buf;
 }
 
 std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,

@@ -18,6 +18,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Operator.h>
 #include <optional>
+#include <set>
 
 #include <unordered_map>
 
@@ -1255,6 +1256,17 @@ void SymbolicReplayer::onArgv(const ArgvString &a) {
 bool SymbolicReplayer::wantsMore() const { return !impl_->run.saturated; }
 
 SymbolicRun SymbolicReplayer::take() { return std::move(impl_->run); }
+
+std::vector<InputVar> unionOfInputs(const std::vector<InputVar> &a, const std::vector<InputVar> &b) {
+  std::vector<InputVar> out = a;
+  std::set<std::string> names;
+  for (const auto &v : out)
+    names.insert(v.name);
+  for (const auto &v : b)
+    if (names.insert(v.name).second)
+      out.push_back(v);
+  return out;
+}
 
 z3::expr SymbolicRun::pathCondition(z3::context &ctx) const {
   z3::expr pc = ctx.bool_val(true);

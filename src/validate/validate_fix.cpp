@@ -136,16 +136,6 @@ z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, unsig
   return all;
 }
 
-std::vector<InputVar> unionOfInputs(const Side &a, const Side &b) {
-  std::vector<InputVar> out = a.trace.symbolic.inputs;
-  std::set<std::string> names;
-  for (const auto &v : out)
-    names.insert(v.name);
-  for (const auto &v : b.trace.symbolic.inputs)
-    if (names.insert(v.name).second)
-      out.push_back(v);
-  return out;
-}
 
 // "src/stats.c:29": the constraint's line, relative to its version's tree.
 std::string where(const PathConstraint &c, const fs::path &root) {
@@ -275,7 +265,7 @@ ValidateReport validateFix(const ValidateRequest &req) {
     for (const auto &c : s->trace.symbolic.concretizedCalls)
       report.notes.push_back(s->name + " version: symbolic input flowed into " + c +
                              " and was made concrete, so the proof covers less than the partition");
-  std::vector<InputVar> vars = unionOfInputs(good, fix);
+  std::vector<InputVar> vars = unionOfInputs(good.trace.symbolic.inputs, fix.trace.symbolic.inputs);
   z3::solver base(ctx);
   auto check = [&](z3::solver &s) {
     ++report.solverCalls;

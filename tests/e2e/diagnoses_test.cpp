@@ -119,8 +119,8 @@ TEST_CASE("a program that reads files: their bytes are named inputs and the caus
     DebugReport rep = diagnose(r);
     bool named = false;
     for (const auto &c : rep.candidates) {
-      bool onFile = c.condition.find("ftok:") != std::string::npos ||
-                    c.condition.find("file:") != std::string::npos;
+      bool onFile = c.conditionSmt.find("ftok:") != std::string::npos ||
+                    c.conditionSmt.find("file:") != std::string::npos;
       // A model rewrites the file, never stdin the program does not read.
       if (c.hasAlternative && onFile) {
         CHECK_FALSE(c.alternative.files.empty());

@@ -117,3 +117,20 @@ TEST_CASE("debug shows a candidate's condition by the program's names, the solve
   CHECK(c["condition"] == "qty <= 10");
   CHECK(c["condition_smt"] == "tok@0:i32 <= 10");
 }
+
+TEST_CASE("DESIGN examples 3 and 5 read in the program's names too", "[display][debug]") {
+  // Example 3: the old version's cap is missing code; its condition is over `qty`.
+  DebugReport cap = debugRegression(debugRequest(regressionFixture("missing_cap")));
+  REQUIRE_FALSE(cap.candidates.empty());
+  CHECK(cap.candidates[0].condition == "qty > 100");
+  // Example 5: a symbolic array index; every partition over x and y.
+  ProgramFixture f = programFixture("symbolic_index");
+  TempDir t;
+  ProcessResult r = runRootline({"explore", "--src", (f.dir / "main.c").string(), "--stdin",
+                                 f.stdinFile->string(), "--out", (t.path / "out").string(),
+                                 "--strategy", "rsc", "--signature"});
+  REQUIRE(r.exitedWith(0));
+  CHECK(r.out.find("partition: x > 0 && ") != std::string::npos);
+  CHECK(r.out.find("&& y > 0\n") != std::string::npos);
+  CHECK(r.out.find("tok@") == std::string::npos);
+}

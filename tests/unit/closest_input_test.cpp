@@ -1,5 +1,7 @@
 #include "rootline/closest_input.h"
 
+#include "test_support.h"
+
 #include <catch2/catch.hpp>
 
 using namespace rootline;
@@ -7,22 +9,10 @@ using namespace rootline;
 namespace {
 
 InputVar token(uint64_t offset, uint64_t length, unsigned bits, char conv) {
-  InputVar v;
-  v.kind = InputVar::Kind::Token;
-  v.name = "tok@" + std::to_string(offset) + ":i" + std::to_string(bits);
-  v.offset = offset;
-  v.length = length;
-  v.bits = bits;
-  v.conv = conv;
-  return v;
+  return test::tokenInput(offset, length, bits, conv);
 }
 
-InputVar byteVar(uint64_t offset) {
-  InputVar v;
-  v.name = "stdin@" + std::to_string(offset);
-  v.offset = offset;
-  return v;
-}
+InputVar byteVar(uint64_t offset) { return test::stdinByteInput(offset); }
 
 z3::expr var(z3::context &ctx, const InputVar &v) { return ctx.bv_const(v.name.c_str(), v.bits); }
 

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include "test_support.h"
+
 #include <catch2/catch.hpp>
 
 using namespace rootline;
@@ -10,22 +12,10 @@ using namespace rootline;
 namespace {
 
 InputVar token(uint64_t offset, uint64_t length, unsigned bits, char conv) {
-  InputVar v;
-  v.kind = InputVar::Kind::Token;
-  v.name = "tok@" + std::to_string(offset) + ":i" + std::to_string(bits);
-  v.offset = offset;
-  v.length = length;
-  v.bits = bits;
-  v.conv = conv;
-  return v;
+  return test::tokenInput(offset, length, bits, conv);
 }
 
-InputVar byteVar(uint64_t offset) {
-  InputVar v;
-  v.name = "stdin@" + std::to_string(offset);
-  v.offset = offset;
-  return v;
-}
+InputVar byteVar(uint64_t offset) { return test::stdinByteInput(offset); }
 
 z3::model modelOf(z3::context &ctx, std::vector<std::pair<InputVar, int64_t>> values) {
   z3::solver s(ctx);
