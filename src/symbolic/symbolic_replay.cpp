@@ -1010,8 +1010,12 @@ struct SymbolicReplayer::Impl {
         for (uint64_t i = 0; i < e.c; ++i) {
           z3::expr b = stdinByte(e.a + i, e.b + i);
           setByte(e.b + i, b);
+          // A line of text has no line end before its last byte, and no NUL anywhere
+          // (a NUL would end the C string early: no person types one).
           if (lineInput && i + 1 < e.c)
             domain.push_back(b != bv('\n', 8));
+          if (lineInput)
+            domain.push_back(b != bv(0, 8));
         }
         break;
       case Ev::INPUT_CHAR:
