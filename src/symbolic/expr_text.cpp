@@ -194,10 +194,28 @@ std::string charOperand(const z3::expr &e, int limit) {
 
 // `own`: 6 for a relational operator, 7 for == and !=; operands take arithmetic and
 // shifts bare, anything looser in parentheses (`(x & y) != 0`).
+// A value whose sign bit is clear: a zero-extended value, or a numeral below the sign bit.
+bool nonNegative(const z3::expr &e) {
+  if (e.is_numeral())
+    return numeral(e)[0] != '-';
+  if (!e.is_app())
+    return false;
+  Z3_decl_kind k = e.decl().decl_kind();
+  if (k == Z3_OP_ZERO_EXT)
+    return true;
+  return k == Z3_OP_CONCAT && e.num_args() == 2 && e.arg(0).is_numeral() &&
+         numeral(e.arg(0)) == "0";
+}
+
 std::string comparison(const z3::expr &a, const char *op, const z3::expr &b, int own, int limit) {
   std::string l = byteOperand(b) ? charOperand(a, 5) : text(a, 5);
   std::string r = byteOperand(a) ? charOperand(b, 5) : text(b, 5);
-  return wrap(l + " " + op + " " + r, own, limit);
+  // Where signed and unsigned agree (both sides non-negative), C's plain operator.
+  std::string o = op;
+  if (o.size() > 1 && o.back() == 'u' && o[0] != '/' && o[0] != '%' && nonNegative(a) &&
+      nonNegative(b))
+    o.pop_back();
+  return wrap(l + " " + o + " " + r, own, limit);
 }
 
 bool isComparison(Z3_decl_kind k) {
