@@ -37,6 +37,10 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir);
 // fixes rewritten in place (stdin bytes replaced, scanf tokens re-printed, argv bytes).
 ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars,
                         const z3::model &model);
+// The value a model gives an expression (an input variable), without completing the
+// model: nullopt for a variable the model leaves open.
+std::optional<uint64_t> modelValue(const z3::model &model, const z3::expr &e);
+std::optional<uint64_t> modelValue(const z3::model &model, const InputVar &v);
 // The same with the values `valueOf` gives (nullopt: keep the base's).
 ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &vars,
                          const std::function<std::optional<uint64_t>(const InputVar &)> &valueOf);

@@ -41,13 +41,6 @@ __int128 numeric(const InputVar &v, uint64_t value) {
   return static_cast<__int128>(value);
 }
 
-std::optional<uint64_t> modelValue(const z3::model &m, const z3::expr &e) {
-  z3::expr r = m.eval(e, false);
-  uint64_t value = 0;
-  if (!r.is_numeral() || !r.is_numeral_u64(value))
-    return std::nullopt;
-  return value;
-}
 
 bool printableByte(unsigned char c) {
   return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r';
@@ -320,7 +313,6 @@ z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::mo
 std::vector<std::string> describeInputChanges(const ProgramInput &seed,
                                               const std::vector<InputVar> &vars,
                                               const z3::model &model) {
-  z3::context &ctx = model.ctx();
   struct Change {
     int source; // 0 stdin, 1 files, 2 argv
     std::string file;
@@ -338,7 +330,7 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
   std::vector<Change> changes;
   for (const auto &v : vars) {
     auto was = valueIn(seed, v);
-    auto now = modelValue(model, ctx.bv_const(v.name.c_str(), v.bits));
+    auto now = modelValue(model, v);
     if (!was || !now || (*was & maskOf(v.bits)) == (*now & maskOf(v.bits)) || insideToken(v))
       continue;
     Change c{v.kind == InputVar::Kind::ArgvByte ? 2 : v.file.empty() ? 0 : 1, v.file, v.argIndex,

@@ -8,14 +8,6 @@ namespace rootline {
 
 namespace {
 
-std::optional<uint64_t> modelValue(const z3::model &model, z3::context &ctx, const InputVar &v) {
-  z3::expr e = model.eval(ctx.bv_const(v.name.c_str(), v.bits), false);
-  uint64_t value = 0;
-  if (!e.is_numeral() || !e.is_numeral_u64(value))
-    return std::nullopt;
-  return value;
-}
-
 // A scanf token re-printed so the same conversion reads `value` back.
 std::string printToken(const InputVar &v, uint64_t value) {
   uint64_t mask = v.bits >= 64 ? ~0ull : ((1ull << v.bits) - 1);
@@ -44,10 +36,21 @@ std::string printToken(const InputVar &v, uint64_t value) {
 
 } // namespace
 
+std::optional<uint64_t> modelValue(const z3::model &model, const z3::expr &e) {
+  z3::expr r = model.eval(e, false);
+  uint64_t value = 0;
+  if (!r.is_numeral() || !r.is_numeral_u64(value))
+    return std::nullopt;
+  return value;
+}
+
+std::optional<uint64_t> modelValue(const z3::model &model, const InputVar &v) {
+  return modelValue(model, model.ctx().bv_const(v.name.c_str(), v.bits));
+}
+
 ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &vars,
                         const z3::model &model) {
-  z3::context &ctx = model.ctx();
-  return applyValues(base, vars, [&](const InputVar &v) { return modelValue(model, ctx, v); });
+  return applyValues(base, vars, [&](const InputVar &v) { return modelValue(model, v); });
 }
 
 ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &vars,

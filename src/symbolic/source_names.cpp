@@ -90,21 +90,20 @@ void SourceNames::add(uint64_t addr, uint64_t size, Named named) {
 }
 
 void SourceNames::onAlloca(const llvm::AllocaInst *alloca, uint64_t addr, uint64_t size) {
-  Named n;
-  n.size = size;
-  auto *v = const_cast<llvm::AllocaInst *>(alloca);
-  for (auto *d : llvm::findDbgDeclares(v))
-    if (auto *var = d->getVariable()) {
-      n.name = var->getName().str();
-      n.type = var->getType();
-    }
-  if (n.name.empty())
-    for (auto *r : llvm::findDVRDeclares(v))
-      if (auto *var = r->getVariable()) {
-        n.name = var->getName().str();
-        n.type = var->getType();
-      }
-  add(addr, size, std::move(n));
+  auto [it, fresh] = locals_.try_emplace(alloca);
+  if (fresh) {
+    auto *v = const_cast<llvm::AllocaInst *>(alloca);
+    auto declare = [&](const llvm::DILocalVariable *var) {
+      if (var)
+        it->second = {var->getName().str(), var->getType()};
+    };
+    for (auto *d : llvm::findDbgDeclares(v))
+      declare(d->getVariable());
+    if (it->second.first.empty())
+      for (auto *r : llvm::findDVRDeclares(v))
+        declare(r->getVariable());
+  }
+  add(addr, size, Named{size, it->second.first, it->second.second});
 }
 
 void SourceNames::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {

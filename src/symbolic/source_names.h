@@ -35,6 +35,8 @@ private:
   };
   void add(uint64_t addr, uint64_t size, Named named);
   std::map<uint64_t, Named> named_; // by start address
+  // Each alloca's variable, looked up in the debug info once (allocas run on every call).
+  std::map<const llvm::AllocaInst *, std::pair<std::string, const llvm::DIType *>> locals_;
   std::map<std::string, unsigned> used_;
 };
 

@@ -70,22 +70,10 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   return slice.complete;
 }
 
-std::vector<std::string> outputLines(const std::string &out) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < out.size()) {
-    size_t end = out.find('\n', start);
-    if (end == std::string::npos)
-      end = out.size();
-    lines.push_back(out.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 // The stdout lines (0-based) on which `run` differs from `expected`.
 std::set<size_t> differingLines(const RunSummary &expected, const RunSummary &run) {
-  auto a = outputLines(expected.stdoutBytes), b = outputLines(run.stdoutBytes);
+  auto a = splitLinesKeepingEnds(expected.stdoutBytes), b = splitLinesKeepingEnds(run.stdoutBytes);
   std::set<size_t> out;
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i)
     if (i >= a.size() || i >= b.size() || a[i] != b[i])
@@ -177,8 +165,8 @@ private:
 // the good version's.
 std::string classify(const Disagreement &d, const std::set<size_t> &failing, bool &reverts) {
   reverts = false;
-  auto g = outputLines(d.good.stdoutBytes), b = outputLines(d.bad.stdoutBytes),
-       f = outputLines(d.fix.stdoutBytes);
+  auto g = splitLinesKeepingEnds(d.good.stdoutBytes), b = splitLinesKeepingEnds(d.bad.stdoutBytes),
+       f = splitLinesKeepingEnds(d.fix.stdoutBytes);
   auto at = [](const std::vector<std::string> &v, size_t i) -> std::optional<std::string> {
     return i < v.size() ? std::optional<std::string>(v[i]) : std::nullopt;
   };
@@ -301,12 +289,9 @@ ValidateReport validateFix(const ValidateRequest &req) {
                      const std::optional<z3::model> &near = std::nullopt) {
     // Near the failing input, or near another model (missing values: the failing input's).
     ClosestInput closer(s, vars, [&](const InputVar &v) -> std::optional<uint64_t> {
-      if (near) {
-        z3::expr e = near->eval(ctx.bv_const(v.name.c_str(), v.bits), false);
-        uint64_t value = 0;
-        if (e.is_numeral() && e.is_numeral_u64(value))
+      if (near)
+        if (auto value = modelValue(*near, v))
           return value;
-      }
       return valueIn(req.input, v);
     });
     z3::model m = closer.closest(z3::expr_vector(ctx), s.get_model(), deadline.atMost(1.0));
