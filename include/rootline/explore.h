@@ -45,6 +45,14 @@ std::optional<uint64_t> modelValue(const z3::model &model, const InputVar &v);
 ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &vars,
                          const std::function<std::optional<uint64_t>(const InputVar &)> &valueOf);
 
+// The text an input variable lives in: stdin, a file, or argv[argIndex] for argv bytes and
+// for tokens parsed from an argument (atoi(argv[1])). Null when the input lacks it.
+const std::string *inputText(const ProgramInput &input, const InputVar &v);
+std::string *inputText(ProgramInput &input, const InputVar &v);
+
+// Whether two variables live in the same text (the same file, or the same argument).
+bool sameInputText(const InputVar &a, const InputVar &b);
+
 // One run of a program on an input, replayed symbolically.
 struct SymbolicTrace {
   ProgramInput input;

@@ -20,13 +20,6 @@ constexpr unsigned kCheckMs = 400;
 
 uint64_t maskOf(unsigned bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1); }
 
-const std::string *sourceOf(const ProgramInput &input, const InputVar &v) {
-  if (v.file.empty())
-    return &input.stdinBytes;
-  auto f = input.files.find(v.file);
-  return f == input.files.end() ? nullptr : &f->second;
-}
-
 bool signedToken(const InputVar &v) {
   return v.kind == InputVar::Kind::Token && (v.conv == 'd' || v.conv == 'i');
 }
@@ -96,7 +89,7 @@ std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v) {
            : v.offset == a.size() ? std::optional<uint64_t>(0)
                                   : std::nullopt;
   }
-  const std::string *bytes = sourceOf(input, v);
+  const std::string *bytes = inputText(input, v);
   if (!bytes || v.offset >= bytes->size())
     return std::nullopt;
   if (v.kind == InputVar::Kind::StdinByte)
@@ -321,9 +314,9 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
   };
   // Bytes inside a scanf token belong to the token (applyModel re-prints it whole).
   auto insideToken = [&](const InputVar &byte) {
-    return byte.kind == InputVar::Kind::StdinByte &&
+    return byte.kind != InputVar::Kind::Token &&
            std::any_of(vars.begin(), vars.end(), [&](const InputVar &t) {
-             return t.kind == InputVar::Kind::Token && t.file == byte.file &&
+             return t.kind == InputVar::Kind::Token && sameInputText(t, byte) &&
                     byte.offset >= t.offset && byte.offset < t.offset + t.length;
            });
   };
@@ -333,17 +326,19 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
     auto now = modelValue(model, v);
     if (!was || !now || (*was & maskOf(v.bits)) == (*now & maskOf(v.bits)) || insideToken(v))
       continue;
-    Change c{v.kind == InputVar::Kind::ArgvByte ? 2 : v.file.empty() ? 0 : 1, v.file, v.argIndex,
-             v.offset, ""};
+    Change c{v.argIndex > 0 ? 2 : v.file.empty() ? 0 : 1, v.file, v.argIndex, v.offset, ""};
     std::string where = v.file.empty() ? "" : v.file + ", ";
-    if (v.kind == InputVar::Kind::ArgvByte) {
+    if (v.kind == InputVar::Kind::Token && v.argIndex > 0) {
+      c.text = "argv[" + std::to_string(v.argIndex) + "]: " + numberText(v, *was) + " → " +
+               numberText(v, *now);
+    } else if (v.kind == InputVar::Kind::ArgvByte) {
       c.text = "argv[" + std::to_string(v.argIndex) + "], byte " + std::to_string(v.offset + 1) +
                ": " + cCharLiteral(static_cast<unsigned char>(*was)) + " → " + cCharLiteral(static_cast<unsigned char>(*now));
     } else if (v.kind == InputVar::Kind::Token) {
-      c.text = where + "token " + std::to_string(wordNumber(*sourceOf(seed, v), v.offset)) + ": " +
+      c.text = where + "token " + std::to_string(wordNumber(*inputText(seed, v), v.offset)) + ": " +
                numberText(v, *was) + " → " + numberText(v, *now);
     } else {
-      const std::string &text = *sourceOf(seed, v);
+      const std::string &text = *inputText(seed, v);
       auto end = text.begin() + static_cast<long>(v.offset);
       size_t line = 1 + static_cast<size_t>(std::count(text.begin(), end, '\n'));
       size_t lineStart = v.offset == 0 ? std::string::npos : text.rfind('\n', v.offset - 1);

@@ -36,6 +36,23 @@ std::string printToken(const InputVar &v, uint64_t value) {
 
 } // namespace
 
+const std::string *inputText(const ProgramInput &input, const InputVar &v) {
+  if (v.argIndex > 0)
+    return v.argIndex - 1 < input.args.size() ? &input.args[v.argIndex - 1] : nullptr;
+  if (v.file.empty())
+    return &input.stdinBytes;
+  auto f = input.files.find(v.file);
+  return f == input.files.end() ? nullptr : &f->second;
+}
+
+std::string *inputText(ProgramInput &input, const InputVar &v) {
+  return const_cast<std::string *>(inputText(static_cast<const ProgramInput &>(input), v));
+}
+
+bool sameInputText(const InputVar &a, const InputVar &b) {
+  return a.file == b.file && a.argIndex == b.argIndex;
+}
+
 std::optional<uint64_t> modelValue(const z3::model &model, const z3::expr &e) {
   z3::expr r = model.eval(e, false);
   uint64_t value = 0;
@@ -56,15 +73,9 @@ ProgramInput applyModel(const ProgramInput &base, const std::vector<InputVar> &v
 ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &vars,
                          const std::function<std::optional<uint64_t>(const InputVar &)> &valueOf) {
   ProgramInput out = base;
-  // Each input source (stdin, or a file) is rewritten on its own. Tokens go from the
-  // last to the first, so earlier offsets stay valid; bytes inside a rewritten token
+  // Each input text (stdin, a file, an argument) is rewritten on its own. Tokens go from
+  // the last to the first, so earlier offsets stay valid; bytes inside a rewritten token
   // belong to the token.
-  auto bytesOf = [&](const InputVar &v) -> std::string * {
-    if (v.file.empty())
-      return &out.stdinBytes;
-    auto f = out.files.find(v.file);
-    return f == out.files.end() ? nullptr : &f->second;
-  };
   std::vector<const InputVar *> tokens;
   for (const auto &v : vars)
     if (v.kind == InputVar::Kind::Token)
@@ -72,7 +83,8 @@ ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &
   std::sort(tokens.begin(), tokens.end(), [](auto *a, auto *b) { return a->offset > b->offset; });
   auto insideToken = [&](const InputVar &byte) {
     for (auto *t : tokens)
-      if (t->file == byte.file && byte.offset >= t->offset && byte.offset < t->offset + t->length)
+      if (sameInputText(*t, byte) && byte.offset >= t->offset &&
+          byte.offset < t->offset + t->length)
         return true;
     return false;
   };
@@ -81,17 +93,13 @@ ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &
     auto value = valueOf(v);
     if (!value)
       continue;
-    std::string *bytes = bytesOf(v);
-    if (v.kind == InputVar::Kind::StdinByte && bytes && v.offset < bytes->size() &&
-        !insideToken(v))
+    std::string *bytes = inputText(out, v);
+    if (v.kind != InputVar::Kind::Token && bytes && v.offset < bytes->size() && !insideToken(v))
       (*bytes)[v.offset] = static_cast<char>(*value);
-    else if (v.kind == InputVar::Kind::ArgvByte && v.argIndex >= 1 &&
-             v.argIndex - 1 < out.args.size() && v.offset < out.args[v.argIndex - 1].size())
-      out.args[v.argIndex - 1][v.offset] = static_cast<char>(*value);
   }
   for (auto *t : tokens) {
     auto value = valueOf(*t);
-    std::string *bytes = bytesOf(*t);
+    std::string *bytes = inputText(out, *t);
     if (!value || !bytes || t->offset + t->length > bytes->size())
       continue;
     bytes->replace(t->offset, t->length, printToken(*t, *value));

@@ -1,6 +1,7 @@
 #include "rootline/expr_text.h"
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -207,14 +208,56 @@ bool nonNegative(const z3::expr &e) {
          numeral(e.arg(0)) == "0";
 }
 
-std::string comparison(const z3::expr &a, const char *op, const z3::expr &b, int own, int limit) {
+// The same comparison with its operands swapped: `5 > m` is `m < 5`.
+std::string mirrored(const std::string &op) {
+  static const std::map<std::string, std::string> mirror = {
+      {"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
+  std::string base = op.back() == 'u' ? op.substr(0, op.size() - 1) : op;
+  auto m = mirror.find(base);
+  return m == mirror.end() ? op : m->second + (base.size() < op.size() ? "u" : "");
+}
+
+// C's unsigned type of a width, for a cast that makes a comparison unsigned.
+std::string unsignedType(unsigned bits) {
+  switch (bits) {
+  case 8:
+    return "unsigned char";
+  case 16:
+    return "unsigned short";
+  case 32:
+    return "unsigned";
+  case 64:
+    return "unsigned long";
+  default:
+    return "uint" + std::to_string(bits);
+  }
+}
+
+// An operand of an unsigned operation that may be negative: cast to the unsigned type
+// (a numeral shows its unsigned value).
+std::string unsignedOperand(const z3::expr &x) {
+  return x.is_numeral() ? x.get_decimal_string(0)
+                        : "(" + unsignedType(x.get_sort().bv_size()) + ")" + text(x, 2);
+}
+
+std::string comparison(const z3::expr &a0, const char *op0, const z3::expr &b0, int own,
+                       int limit) {
+  // A constant goes on the right, as C programmers write it.
+  bool swap = a0.is_numeral() && !b0.is_numeral();
+  const z3::expr &a = swap ? b0 : a0;
+  const z3::expr &b = swap ? a0 : b0;
+  std::string o = swap ? mirrored(op0) : op0;
   std::string l = byteOperand(b) ? charOperand(a, 5) : text(a, 5);
   std::string r = byteOperand(a) ? charOperand(b, 5) : text(b, 5);
-  // Where signed and unsigned agree (both sides non-negative), C's plain operator.
-  std::string o = op;
-  if (o.size() > 1 && o.back() == 'u' && o[0] != '/' && o[0] != '%' && nonNegative(a) &&
-      nonNegative(b))
+  // An unsigned comparison reads as C writes it: the plain operator where signed and
+  // unsigned agree (both sides non-negative), else with a cast to the unsigned type.
+  if (o.size() > 1 && o.back() == 'u' && o[0] != '/' && o[0] != '%') {
     o.pop_back();
+    if (!nonNegative(a))
+      l = unsignedOperand(a);
+    else if (!nonNegative(b))
+      r = unsignedOperand(b);
+  }
   return wrap(l + " " + o + " " + r, own, limit);
 }
 
@@ -278,11 +321,25 @@ std::string binary(const z3::expr &e, const char *op, int limit) {
   // tighter unless the operator is associative (+ * & | ^ && ||).
   bool associative = k == Z3_OP_BMUL || k == Z3_OP_BAND || k == Z3_OP_BOR || k == Z3_OP_BXOR ||
                      k == Z3_OP_AND || k == Z3_OP_OR;
+  // Unsigned / % >> read as C writes them: the plain operator, with a cast to the
+  // unsigned type on an operand that may be negative (a shift's left one only).
+  std::string o = op;
+  int castAt = -1;
+  if (o.size() > 1 && o.back() == 'u') {
+    o.pop_back();
+    unsigned candidates = k == Z3_OP_BLSHR ? 1 : e.num_args();
+    for (unsigned i = 0; i < candidates && castAt < 0; ++i)
+      if (!nonNegative(e.arg(i)))
+        castAt = static_cast<int>(i);
+  }
   std::string s;
   for (unsigned i = 0; i < e.num_args(); ++i) {
     if (i)
-      s += std::string(" ") + op + " ";
-    s += text(e.arg(i), i == 0 || associative ? own : own - 1);
+      s += " " + o + " ";
+    if (static_cast<int>(i) == castAt)
+      s += unsignedOperand(e.arg(i));
+    else
+      s += text(e.arg(i), i == 0 || associative ? own : own - 1);
   }
   return wrap(s, own, limit);
 }
@@ -333,6 +390,11 @@ std::string text(const z3::expr &e, int limit) {
   if (k == Z3_OP_EXTRACT) {
     unsigned hi = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), d, 0));
     unsigned lo = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), d, 1));
+    // The low bits of a wider value are C's narrowing cast: `(int)m` for a long's low 32.
+    if (lo == 0 && (hi == 7 || hi == 15 || hi == 31))
+      return wrap("(" + std::string(hi == 7 ? "char" : hi == 15 ? "short" : "int") + ")" +
+                      text(e.arg(0), 2),
+                  2, limit);
     return text(e.arg(0), 1) + "[" + std::to_string(hi) + ":" + std::to_string(lo) + "]";
   }
   std::string s = d.name().str() + "(";

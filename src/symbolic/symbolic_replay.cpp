@@ -26,6 +26,18 @@ namespace rootline {
 
 namespace {
 
+// Byte `offset` of argv[index] (`seed`: its value in the traced run).
+InputVar argvByte(unsigned index, uint64_t offset, uint8_t seed) {
+  InputVar v;
+  v.kind = InputVar::Kind::ArgvByte;
+  v.name = "argv[" + std::to_string(index) + "]@" + std::to_string(offset);
+  v.offset = offset;
+  v.argIndex = index;
+  v.seedValue = seed;
+  v.display = "argv[" + std::to_string(index) + "][" + std::to_string(offset) + "]";
+  return v;
+}
+
 // Objects larger than this are not modelled as arrays for symbolic addresses.
 constexpr uint64_t kMaxArrayObject = 1 << 16;
 
@@ -273,6 +285,8 @@ struct SymbolicReplayer::Impl {
   // A byte of the input source of the current input event: stdin, or a file. Shown as
   // the buffer element it was read into (`line[4]`), else by its place (`stdin[17]`).
   z3::expr stdinByte(uint64_t offset, uint64_t dest = 0) {
+    if (currentArg) // sscanf(argv[1], "%s", ...): the argument's own byte
+      return variable(argvByte(currentArg, offset, 0));
     InputVar v;
     v.kind = InputVar::Kind::StdinByte;
     v.file = currentFile;
@@ -288,6 +302,7 @@ struct SymbolicReplayer::Impl {
   // input event reads (SOURCE; "" for stdin).
   std::map<uint64_t, std::string> sourceFiles;
   std::string currentFile;
+  unsigned currentArg = 0; // a token parsed from argv[currentArg] (atoi, sscanf)
 
   // ---- memory -----------------------------------------------------------------------
 
@@ -1089,9 +1104,19 @@ struct SymbolicReplayer::Impl {
     return false;
   }
 
-  // The input byte a memory byte holds unchanged (a line fgets read), if it does: its
-  // source ("" for stdin, else the file) and offset.
-  std::optional<std::pair<std::string, uint64_t>> inputOffsetAt(uint64_t addr) {
+  // Where an input byte lies: its text (stdin "", a file, or argument argIndex) and offset.
+  struct InputPlace {
+    std::string file;
+    unsigned argIndex = 0;
+    uint64_t offset = 0;
+    bool follows(const InputPlace &prev) const {
+      return file == prev.file && argIndex == prev.argIndex && offset == prev.offset + 1;
+    }
+  };
+
+  // The input byte a memory byte holds unchanged (a line fgets read, an argv string), if
+  // it does.
+  std::optional<InputPlace> inputPlaceAt(uint64_t addr) {
     auto s = symByte.find(addr);
     if (s == symByte.end())
       return std::nullopt;
@@ -1102,36 +1127,49 @@ struct SymbolicReplayer::Impl {
     size_t at = name.rfind('@');
     if (at == std::string::npos)
       return std::nullopt;
+    uint64_t offset = std::stoull(name.substr(at + 1));
     if (name.rfind("stdin@", 0) == 0)
-      return std::make_pair(std::string(), std::stoull(name.substr(at + 1)));
+      return InputPlace{"", 0, offset};
     if (name.rfind("file:", 0) == 0)
-      return std::make_pair(name.substr(5, at - 5), std::stoull(name.substr(at + 1)));
+      return InputPlace{name.substr(5, at - 5), 0, offset};
+    if (name.rfind("argv[", 0) == 0)
+      return InputPlace{"", static_cast<unsigned>(std::stoul(name.substr(5))), offset};
     return std::nullopt;
   }
 
-  // An sscanf conversion over a string in memory. When the bytes it parsed are stdin
-  // bytes, unchanged and in order (fgets then sscanf), it is the same token scanf would
-  // have read there and gets the same variable; other parsed bytes make it concrete.
+  // An sscanf conversion over a string in memory. When the bytes it parsed are input
+  // bytes, unchanged and in order (fgets then sscanf, atoi(argv[1])), it is the same token
+  // scanf would have read there and gets one variable; other parsed bytes make it concrete.
   // Address 0: the number is the call's result (atoi, strtol), not stored.
   void memToken(const Event &e, const Instance &I, const std::string &callee) {
     uint64_t src = e.a, len = e.b, addr = e.c, size = e.d;
-    auto first = len ? inputOffsetAt(src) : std::nullopt;
+    auto first = len ? inputPlaceAt(src) : std::nullopt;
     bool fromInput = first.has_value();
-    for (uint64_t i = 1; fromInput && i < len; ++i)
-      fromInput = inputOffsetAt(src + i) == std::make_pair(first->first, first->second + i);
+    std::optional<InputPlace> prev = first;
+    for (uint64_t i = 1; fromInput && i < len; ++i) {
+      auto next = inputPlaceAt(src + i);
+      fromInput = next && next->follows(*prev);
+      prev = next;
+    }
     char conv = static_cast<char>(e.e & 0x7f);
-    if (fromInput)
-      currentFile = first->first; // the token belongs to the bytes' source
+    if (fromInput) { // the token belongs to the bytes' text
+      currentFile = first->file;
+      currentArg = first->argIndex;
+    }
+    auto done = [&] {
+      currentFile.clear();
+      currentArg = 0;
+    };
     if (fromInput && addr == 0) {
       if (size >= 1 && size <= 8 && std::strchr("diuoxX", conv))
-        set(I, z3::sext(tokenVariable(first->second, len, size, conv),
+        set(I, z3::sext(tokenVariable(first->offset, len, size, conv),
                         bitsOf(I.inst->getType()) - static_cast<unsigned>(size * 8)));
-      currentFile.clear();
+      done();
       return;
     }
     if (fromInput) {
-      token({Ev::TOKEN, first->second, len, addr, size, e.e, {}, e.offset});
-      currentFile.clear();
+      token({Ev::TOKEN, first->offset, len, addr, size, e.e, {}, e.offset});
+      done();
       return;
     }
     if (addr)
@@ -1140,19 +1178,24 @@ struct SymbolicReplayer::Impl {
       run.concretizedCalls.insert(callee);
   }
 
-  // The integer a conversion parsed from stdin bytes [offset, offset+len).
-  // Shown as the variable it was read into (`qty`, `a[2]`, `p.x`), else as `token`.
+  // The integer a conversion parsed from input bytes [offset, offset+len) of the current
+  // text. Shown as the variable it was read into (`qty`, `a[2]`, `p.x`), else as the
+  // argument it is (`argv[1]`), else as `token`.
   z3::expr tokenVariable(uint64_t offset, uint64_t len, uint64_t size, char conv,
                          uint64_t dest = 0) {
     InputVar v;
     v.display = dest ? names.nameAt(dest) : "";
+    std::string arg = "argv[" + std::to_string(currentArg) + "]";
     if (v.display.empty())
-      v.display = "token";
+      v.display = currentArg && offset == 0 ? arg : "token";
     v.kind = InputVar::Kind::Token;
     v.bits = static_cast<unsigned>(size * 8);
     v.file = currentFile;
-    v.name = (currentFile.empty() ? "tok@" : "ftok:" + currentFile + "@") + std::to_string(offset) +
-             ":i" + std::to_string(v.bits);
+    v.argIndex = currentArg;
+    v.name = (currentArg      ? "atok:" + arg + "@"
+              : currentFile.empty() ? std::string("tok@")
+                                    : "ftok:" + currentFile + "@") +
+             std::to_string(offset) + ":i" + std::to_string(v.bits);
     v.offset = offset;
     v.length = len;
     v.conv = conv;
@@ -1243,14 +1286,8 @@ void SymbolicReplayer::onArgv(const ArgvString &a) {
   if (a.index == 0)
     return; // the program name is not an input
   for (size_t j = 0; j + 1 < a.bytes.size(); ++j) {
-    InputVar v;
-    v.kind = InputVar::Kind::ArgvByte;
-    v.name = "argv[" + std::to_string(a.index) + "]@" + std::to_string(j);
-    v.offset = j;
-    v.argIndex = static_cast<unsigned>(a.index);
-    v.seedValue = static_cast<uint8_t>(a.bytes[j]);
-    v.display = "argv[" + std::to_string(a.index) + "][" + std::to_string(j) + "]";
-    z3::expr b = impl_->variable(v);
+    z3::expr b = impl_->variable(
+        argvByte(static_cast<unsigned>(a.index), j, static_cast<uint8_t>(a.bytes[j])));
     impl_->domain.push_back(b != impl_->bv(0, 8)); // the string keeps its length
     impl_->setByte(a.addr + j, b);
   }

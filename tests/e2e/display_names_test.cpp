@@ -106,6 +106,50 @@ int main(void) {
   CHECK(j["rsc_smt"].get<std::string>().find("tok@") != std::string::npos);
 }
 
+TEST_CASE("numbers parsed from arguments are named by the argument, constants on the right",
+          "[display][explore]") {
+  TempDir t;
+  sourceRecipe(t.path / "m.c", R"(#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  if (argc < 3) return 2;
+  int n = atoi(argv[1]);
+  long m = strtol(argv[2], NULL, 10);
+  unsigned u = (unsigned)n;
+  if (n > 10 && m < 5)
+    printf("big %d\n", n - (int)m);
+  else if (u < 3)
+    printf("tiny\n");
+  else
+    printf("small\n");
+  return 0;
+}
+)");
+  ProcessResult r = runRootline({"explore", "--src", (t.path / "m.c").string(), "--out",
+                                 (t.path / "out").string(), "--strategy", "rsc", "--signature",
+                                 "--", "3", "9"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exitedWith(0));
+  // atoi/strtol over argv: one variable per argument, not its bytes.
+  CHECK(r.out.find("argv[1] > 10 && argv[2] < 5") != std::string::npos);
+  CHECK(r.out.find("output: \"big \" argv[1] - (int)argv[2]") != std::string::npos);
+  // An unsigned comparison of a value that may be negative, as C writes it.
+  CHECK(r.out.find("(unsigned)argv[1] < 3") != std::string::npos);
+  CHECK(r.out.find("argv[1][") == std::string::npos);
+  CHECK(r.out.find("<u") == std::string::npos);
+  // A test the exploration wrote puts the solver's number back as the argument's text.
+  bool rewritten = false;
+  for (const auto &e : fs::directory_iterator(t.path / "out"))
+    if (fs::exists(e.path() / "test.json")) {
+      json j = json::parse(readFile(e.path() / "test.json"));
+      auto args = j["args"];
+      if (args.size() == 2 && std::atoi(args[0].get<std::string>().c_str()) > 10 &&
+          std::atol(args[1].get<std::string>().c_str()) < 5)
+        rewritten = true;
+    }
+  CHECK(rewritten);
+}
+
 TEST_CASE("debug shows a candidate's condition by the program's names, the solver's beside it",
           "[display][debug]") {
   RegressionFixture r = regressionFixture("discount_threshold");

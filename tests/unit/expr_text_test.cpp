@@ -26,8 +26,10 @@ TEST_CASE("a widened input byte reads as the byte, compared with characters", "[
   z3::expr b = ctx.bv_const("stdin@0", 8);
   z3::expr zext = z3::zext(b, 24), sext = z3::sext(b, 24);
   // Unsigned and signed agree on a widened byte and a small number: C's plain operator.
-  CHECK(readableExpr(z3::ule(ctx.bv_val('0', 32), zext)) == "'0' <= stdin@0");
-  CHECK(readableExpr(z3::ult(zext, ctx.bv_val(-1, 32))) == "stdin@0 <u -1");
+  // A constant goes on the right.
+  CHECK(readableExpr(z3::ule(ctx.bv_val('0', 32), zext)) == "stdin@0 >= '0'");
+  // Where they may disagree, the unsigned value of a constant.
+  CHECK(readableExpr(z3::ult(zext, ctx.bv_val(-1, 32))) == "stdin@0 < 4294967295");
   CHECK(readableExpr(sext == ctx.bv_val('\n', 32)) == "stdin@0 == '\\n'");
   CHECK(readableExpr(!(b == ctx.bv_val('a', 8))) == "stdin@0 != 'a'");
   CHECK(readableExpr(z3::sgt(sext.simplify(), ctx.bv_val('9', 32))) == "stdin@0 > '9'");
@@ -44,14 +46,23 @@ TEST_CASE("each operator class has its C spelling", "[display]") {
   CHECK(readableExpr(x * y) == "x * y");
   CHECK(readableExpr(x / y) == "x / y");
   CHECK(readableExpr(z3::srem(x, y) == ctx.bv_val(0, 32)) == "x % y == 0");
-  CHECK(readableExpr(z3::udiv(x, y)) == "x /u y");
+  // Unsigned operations as C writes them: a cast on an operand that may be negative.
+  CHECK(readableExpr(z3::udiv(x, y)) == "(unsigned)x / y");
+  CHECK(readableExpr(z3::urem(z3::zext(ctx.bv_const("c", 8), 24), y)) == "c % (unsigned)y");
+  CHECK(readableExpr(z3::ult(z3::zext(ctx.bv_const("c", 8), 56), ctx.bv_const("n", 64))) ==
+        "c < (unsigned long)n");
   CHECK(readableExpr((x & y) != ctx.bv_val(0, 32)) == "(x & y) != 0");
   CHECK(readableExpr(x | y) == "x | y");
   CHECK(readableExpr(x ^ y) == "x ^ y");
   CHECK(readableExpr(z3::shl(x, ctx.bv_val(2, 32))) == "x << 2");
   CHECK(readableExpr(z3::ashr(x, ctx.bv_val(1, 32))) == "x >> 1");
-  CHECK(readableExpr(z3::lshr(x, ctx.bv_val(1, 32))) == "x >>u 1");
-  CHECK(readableExpr(z3::ult(x, y)) == "x <u y");
+  CHECK(readableExpr(z3::lshr(x, ctx.bv_val(1, 32))) == "(unsigned)x >> 1");
+  CHECK(readableExpr(z3::ult(x, y)) == "(unsigned)x < y");
+  // A constant on the left moves right, the operator mirrored.
+  CHECK(readableExpr(ctx.bv_val(5, 32) > x) == "x < 5");
+  CHECK(readableExpr(!(ctx.bv_val(5, 32) <= x)) == "x < 5");
+  // The low bits of a wider value: C's narrowing cast.
+  CHECK(readableExpr(ctx.bv_const("m", 64).extract(31, 0) + x) == "(int)m + x");
   CHECK(readableExpr(!(x <= y)) == "x > y");
   CHECK(readableExpr(!(x == y)) == "x != y");
   CHECK(readableExpr(x > y && x < ctx.bv_val(10, 32)) == "x > y && x < 10");
