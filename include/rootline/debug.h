@@ -52,6 +52,21 @@ struct DebugRequest {
   Progress *progress = nullptr; // stage and counts on stderr; null: silent
 };
 
+// Changed-computation evidence (docs/debug.md, "Evidence per candidate"): an input of
+// the failing input's partition on which the two versions compute the same value at a
+// changed line (`sameValue`), or other values, run natively on both versions.
+struct ValueEvidence {
+  bool sameValue = false;
+  ProgramInput input;
+  std::vector<std::string> changes; // against the failing input ("token 1: 5 → 2")
+  std::string what;                 // the value: "`cost`"
+  std::string oldValue, newValue;   // at the line, on this input
+  bool ran = false;
+  RunSummary oldRun, newRun;
+  bool outputsAgree = false;        // same output and outcome on both versions
+  std::string demonstrates;         // one sentence for the reader
+};
+
 struct DebugCandidate {
   unsigned rank = 0;
   std::string version; // "old" or "new": where the line is
@@ -72,6 +87,9 @@ struct DebugCandidate {
   std::vector<std::string> alternativeChanges;
   // What the alternative input shows about this line, one sentence.
   std::string demonstrates;
+  // A changed computation's inputs of the failing partition where old and new compute
+  // the same value at this line, and where they differ (the first ones of each).
+  std::vector<ValueEvidence> valueEvidence;
   RunSummary oldRun, newRun;    // the alternative input, run natively on both versions
   bool removesFailure = false;  // both versions behave alike on the alternative input
   bool changesFailure = false;  // the new version's output differs from its failing one
@@ -84,6 +102,11 @@ struct DebugCandidate {
   // print what most random inputs of the failing input's shape make them print" (docs/
   // debug.md, "Alternative inputs"). Such evidence ranks below real evidence.
   std::string weakEvidence;
+  // A branch deviation's alternative input should still reach the criterion: when the
+  // run of the candidate's version on it stops printing before the line where the
+  // failing run's output first differs, why ("its run prints 1 line, the failing output
+  // is line 3"); else empty.
+  std::string missesCriterion;
   // Revert evidence: "fixes" (reverting this line's hunk alone makes the test pass),
   // "fixes with others" (its hunk is in a minimal set whose revert does), "no effect"
   // (reverted alone the test still fails the same way), "changes failure", "unresolved"

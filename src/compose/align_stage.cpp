@@ -210,29 +210,52 @@ ExecutionLog recordExecutions(const Version &v, LineNames &names,
 
 // The first integer stores of two aligned executions that did the same, for the
 // symbolic check.
+// The first integer store (not of an address) of an execution.
+const LineEffect *firstIntegerStore(const ExecutionLog &log, const LineExecution &e) {
+  for (size_t k = 0; k < e.effectCount; ++k) {
+    const LineEffect &x = log.effects[e.effectBegin + k];
+    if (x.kind == LineEffect::Store && !x.pointer &&
+        llvm::cast<llvm::StoreInst>(x.inst)->getValueOperand()->getType()->isIntegerTy())
+      return &x;
+  }
+  return nullptr;
+}
+
+unsigned storedBits(const LineEffect *x) {
+  return llvm::cast<llvm::StoreInst>(x->inst)->getValueOperand()->getType()->getIntegerBitWidth();
+}
+
+// Two aligned executions' first integer stores, when they have the same width.
+std::optional<std::pair<const LineEffect *, const LineEffect *>>
+storePair(const ExecutionLog &oldLog, const LineExecution &o, const ExecutionLog &newLog,
+          const LineExecution &n) {
+  const LineEffect *a = firstIntegerStore(oldLog, o), *b = firstIntegerStore(newLog, n);
+  if (!a || !b || storedBits(a) != storedBits(b) || storedBits(b) > 64)
+    return std::nullopt;
+  return std::make_pair(a, b);
+}
+
 void pairStores(const ExecutionLog &oldLog, const LineExecution &o, const ExecutionLog &newLog,
                 const LineExecution &n, LineVerdict &v) {
-  auto firstStore = [](const ExecutionLog &log, const LineExecution &e) -> const LineEffect * {
-    for (size_t k = 0; k < e.effectCount; ++k) {
-      const LineEffect &x = log.effects[e.effectBegin + k];
-      if (x.kind == LineEffect::Store && !x.pointer &&
-          llvm::cast<llvm::StoreInst>(x.inst)->getValueOperand()->getType()->isIntegerTy())
-        return &x;
-    }
-    return nullptr;
-  };
-  const LineEffect *a = firstStore(oldLog, o), *b = firstStore(newLog, n);
-  if (!a || !b || !(a->value == b->value))
+  auto p = storePair(oldLog, o, newLog, n);
+  if (!p || !(p->first->value == p->second->value))
     return;
-  auto width = [](const LineEffect *x) {
-    return llvm::cast<llvm::StoreInst>(x->inst)->getValueOperand()->getType()->getIntegerBitWidth();
-  };
-  if (width(a) != width(b) || width(b) > 64)
+  v.oldStore = p->first->instance;
+  v.newStore = p->second->instance;
+  v.value = p->second->value;
+  v.bits = storedBits(p->second);
+}
+
+void pairDifferingStores(const ExecutionLog &oldLog, const LineExecution &o,
+                         const ExecutionLog &newLog, const LineExecution &n,
+                         const StoreTarget &target, LineVerdict &v) {
+  auto p = storePair(oldLog, o, newLog, n);
+  if (!p || p->first->value == p->second->value)
     return;
-  v.oldStore = a->instance;
-  v.newStore = b->instance;
-  v.value = b->value;
-  v.bits = width(b);
+  v.oldDiffStore = p->first->instance;
+  v.newDiffStore = p->second->instance;
+  v.diffBits = storedBits(p->second);
+  v.diffTarget = target(p->second->inst);
 }
 
 const LineEffect *effectAt(const ExecutionLog &log, const LineExecution &e, size_t k) {
@@ -325,8 +348,11 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
             pairStores(oldLog, oldLog.executions[peer[i]], newLog, e, v);
         }
       } else if (status[i] == Aligned::Differs) {
-        if (inNew)
+        if (inNew) {
           ++v.differs;
+          if (v.newDiffStore == kNoDef && peer[i] != Alignment::npos)
+            pairDifferingStores(oldLog, oldLog.executions[peer[i]], newLog, e, newTarget, v);
+        }
       } else {
         ++v.unmatched;
       }
@@ -442,6 +468,7 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
     if (v.differs + v.unmatched > 0) {
       c.aligned = "differs";
       c.alignedDetail = "in the dual slice: its execution " + v.differenceExample;
+      c.valueEvidence = v.valueEvidence;
     } else if (v.same > 0 && findings.complete) {
       c.aligned = "same values";
       c.alignedDetail =
@@ -455,11 +482,14 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
   }
 }
 
-std::vector<uint64_t> sameValueStores(const AlignmentFindings &findings, bool inNew) {
+std::vector<uint64_t> watchedStores(const AlignmentFindings &findings, bool inNew) {
   std::vector<uint64_t> out;
-  for (const auto &[line, v] : findings.lines)
+  for (const auto &[line, v] : findings.lines) {
     if (v.same && !v.differs && !v.unmatched && v.newStore != kNoDef)
       out.push_back(inNew ? v.newStore : v.oldStore);
+    if (v.newDiffStore != kNoDef)
+      out.push_back(inNew ? v.newDiffStore : v.oldDiffStore);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

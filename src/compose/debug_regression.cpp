@@ -168,9 +168,10 @@ DebugReport debugRegression(const DebugRequest &request) {
 
   stages.begin("symbolic");
   bool rsc = req.condition == ConditionKind::Rsc;
-  // The same-value lines' stores keep their expressions for the symbolic check.
-  std::vector<uint64_t> oldWatch = debug::sameValueStores(alignment, false),
-                        newWatch = debug::sameValueStores(alignment, true);
+  // The aligned lines' stores keep their expressions: the same-value lines' for the
+  // symbolic check, the differing lines' for value evidence.
+  std::vector<uint64_t> oldWatch = debug::watchedStores(alignment, false),
+                        newWatch = debug::watchedStores(alignment, true);
   debug::traceSymbolic(oldV, ctx, rsc ? &oldV.slice.member : nullptr, req.maxExprNodes,
                        budget.share(kSymbolicShareOld, kFloorSeconds), stages, &oldWatch);
   debug::traceSymbolic(newV, ctx, rsc ? &newV.slice.member : nullptr, req.maxExprNodes,
@@ -222,6 +223,10 @@ DebugReport debugRegression(const DebugRequest &request) {
   stages.begin("evidence");
   debug::gatherEvidence(candidates, oldV, newV, req.input, report.oldRun, report.newRun, work.path,
                         req.timeoutSeconds, budget.before(kReportReserveSeconds), stages);
+  // Changed computations: inputs of the failing partition where old and new compute the
+  // same value at the line, and where they differ.
+  debug::findValueEvidence(alignment, oldV, newV, ctx, req.input, work.path, req.timeoutSeconds,
+                           budget.before(kReportReserveSeconds), stages);
 
   stages.begin("rank");
   // A neutral hunk (layout, a consistent rename) is listed, never ranked.

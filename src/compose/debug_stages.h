@@ -192,6 +192,12 @@ struct LineVerdict {
   unsigned bits = 0;
   // The symbolic check's answer: "for every input", "on this input only", or "".
   std::string symbolic;
+  // The first aligned pair of integer stores that computed other values, for
+  // changed-computation evidence; with what they stored.
+  uint64_t oldDiffStore = kNoDef, newDiffStore = kNoDef;
+  unsigned diffBits = 0;
+  std::string diffTarget; // the stored-to variable, as the reader knows it
+  std::vector<ValueEvidence> valueEvidence;
 };
 struct AlignmentFindings {
   bool complete = false; // both replays reached the end of their runs
@@ -207,13 +213,27 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
 // Marks each changed-line candidate "differs" (its aligned executions differ: the dual
 // slice) or "same values" (every aligned execution computes the same in both runs).
 void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidate> &candidates);
-// The store instances of a version whose values the symbolic replay should keep.
-std::vector<uint64_t> sameValueStores(const AlignmentFindings &findings, bool inNew);
+// The store instances of a version whose values the symbolic replay should keep: the
+// same-value lines' (for the symbolic check) and the differing lines' (for value
+// evidence).
+std::vector<uint64_t> watchedStores(const AlignmentFindings &findings, bool inNew);
 // Where it is cheap: whether each same-value line's stores agree for every input of
 // the failing input's partition (both versions' conditions), by the solver.
 void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &oldV,
                                  const Version &newV, z3::context &ctx, const Deadline &deadline,
                                  Stages &stages);
+// Whether a branch deviation's alternative run (`run`) reaches the criterion: empty if
+// it prints at least up to the stdout line where `failing` first differs from
+// `passing` (or stdout does not differ), else why not.
+std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
+                            const RunSummary &failing);
+// Changed-computation evidence (value_evidence.cpp): for each changed line whose aligned
+// stores differ, the closest input of the failing input's partition where old and new
+// store the same value there, and one (other than the failing input) where they differ;
+// each run natively on both versions.
+void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const Version &newV,
+                       z3::context &ctx, const ProgramInput &failing, const fs::path &work,
+                       double timeoutSeconds, const Deadline &deadline, Stages &stages);
 
 // The revert stage (docs/debug.md, "Revert evidence"): the change cut into units (the
 // semantic diff's hunks; renames and layout stay as in the new version), and the

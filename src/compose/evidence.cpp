@@ -80,6 +80,34 @@ std::string weakness(const DebugCandidate &c, const RunSummary &oldFailing,
 
 } // namespace
 
+// The stdout line (0-based) where the failing run's output first differs from the
+// passing one's; none when stdout does not differ (a crash, a status).
+static std::optional<size_t> criterionLine(const RunSummary &passing, const RunSummary &failing) {
+  const std::string &a = passing.stdoutBytes, &b = failing.stdoutBytes;
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i])
+    ++i;
+  if (i == a.size() && i == b.size())
+    return std::nullopt;
+  return static_cast<size_t>(std::count(a.begin(), a.begin() + static_cast<long>(i), '\n'));
+}
+
+std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
+                            const RunSummary &failing) {
+  auto line = criterionLine(passing, failing);
+  if (!line)
+    return "";
+  size_t printed =
+      static_cast<size_t>(std::count(run.stdoutBytes.begin(), run.stdoutBytes.end(), '\n'));
+  if (!run.stdoutBytes.empty() && run.stdoutBytes.back() != '\n')
+    ++printed; // a last line without its newline still reaches it
+  if (printed > *line)
+    return "";
+  return "its run prints " + std::to_string(printed) +
+         " line(s) and stops before the failing output (stdout line " +
+         std::to_string(*line + 1) + ")";
+}
+
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
                     const Version &newV, const ProgramInput &failingInput,
                     const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
@@ -120,6 +148,9 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
                        c.oldRun.outcome == c.newRun.outcome && !stopped(c.oldRun);
     c.changesFailure =
         c.newRun.stdoutBytes != failing.stdoutBytes || c.newRun.outcome != failing.outcome;
+    if (c.kind == "branch deviation" || c.kind == "missing code")
+      c.missesCriterion =
+          missedCriterion(c.version == "old" ? c.oldRun : c.newRun, oldFailing, failing);
   }
   if (unrun)
     stages.cut(std::to_string(unrun) + " of " + std::to_string(total) +

@@ -110,6 +110,22 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
       c.reasons.push_back(c.alignedDetail);
     if (!c.demonstrates.empty())
       c.reasons.push_back(c.demonstrates);
+    for (const auto &e : c.valueEvidence)
+      if (e.ran)
+        c.reasons.push_back(e.demonstrates);
+    // Value evidence that the line's value is what the outputs depend on.
+    bool alikeWhenSame = std::any_of(c.valueEvidence.begin(), c.valueEvidence.end(),
+                                     [](auto &e) { return e.ran && e.sameValue && e.outputsAgree; });
+    bool apartWhenDifferent =
+        std::any_of(c.valueEvidence.begin(), c.valueEvidence.end(),
+                    [](auto &e) { return e.ran && !e.sameValue && !e.outputsAgree; });
+    if (alikeWhenSame && apartWhenDifferent)
+      c.reasons.push_back("the outputs follow this line's value: alike where old and new compute "
+                          "the same value here, different where they do not");
+    if (!c.missesCriterion.empty())
+      c.reasons.push_back("the alternative input leaves the failing run's path but does not "
+                          "reach the failing output: " +
+                          c.missesCriterion);
     if (!c.weakEvidence.empty())
       c.reasons.push_back("weak evidence: " + c.weakEvidence +
                           ", so both versions behaving alike on it says nothing about this line");

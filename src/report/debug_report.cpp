@@ -43,12 +43,19 @@ json reportJson(const DebugReport &r) {
       if (!c.demonstrates.empty())
         j["demonstrates"] = c.demonstrates;
     }
+    if (!c.valueEvidence.empty()) {
+      j["value_evidence"] = json::array();
+      for (const auto &e : c.valueEvidence)
+        j["value_evidence"].push_back(report::valueEvidenceJson(e));
+    }
     if (c.ran)
       j["evidence"] = {{"old", runJson(c.oldRun)},
                        {"new", runJson(c.newRun)},
                        {"removes_failure", c.removesFailure},
                        {"changes_failure", c.changesFailure},
-                       {"weak", c.weakEvidence.empty() ? json(nullptr) : json(c.weakEvidence)}};
+                       {"weak", c.weakEvidence.empty() ? json(nullptr) : json(c.weakEvidence)},
+                       {"misses_criterion",
+                        c.missesCriterion.empty() ? json(nullptr) : json(c.missesCriterion)}};
     cands.push_back(j);
   }
   json memory = json::array();
@@ -225,6 +232,12 @@ std::string reportMarkdown(const DebugReport &r) {
         md << "- **weak evidence:** " << c.weakEvidence << "\n";
       md << "\n";
     }
+    if (!c.valueEvidence.empty()) {
+      md << "**Value evidence** (inputs of the failing input's partition):\n";
+      for (const auto &e : c.valueEvidence)
+        md << "- " << report::valueEvidenceText(e) << "\n";
+      md << "\n";
+    }
     md << "Why ranked here: ";
     for (size_t i = 0; i < c.reasons.size(); ++i)
       md << (i ? "; " : "") << c.reasons[i];
@@ -324,6 +337,8 @@ std::string reportSummary(const DebugReport &r) {
         << "\n";
     if (!c.revertDetail.empty())
       s << "     " << c.revertDetail << "\n";
+    for (const auto &e : c.valueEvidence)
+      s << "     " << report::valueEvidenceText(e, 30) << "\n";
   }
   if (r.candidates.empty())
     s << "  no candidate found\n";

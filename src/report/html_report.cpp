@@ -156,6 +156,9 @@ std::string reportHtml(const DebugReport &r) {
     h << "<td>";
     for (const auto &reason : c.reasons)
       h << report::htmlEscape(reason) << "<br>";
+    for (const auto &e : c.valueEvidence)
+      h << "<p class=\"value\"><b>value evidence:</b> "
+        << report::htmlEscape(report::valueEvidenceText(e)) << "</p>";
     h << "</td></tr>";
   }
   h << "</table><h2>Sources</h2><p><span class=\"l slice\" style=\"display:inline\">relevant "

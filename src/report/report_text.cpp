@@ -35,6 +35,36 @@ std::string changesText(const std::vector<std::string> &changes) {
   return out;
 }
 
+std::string valueEvidenceText(const ValueEvidence &e, size_t outputWidth) {
+  auto shown = [&](const std::string &out) {
+    std::string t = oneLine(out, outputWidth);
+    while (!t.empty() && t.back() == ' ')
+      t.pop_back();
+    return t;
+  };
+  std::string values = e.sameValue ? "both versions compute " + e.what + " = " + e.newValue
+                                   : "old computes " + e.what + " = " + e.oldValue +
+                                         ", new " + e.newValue;
+  std::string text = changesText(e.changes) + ": " + values + " here";
+  if (e.ran)
+    text += "; old prints `" + shown(e.oldRun.stdoutBytes) + "` (" + e.oldRun.outcome +
+            "), new `" + shown(e.newRun.stdoutBytes) + "` (" +
+            e.newRun.outcome + "): " + (e.outputsAgree ? "alike" : "different");
+  return text;
+}
+
+nlohmann::json valueEvidenceJson(const ValueEvidence &e) {
+  nlohmann::json j = {{"same_value", e.sameValue},     {"value", e.what},
+                      {"old_value", e.oldValue},       {"new_value", e.newValue},
+                      {"input", inputJson(e.input)},   {"changes", e.changes},
+                      {"demonstrates", e.demonstrates}};
+  if (e.ran)
+    j["runs"] = {{"old", runJson(e.oldRun)},
+                 {"new", runJson(e.newRun)},
+                 {"outputs_agree", e.outputsAgree}};
+  return j;
+}
+
 std::string markdownFence(const std::string &text) {
   std::string t = text;
   if (t.empty() || t.back() != '\n')

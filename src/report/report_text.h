@@ -18,5 +18,9 @@ std::string htmlEscape(const std::string &text);        // < > & "
 // line 2, byte 3: 'a' → 'b'"; the first 8, then "and N more"), or "the failing input
 // itself" when there are none.
 std::string changesText(const std::vector<std::string> &changes);
+// One line of changed-computation evidence: "token 1: 5 → 2: both versions compute
+// `extra` = 4 here; old prints `total 104`, new prints `total 104`: alike".
+std::string valueEvidenceText(const ValueEvidence &e, size_t outputWidth = 40);
+nlohmann::json valueEvidenceJson(const ValueEvidence &e);
 
 } // namespace rootline::report

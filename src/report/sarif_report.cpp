@@ -41,6 +41,8 @@ json reportSarif(const DebugReport &r) {
       text += " Aligned runs: " + c.alignedDetail + ".";
     if (!c.memoryError.empty())
       text += " Memory error: " + c.memoryError + ".";
+    for (const auto &e : c.valueEvidence)
+      text += " Value evidence: " + report::valueEvidenceText(e) + ".";
     json props = {{"rank", c.rank},
                   {"version", c.version},
                   {"reasons", c.reasons},
@@ -51,12 +53,19 @@ json reportSarif(const DebugReport &r) {
       props["aligned"] = c.aligned;
     if (!c.memoryError.empty())
       props["memoryError"] = c.memoryError;
+    if (!c.valueEvidence.empty()) {
+      props["valueEvidence"] = json::array();
+      for (const auto &e : c.valueEvidence)
+        props["valueEvidence"].push_back(report::valueEvidenceJson(e));
+    }
     if (c.hasAlternative) {
       props["alternativeStdin"] = c.alternative.stdinBytes;
       props["alternativeChanges"] = c.alternativeChanges;
       props["removesFailure"] = c.removesFailure;
       if (!c.weakEvidence.empty())
         props["weakEvidence"] = c.weakEvidence;
+      if (!c.missesCriterion.empty())
+        props["missesCriterion"] = c.missesCriterion;
     }
     results.push_back(
         {{"ruleId", rule},

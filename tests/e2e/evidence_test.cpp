@@ -138,3 +138,47 @@ TEST_CASE("programs with input-error paths: the cause first, printable alternati
   REQUIRE(alternatives > 0);
   CHECK(double(changed) / alternatives <= 2.0);
 }
+
+TEST_CASE("a changed computation shows an input where old and new compute the same value and "
+          "one where they differ",
+          "[debug][evidence]") {
+  RegressionFixture r = regressionFixture("value_surcharge");
+  TempDir t;
+  auto res = runRootline({"debug", "-q", "--old", (r.dir / "old").string(), "--new",
+                          (r.dir / "new").string(), "--src", "main.c", "--stdin",
+                          (r.dir / "input.txt").string(), "--out", (t.path / "rep").string()});
+  INFO(res.out << res.err);
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(readFile(t.path / "rep" / "report.json"));
+  const auto &c = j["candidates"][0];
+  CHECK(c["line"] == 8);
+  REQUIRE(c.contains("value_evidence"));
+  const auto &ev = c["value_evidence"];
+  REQUIRE(ev.size() == 2);
+  // qty * 2 == qty + 2 only at qty = 2: both print the same there.
+  const auto &same = ev[0];
+  CHECK(same["same_value"] == true);
+  CHECK(same["changes"] == nlohmann::json::array({"token 1: 5 → 2"}));
+  CHECK(same["old_value"] == "4");
+  CHECK(same["new_value"] == "4");
+  CHECK(same["runs"]["outputs_agree"] == true);
+  CHECK(same["runs"]["old"]["stdout"] == "total 104\n");
+  // Elsewhere in the partition they differ, and so do the outputs: the outputs follow
+  // the line's value.
+  const auto &apart = ev[1];
+  CHECK(apart["same_value"] == false);
+  CHECK(apart["old_value"] != apart["new_value"]);
+  CHECK(apart["changes"].size() == 1);
+  CHECK(apart["runs"]["outputs_agree"] == false);
+  bool follows = false;
+  for (const auto &reason : c["reasons"])
+    follows = follows || reason.get<std::string>().find("the outputs follow this line's value") !=
+                             std::string::npos;
+  CHECK(follows);
+  // Every format says it.
+  CHECK(res.out.find("token 1: 5 → 2: both versions compute `extra` = 4 here") !=
+        std::string::npos);
+  CHECK(readFile(t.path / "rep" / "report.md").find("**Value evidence**") != std::string::npos);
+  CHECK(readFile(t.path / "rep" / "report.html").find("value evidence:") != std::string::npos);
+  CHECK(readFile(t.path / "rep" / "report.sarif").find("valueEvidence") != std::string::npos);
+}

@@ -1,0 +1,110 @@
+// Changed-computation evidence (docs/debug.md, "Evidence per candidate"). A changed line
+// whose aligned executions store other values in the two runs is best shown by two
+// inputs of the failing input's partition: one on which old and new store the same
+// value there, one on which they differ. Run on both versions, the first should make
+// them agree and the second disagree when that value is what the outputs depend on.
+#include "compose/debug_stages.h"
+#include "rootline/closest_input.h"
+
+namespace rootline::debug {
+
+namespace {
+
+constexpr unsigned kQueryMs = 1000;       // per solver query
+constexpr double kClosestSeconds = 1.0;   // per closest-input search
+constexpr size_t kMaxLines = 4;           // lines given value evidence, first ones first
+
+std::string valueText(const z3::model &m, const z3::expr &e, unsigned bits) {
+  auto v = modelValue(m, e);
+  if (!v)
+    return "?";
+  uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  uint64_t u = *v & mask;
+  if (bits < 64 && (u >> (bits - 1)) & 1)
+    return std::to_string(static_cast<int64_t>(u | ~mask));
+  return std::to_string(static_cast<int64_t>(u));
+}
+
+} // namespace
+
+void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const Version &newV,
+                       z3::context &ctx, const ProgramInput &failing, const fs::path &work,
+                       double timeoutSeconds, const Deadline &deadline, Stages &stages) {
+  const auto &oldWatched = oldV.trace.symbolic.watched, &newWatched = newV.trace.symbolic.watched;
+  std::vector<InputVar> vars = inputsOfBoth(oldV, newV);
+  size_t lines = 0, found = 0, n = 0;
+  for (auto &[line, v] : findings.lines) {
+    if (v.newDiffStore == kNoDef || lines >= kMaxLines || deadline.expired())
+      continue;
+    auto o = oldWatched.find(v.oldDiffStore), nw = newWatched.find(v.newDiffStore);
+    if (o == oldWatched.end() || nw == newWatched.end())
+      continue; // a value the inputs do not reach in one version: no input changes that
+    z3::expr a = o->second, b = nw->second;
+    if (!a.is_bv() || !b.is_bv() || a.get_sort().bv_size() != v.diffBits ||
+        b.get_sort().bv_size() != v.diffBits)
+      continue;
+    ++lines;
+    stages.update("value evidence for " + std::to_string(lines) + " changed line(s)");
+    // Inputs like the failing one: its partition in both versions.
+    z3::solver s(ctx);
+    z3::params p(ctx);
+    p.set("timeout", deadline.clampMs(kQueryMs));
+    s.set(p);
+    for (const Version *ver : {&oldV, &newV}) {
+      for (const auto &c : ver->condition)
+        s.add(c.taken);
+      for (const auto &d : ver->trace.symbolic.domain)
+        s.add(d);
+    }
+    // For the differing case, other values than the failing run's: the line's values
+    // move with the input.
+    z3::expr_vector from(ctx), to(ctx);
+    for (const auto &in : vars)
+      if (auto seed = valueIn(failing, in)) {
+        from.push_back(ctx.bv_const(in.name.c_str(), in.bits));
+        to.push_back(ctx.bv_val(*seed, in.bits));
+      }
+    z3::expr a0 = a.substitute(from, to).simplify(), b0 = b.substitute(from, to).simplify();
+    z3::expr other = a != a0 || b != b0;
+    for (bool same : {true, false}) {
+      if (deadline.expired())
+        break;
+      s.push();
+      s.add(same ? a == b : (a != b && other));
+      if (s.check() == z3::sat) {
+        ClosestInput closer(s, failing, vars);
+        z3::model m = closer.closest(z3::expr_vector(ctx), s.get_model(),
+                                     deadline.atMost(kClosestSeconds));
+        ValueEvidence e;
+        e.sameValue = same;
+        e.input = applyModel(failing, vars, m);
+        e.changes = describeInputChanges(failing, vars, m);
+        e.what = v.diffTarget.empty() ? "the stored value" : "`" + v.diffTarget + "`";
+        e.oldValue = valueText(m, a, v.diffBits);
+        e.newValue = valueText(m, b, v.diffBits);
+        double timeout = deadline.clamp(timeoutSeconds, 0.2);
+        fs::path dir = work / ("value" + std::to_string(n++));
+        e.oldRun = runInputNatively(oldV.native, e.input, dir / "old", timeout,
+                                    kMadeUpInputOutputLimit);
+        e.newRun = runInputNatively(newV.native, e.input, dir / "new", timeout,
+                                    kMadeUpInputOutputLimit);
+        e.ran = true;
+        e.outputsAgree = e.oldRun.stdoutBytes == e.newRun.stdoutBytes &&
+                         e.oldRun.outcome == e.newRun.outcome;
+        std::string values = same ? "both versions compute " + e.what + " = " + e.newValue
+                                  : "the old version computes " + e.what + " = " + e.oldValue +
+                                        " and the new one " + e.newValue;
+        e.demonstrates = "on an input where " + values + " here, the versions " +
+                         (e.outputsAgree ? "behave alike" : "behave differently");
+        v.valueEvidence.push_back(std::move(e));
+        ++found;
+      }
+      s.pop();
+    }
+  }
+  if (lines)
+    stages.note(std::to_string(found) + " value-evidence input(s) for " + std::to_string(lines) +
+                " changed line(s) whose values differ");
+}
+
+} // namespace rootline::debug
