@@ -33,6 +33,10 @@ struct Total {
   // is not printable where the failing input had none.
   unsigned alternatives = 0, changedTokens = 0, unprintable = 0;
   unsigned weak = 0; // candidates whose agreeing evidence was labelled weak
+  // Changed computations of the true cause: with value evidence, and where the outputs
+  // follow the value (alike on a same-value input, different on a differing one).
+  unsigned causeComputations = 0, causeValueEvidence = 0, causeOutputsFollow = 0;
+  unsigned missesCriterion = 0; // branch deviations whose alternative run stops early
   uint64_t bytes = 0;
   double seconds = 0, solverSeconds = 0;
   std::vector<double> perCase, alignSeconds;
@@ -143,7 +147,21 @@ void corpus(const fs::path &root, Total (&totals)[kConfigs]) {
             t.changedTokens += changedTokens(req.input, c.alternative);
             t.unprintable += seedPrintable && hasUnprintable(c.alternative);
             t.weak += !c.weakEvidence.empty();
+            t.missesCriterion += !c.missesCriterion.empty();
           }
+        for (const auto &c : r.candidates) {
+          if (c.file != rc["file"] || c.line != rc["line"].get<unsigned>() ||
+              c.kind != "changed computation")
+            continue;
+          ++t.causeComputations;
+          t.causeValueEvidence += !c.valueEvidence.empty();
+          bool alike = false, apart = false;
+          for (const auto &e : c.valueEvidence) {
+            alike = alike || (e.ran && e.sameValue && e.outputsAgree);
+            apart = apart || (e.ran && !e.sameValue && !e.outputsAgree);
+          }
+          t.causeOutputsFollow += alike && apart;
+        }
         ++t.fixtures;
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
@@ -279,6 +297,13 @@ int main() {
                 n ? double(totals[k].changedTokens + mixed[k].changedTokens) / n : 0.0,
                 totals[k].unprintable + mixed[k].unprintable);
   }
+  std::printf("RSC value evidence: the true cause as a changed computation %u time(s), with "
+              "value evidence %u, outputs follow its value %u; branch deviations whose "
+              "alternative run stops before the failing output: %u\n",
+              totals[0].causeComputations + mixed[0].causeComputations,
+              totals[0].causeValueEvidence + mixed[0].causeValueEvidence,
+              totals[0].causeOutputsFollow + mixed[0].causeOutputsFollow,
+              totals[0].missesCriterion + mixed[0].missesCriterion);
   std::printf("RSC, first models: rank 1 clean %u/%u, mixed %u/%u\n", totals[2].rank1,
               totals[2].fixtures, mixed[2].rank1, mixed[2].fixtures);
   for (int k : {0, 2})

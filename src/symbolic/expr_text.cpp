@@ -308,6 +308,13 @@ std::string sum(const z3::expr &e, int limit) {
   return wrap(s, 4, limit);
 }
 
+// `x | (y & z)`: C needs no parentheses there, its readers do (as -Wparentheses says).
+bool mixedBitwise(Z3_decl_kind outer, const z3::expr &operand) {
+  auto bitwise = [](Z3_decl_kind k) { return k == Z3_OP_BAND || k == Z3_OP_BOR || k == Z3_OP_BXOR; };
+  return bitwise(outer) && operand.is_app() && bitwise(operand.decl().decl_kind()) &&
+         operand.decl().decl_kind() != outer;
+}
+
 std::string binary(const z3::expr &e, const char *op, int limit) {
   Z3_decl_kind k = e.decl().decl_kind();
   if (k == Z3_OP_BADD)
@@ -339,7 +346,7 @@ std::string binary(const z3::expr &e, const char *op, int limit) {
     if (static_cast<int>(i) == castAt)
       s += unsignedOperand(e.arg(i));
     else
-      s += text(e.arg(i), i == 0 || associative ? own : own - 1);
+      s += text(e.arg(i), mixedBitwise(k, e.arg(i)) ? 0 : i == 0 || associative ? own : own - 1);
   }
   return wrap(s, own, limit);
 }
