@@ -12,6 +12,7 @@ packages=(
   libz3-dev libgit2-dev nlohmann-json3-dev libcli11-dev catch2
   libzstd-dev libfmt-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   python3 python3-jsonschema jq bear dpkg-dev chromium
+  libcmocka-dev
 )
 missing=()
 for p in "${packages[@]}"; do

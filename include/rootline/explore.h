@@ -77,7 +77,8 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
                             const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
                             const fs::path &workDir, double timeoutSeconds,
                             const StaticAnalysis *analysis = nullptr,
-                            const ReplayLimits &limits = {});
+                            const ReplayLimits &limits = {},
+                            uint64_t maxTraceBytes = TestCase{}.maxTraceBytes);
 
 enum class Strategy { Dart, Rsc, NaiveRsc };
 
@@ -89,6 +90,9 @@ struct ExploreOptions {
   unsigned solverTimeoutMs = 5000;
   double runTimeoutSeconds = 10;
   bool findBugs = true;
+  // A run whose trace passes this many bytes is stopped and not replayed: its path is
+  // too long for the solver to use (a cyclic list walked two billion times).
+  uint64_t maxTraceBytes = 16ull << 20;
   std::string criterion = "output"; // what the relevant slice conditions are computed for
   std::function<void(const std::string &)> progress; // called after every run
 };
@@ -151,6 +155,11 @@ struct ExploreStats {
   uint64_t concretizations = 0;
   std::set<std::string> concretizedCalls;
   size_t linesCovered = 0, linesTotal = 0, branchesCovered = 0, branchesTotal = 0;
+  // The same per function (branch edges and lines of its own body).
+  struct Coverage {
+    size_t linesCovered = 0, linesTotal = 0, branchesCovered = 0, branchesTotal = 0;
+  };
+  std::map<std::string, Coverage> functions;
 };
 
 struct ExploreResult {

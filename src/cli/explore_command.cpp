@@ -4,7 +4,9 @@
 #include "rootline/explore.h"
 #include "rootline/json_text.h"
 #include "rootline/progress.h"
+#include "rootline/unit_harness.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace rootline::cli {
@@ -18,8 +20,12 @@ struct ExploreCommandOptions {
   std::string strategy = "dart";
   bool signature = false;
   ExploreOptions explore;
+  UnitOptions unit; // --function: unit mode
   std::vector<std::string> args;
 };
+
+// Unit mode's default --loop-bound.
+constexpr unsigned kUnitLoopBound = 4;
 
 Strategy parseStrategy(const std::string &s) {
   if (s == "dart")
@@ -47,13 +53,47 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
                 "choose a new directory");
   Progress progress = Progress::toStderr(!global.json && !global.quiet);
   progress.stage("build");
+  // Unit mode: the program becomes a generated driver around the function.
+  std::optional<UnitHarness> unit;
+  fs::path unitWork;
+  if (!opt.unit.function.empty()) {
+    if (!opt.args.empty())
+      throw Error("--function takes no program arguments: the driver builds the function's "
+                  "arguments itself");
+    unitWork = makeWorkDir("unit");
+    unit = makeUnitHarness(recipe, opt.unit, unitWork);
+    recipe = unit->recipe;
+    if (opt.seed.empty())
+      seed = unit->seed;
+    // loop-k: lazily built structures may be cyclic, and a path that walks one long is
+    // worth a few of its branches, not all of them.
+    if (opt.explore.loopBound == 0)
+      opt.explore.loopBound = kUnitLoopBound;
+  }
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!dir.empty())
+        fs::remove_all(dir, ec);
+    }
+  } cleanup{unitWork};
   TracedProgram program = buildTraced(recipe);
   progress.stage("explore");
   opt.explore.progress = [&progress](const std::string &line) { progress.update(line); };
   ExploreResult result = explore(program, seed, opt.explore);
   progress.finish();
-  std::string name = recipe.units.front().source.filename().string();
+  std::string name =
+      unit ? unit->function : recipe.units.front().source.filename().string();
+  // Unit mode reports the coverage of the function and its callees, not the driver's.
+  if (unit)
+    std::erase_if(result.stats.functions, [&](const auto &f) {
+      return std::find(unit->covered.begin(), unit->covered.end(), f.first) ==
+             unit->covered.end();
+    });
   writeTestSuite(result, out, name);
+  if (unit)
+    writeUnitTests(result, *unit, out);
   if (global.json) {
     nlohmann::json j = summaryJson(result);
     if (opt.signature) {
@@ -80,6 +120,15 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
                 << b.function << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
     for (const auto &n : result.notes)
       std::cerr << "rootline: " << n << "\n";
+    if (unit) {
+      for (const auto &[function, c] : result.stats.functions)
+        std::cerr << "rootline: coverage of " << function << ": branches " << c.branchesCovered
+                    << "/" << c.branchesTotal << ", lines " << c.linesCovered << "/"
+                    << c.linesTotal << "\n";
+      for (const auto &n : unit->notes)
+        std::cerr << "rootline: unit: " << n << "\n";
+      std::cerr << "rootline: unit tests (cmocka) in " << (out / "unit").string() << "\n";
+    }
     std::cerr << "rootline: explore: " << result.tests.size() << " tests written to "
               << out.string() << "\n";
   }
@@ -107,7 +156,7 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--loop-bound", opt->explore.loopBound,
                   "Do not negate a branch beyond its K-th instance on a "
-                  "path (default: no bound)");
+                  "path (default: no bound; 4 with --function)");
   cmd->add_option("--solver-timeout", opt->explore.solverTimeoutMs,
                   "Milliseconds per solver query (default 5000)");
   cmd->add_option("--timeout", opt->explore.runTimeoutSeconds,
@@ -119,12 +168,26 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
   cmd->add_flag("--signature", opt->signature,
                 "Print the semantic signature: every (RSC, symbolic output) pair "
                 "found");
+  cmd->add_option("--function", opt->unit.function,
+                  "Unit mode: explore this function with symbolic arguments and globals "
+                  "through a generated driver, and write cmocka unit tests to DIR/unit");
+  cmd->add_option("--max-depth", opt->unit.maxDepth,
+                  "Unit mode: pointer chains of lazily initialised arguments (default 2)");
+  cmd->add_option("--max-objects", opt->unit.maxObjects,
+                  "Unit mode: fresh objects per struct type (default 3)");
+  cmd->add_option("--max-array", opt->unit.maxArray,
+                  "Unit mode: elements behind a pointer to a scalar (default 4)");
+  cmd->add_option("--max-string", opt->unit.maxString,
+                  "Unit mode: characters of a string argument (default 4)");
   cmd->add_option("args", opt->args, "Seed program arguments (after --)");
   cmd->footer("Writes DIR/test-NNNN/{stdin,expected.stdout,expected.outcome,test.json} and "
               "DIR/summary.{md,json}.\n"
               "Exit status: 0 no bug found, 1 bugs found (listed on stderr), 2 bad input.\n"
+              "Unit mode (--function NAME) also writes DIR/unit/: driver.c, test_NAME.c and\n"
+              "crash_NAME.c (cmocka), CMakeLists.txt and cases.json.\n"
               "Example: rootline explore --src prog.c --stdin seed.txt --out tests/generated "
-              "--max-runs 200");
+              "--max-runs 200\n"
+              "         rootline explore --src list.c --function list_sum --strategy rsc --out t");
   cmd->callback(
       [&global, &action, opt] { action = [&global, opt] { return runExplore(global, *opt); }; });
 }

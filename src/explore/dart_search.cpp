@@ -114,6 +114,10 @@ public:
       result_.notes.push_back("budget: exploration stopped at the time budget with " +
                               std::to_string(queue_.size()) + " input(s) still queued");
     coverageTotals();
+    if (longRuns_)
+      result_.notes.push_back(std::to_string(longRuns_) + " run(s) passed the trace limit (" +
+                              std::to_string(options_.maxTraceBytes >> 20) +
+                              " MiB) and were not replayed: their paths are too long to use");
     result_.stats.partitions = static_cast<unsigned>(result_.partitionKeys.size());
     result_.stats.totalSeconds = elapsed(start);
     return std::move(result_);
@@ -128,7 +132,8 @@ private:
     ++result_.stats.runs;
     return traceSymbolic(program_, *loaded_.module, index_, input, ctx_,
                          workDir_ / ("run-" + std::to_string(result_.stats.runs)),
-                         options_.runTimeoutSeconds, &analysis_, ReplayLimits{deadline_, {}});
+                         options_.runTimeoutSeconds, &analysis_, ReplayLimits{deadline_, {}},
+                         options_.maxTraceBytes);
   }
 
   std::vector<std::pair<uint32_t, uint32_t>> idsOf(const std::vector<PathConstraint> &seq) {
@@ -248,6 +253,11 @@ private:
       // A path cut short predicts nothing; the budget is spent anyway.
       result_.notes.push_back("budget: the replay of run " + std::to_string(result_.stats.runs) +
                               " stopped at the time budget; its input was not recorded");
+      return;
+    }
+    if (t.replay.outcome == RunOutcome::Limit && t.symbolic.path.empty() &&
+        t.replay.instances == 0) {
+      ++longRuns_;
       return;
     }
     const SymbolicRun &sym = t.symbolic;
@@ -488,14 +498,32 @@ private:
   void coverageTotals() {
     std::set<std::pair<std::string, unsigned>> lines;
     size_t branchTotal = 0;
+    // Per function: its lines (total and covered) and branch edges.
+    std::map<std::string, std::set<std::pair<std::string, unsigned>>> fnLines, fnCovered;
+    auto &functions = result_.stats.functions;
+    functions.clear();
     for (size_t id = 0; id < index_.instructionCount(); ++id) {
       const llvm::Instruction *inst = index_.instruction(static_cast<uint32_t>(id));
+      std::string fn = inst->getFunction()->getName().str();
       SourceLocation loc = ModuleIndex::locationOf(inst);
-      if (loc.valid())
+      if (loc.valid()) {
         lines.insert({loc.file, loc.line});
+        fnLines[fn].insert({loc.file, loc.line});
+        if (linesCovered_.count({loc.file, loc.line}))
+          fnCovered[fn].insert({loc.file, loc.line});
+      }
       if ((llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) &&
-          inst->getNumSuccessors() > 1)
+          inst->getNumSuccessors() > 1) {
         branchTotal += inst->getNumSuccessors();
+        auto &c = functions[fn];
+        c.branchesTotal += inst->getNumSuccessors();
+        for (unsigned s = 0; s < inst->getNumSuccessors(); ++s)
+          c.branchesCovered += branchesCovered_.count({static_cast<uint32_t>(id), s});
+      }
+    }
+    for (const auto &[fn, l] : fnLines) {
+      functions[fn].linesTotal = l.size();
+      functions[fn].linesCovered = fnCovered[fn].size();
     }
     result_.stats.linesTotal = lines.size();
     result_.stats.linesCovered = linesCovered_.size();
@@ -516,6 +544,7 @@ private:
   std::set<std::string> paths_, negated_, checked_;
   std::set<std::pair<uint32_t, uint32_t>> branchesCovered_;
   std::set<std::pair<std::string, unsigned>> linesCovered_;
+  unsigned longRuns_ = 0; // runs stopped at the trace byte limit, not replayed
   ExploreResult result_;
 };
 

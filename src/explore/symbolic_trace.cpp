@@ -38,15 +38,21 @@ private:
 SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &module,
                             const ModuleIndex &index, const ProgramInput &input, z3::context &ctx,
                             const fs::path &workDir, double timeoutSeconds,
-                            const StaticAnalysis *analysis, const ReplayLimits &limits) {
+                            const StaticAnalysis *analysis, const ReplayLimits &limits,
+                            uint64_t maxTraceBytes) {
   TestCase test = materialiseInput(input, workDir);
   test.timeoutSeconds = limits.deadline.clamp(timeoutSeconds);
+  test.maxTraceBytes = maxTraceBytes;
   SymbolicTrace out;
   out.input = input;
   TracedRun run = runTraced(program, test, workDir / "run.trace");
   out.process = run.process;
-  if (run.limitReached)
-    throw Error("the trace of a generated test exceeds the trace byte limit");
+  if (run.limitReached) { // not replayed: the caller says so
+    out.replay.outcome = RunOutcome::Limit;
+    std::error_code ec;
+    fs::remove(workDir / "run.trace", ec);
+    return out;
+  }
   SymbolicReplayer sym(ctx, module);
   std::optional<DependenceRecorder> deps;
   if (analysis)

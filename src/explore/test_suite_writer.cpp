@@ -74,6 +74,10 @@ json summaryJson(const ExploreResult &r) {
   json bugs = json::array();
   for (const auto &b : r.bugs)
     bugs.push_back(bugJson(b));
+  nlohmann::json functions = nlohmann::json::object();
+  for (const auto &[name, c] : s.functions)
+    functions[name] = {{"lines", {{"covered", c.linesCovered}, {"total", c.linesTotal}}},
+                       {"branches", {{"covered", c.branchesCovered}, {"total", c.branchesTotal}}}};
   return {{"runs", s.runs},
           {"distinct_paths", s.distinctPaths},
           {"duplicate_paths", s.duplicatePaths},
@@ -82,6 +86,7 @@ json summaryJson(const ExploreResult &r) {
           {"tests", r.tests.size()},
           {"lines", {{"covered", s.linesCovered}, {"total", s.linesTotal}}},
           {"branches", {{"covered", s.branchesCovered}, {"total", s.branchesTotal}}},
+          {"functions", functions},
           {"bugs", bugs},
           {"solver",
            {{"calls", s.solverCalls},
@@ -107,6 +112,13 @@ std::string summaryMarkdown(const ExploreResult &r, const std::string &programNa
      << ") | " << s.branchesCovered << "/" << s.branchesTotal << " ("
      << percent(s.branchesCovered, s.branchesTotal) << ") | " << r.bugs.size() << " | "
      << s.solverSeconds << " s of " << s.totalSeconds << " s |\n\n";
+  if (!s.functions.empty()) {
+    md << "| function | branch coverage | line coverage |\n|---|---|---|\n";
+    for (const auto &[name, c] : s.functions)
+      md << "| `" << name << "` | " << c.branchesCovered << "/" << c.branchesTotal << " | "
+         << c.linesCovered << "/" << c.linesTotal << " |\n";
+    md << "\n";
+  }
   if (!r.bugs.empty()) {
     md << "## Bugs\n\n| kind | where | confirmed | input |\n|---|---|---|---|\n";
     for (const auto &b : r.bugs) {

@@ -351,7 +351,14 @@ std::string binary(const z3::expr &e, const char *op, int limit) {
   return wrap(s, own, limit);
 }
 
+// How many more subterms the current display may print: a formula is a DAG, and printed
+// as a tree a chain of shared if-then-elses (a pointer the inputs choose) is exponential.
+thread_local long printBudget = 0;
+constexpr long kMaxPrintedTerms = 2000;
+
 std::string text(const z3::expr &e, int limit) {
+  if (--printBudget < 0)
+    return "…";
   if (e.is_numeral()) {
     std::string n = numeral(e);
     return n[0] == '-' ? wrap(n, 2, limit) : n;
@@ -414,9 +421,12 @@ std::string text(const z3::expr &e, int limit) {
 
 std::string readableExpr(const z3::expr &e, const DisplayNames *names) {
   const DisplayNames *outer = shownNames;
+  long outerBudget = printBudget;
   shownNames = names;
+  printBudget = kMaxPrintedTerms;
   std::string s = text(e, kTop);
   shownNames = outer;
+  printBudget = outerBudget;
   return s;
 }
 
@@ -454,9 +464,12 @@ std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
       continue;
     // Each conjunct as an operand of && (a disjunction gets parentheses).
     const DisplayNames *outer = shownNames;
+    long outerBudget = printBudget;
     shownNames = names;
+    printBudget = kMaxPrintedTerms;
     std::string t = ::rootline::text(e, conjuncts.size() > 1 ? 11 : kTop);
     shownNames = outer;
+    printBudget = outerBudget;
     if (!seen.insert(t).second)
       continue;
     text += (text.empty() ? "" : " && ") + t;

@@ -71,3 +71,15 @@ TEST_CASE("each operator class has its C spelling", "[display]") {
   CHECK(readableExpr((x > y || x < y) && x != ctx.bv_val(0, 32)) == "(x > y || x < y) && x != 0");
   CHECK(readableExpr(!(x > y && y > x)) == "!(x > y && y > x)");
 }
+
+TEST_CASE("a formula whose tree is exponential in its DAG prints within a bound", "[display]") {
+  z3::context ctx;
+  z3::expr c = ctx.bv_const("c", 32);
+  z3::expr e = ctx.bv_val(0, 32);
+  // Each level uses the previous one twice: 2^60 leaves as a tree.
+  for (int i = 0; i < 60; ++i)
+    e = z3::ite(c > ctx.bv_val(i, 32), e + ctx.bv_val(1, 32), e * ctx.bv_val(2, 32));
+  std::string s = readableExpr(e == ctx.bv_val(5, 32));
+  CHECK(s.find("…") != std::string::npos);
+  CHECK(s.size() < 200000);
+}

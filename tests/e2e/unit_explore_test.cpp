@@ -1,0 +1,209 @@
+// Unit-level exploration (docs/explore.md, "Unit mode"): explore --function on C
+// functions with pointer, tagged-union and function-pointer arguments, and the cmocka
+// tests it writes, built with CMake against the fixture's source and run.
+#include "test_support.h"
+
+#include "rootline/fs.h"
+#include "rootline/process.h"
+
+#include <catch2/catch.hpp>
+
+using namespace rootline;
+using namespace rootline::test;
+using nlohmann::json;
+
+namespace {
+
+ProcessResult run(const std::vector<std::string> &argv, const fs::path &dir,
+                  double timeout = 300) {
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.workDir = dir.string();
+  spec.timeoutSeconds = timeout;
+  return runProcess(spec);
+}
+
+struct Explored {
+  ProcessResult process;
+  json summary, cases;
+  fs::path out;
+};
+
+Explored exploreFunction(const TempDir &t, const std::string &file, const std::string &function,
+                         const std::vector<std::string> &extra = {}) {
+  Explored e;
+  e.out = t.path / function;
+  std::vector<std::string> args = {"explore",  "--src",   (fixturesDir() / "unit" / file).string(),
+                                   "--function", function, "--out", e.out.string(),
+                                   "--max-runs", "80",     "--budget", "20"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  e.process = runRootline(args);
+  if (fs::exists(e.out / "summary.json"))
+    e.summary = json::parse(readFile(e.out / "summary.json"));
+  if (fs::exists(e.out / "unit" / "cases.json"))
+    e.cases = json::parse(readFile(e.out / "unit" / "cases.json"));
+  return e;
+}
+
+// Builds the generated unit tests with CMake and runs one of their executables.
+ProcessResult buildAndRun(const Explored &e, const std::string &exe) {
+  fs::path unit = e.out / "unit", build = unit / "build";
+  ProcessResult conf = run({ROOTLINE_CMAKE, "-S", unit.string(), "-B", build.string()}, unit);
+  INFO(conf.out << conf.err);
+  REQUIRE(conf.exitedWith(0));
+  ProcessResult made = run({ROOTLINE_CMAKE, "--build", build.string()}, unit);
+  INFO(made.out << made.err);
+  REQUIRE(made.exitedWith(0));
+  return run({(build / exe).string()}, unit, 60);
+}
+
+bool anyStdout(const json &cases, const std::string &needle) {
+  for (const auto &c : cases["cases"])
+    if (c["expected_stdout"].get<std::string>().find(needle) != std::string::npos)
+      return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("unit mode: a list function is explored through lazily built lists, and its cmocka "
+          "tests pass",
+          "[explore][unit]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "list_sum.c", "list_sum");
+  INFO(e.process.out << e.process.err);
+  REQUIRE(e.process.exitedWith(0));
+  // Every branch of the function, by lists the driver built: none, one, two nodes, and a
+  // node aliasing an earlier one (a cycle, walked until `limit`).
+  const json &cov = e.summary["functions"]["list_sum"]["branches"];
+  CHECK(cov["covered"] == cov["total"]);
+  CHECK(e.summary["functions"].size() == 1); // not the driver's functions
+  CHECK(anyStdout(e.cases, "node_object[0].next = NULL"));
+  CHECK(anyStdout(e.cases, "node_object[0].next = &node_object[1]"));
+  CHECK(anyStdout(e.cases, "node_object[0].next = &node_object[0]"));
+  CHECK(e.process.err.find("coverage of list_sum: branches") != std::string::npos);
+  CHECK_FALSE(fs::exists(e.out / "unit" / "crash_list_sum.c"));
+  ProcessResult tests = buildAndRun(e, "test_list_sum");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+  size_t unitTests = 0;
+  for (const auto &c : e.cases["cases"])
+    unitTests += c["unit_test"].is_string();
+  CHECK(unitTests > 10);
+  CHECK((tests.out + tests.err).find("[  PASSED  ] " + std::to_string(unitTests) + " test(s)") !=
+        std::string::npos);
+}
+
+TEST_CASE("unit mode: a NULL argument the function dereferences is a crash test that fails "
+          "naming the crash",
+          "[explore][unit]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "list_sum.c", "first_value");
+  INFO(e.process.out << e.process.err);
+  REQUIRE(e.process.exitedWith(1)); // bugs found
+  CHECK(e.process.err.find("null-deref") != std::string::npos);
+  REQUIRE(fs::exists(e.out / "unit" / "crash_first_value.c"));
+  ProcessResult passing = buildAndRun(e, "test_first_value");
+  INFO(passing.out << passing.err);
+  CHECK(passing.exitedWith(0));
+  ProcessResult crash = buildAndRun(e, "crash_first_value");
+  INFO(crash.out << crash.err);
+  CHECK_FALSE(crash.exitedWith(0));
+  CHECK((crash.out + crash.err).find("null-deref at list_sum.c:19 in first_value") !=
+        std::string::npos);
+}
+
+TEST_CASE("unit mode: a tagged union is built per tag value, and every case is reached",
+          "[explore][unit]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "expr_eval.c", "eval");
+  INFO(e.process.out << e.process.err);
+  const json &cov = e.summary["functions"]["eval"]["branches"];
+  CHECK(cov["covered"] == cov["total"]);
+  // NUM reads the number, NEG builds `neg`, ADD and MUL build `bin`'s operands.
+  CHECK(anyStdout(e.cases, "expr_object[0].kind = 0\nexpr_object[0].u.num = "));
+  CHECK(anyStdout(e.cases, "expr_object[0].kind = 1\nexpr_object[0].u.neg = "));
+  CHECK(anyStdout(e.cases, "expr_object[0].kind = 2\nexpr_object[0].u.bin.l = "));
+  CHECK(anyStdout(e.cases, "expr_object[0].kind = 3\nexpr_object[0].u.bin.l = "));
+  ProcessResult tests = buildAndRun(e, "test_eval");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+}
+
+TEST_CASE("unit mode: a function pointer is a symbolic choice among the file's functions of its "
+          "type, recorded in each test",
+          "[explore][unit]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "dispatch.c", "run_op");
+  INFO(e.process.out << e.process.err);
+  std::set<std::string> targets;
+  for (const auto &c : e.cases["cases"])
+    for (const auto &target : c["targets"])
+      targets.insert(target.get<std::string>());
+  CHECK(targets.count("op.apply = add"));
+  CHECK(targets.count("op.apply = sub"));
+  CHECK(targets.count("op.apply = divide"));
+  // The solver picked divide with b = 0: a crash, found and named.
+  CHECK(e.process.err.find("div-by-zero at") != std::string::npos);
+  // The functions it may call through the pointer are covered too.
+  CHECK(e.summary["functions"].contains("divide"));
+  const json &cov = e.summary["functions"]["run_op"]["branches"];
+  CHECK(cov["covered"] == cov["total"]);
+  ProcessResult tests = buildAndRun(e, "test_run_op");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+  ProcessResult crash = buildAndRun(e, "crash_run_op");
+  CHECK((crash.out + crash.err).find("div-by-zero at dispatch.c:11 in divide") !=
+        std::string::npos);
+}
+
+TEST_CASE("unit mode: strings and arrays behind pointers get symbolic lengths within their "
+          "bounds; globals are symbolic",
+          "[explore][unit]") {
+  TempDir t;
+  Explored parse = exploreFunction(t, "buf_parse.c", "parse_number", {"--max-string", "3"});
+  INFO(parse.process.out << parse.process.err);
+  // Strings of every length up to the bound, and the NULL one.
+  CHECK(anyStdout(parse.cases, "string_text[0] = \"\""));
+  CHECK(anyStdout(parse.cases, "buf_object[0].data = NULL"));
+  bool longest = false;
+  for (const auto &c : parse.cases["cases"]) {
+    std::string out = c["expected_stdout"];
+    size_t at = out.find("string_text[0] = \"");
+    if (at != std::string::npos && out.find('"', at + 18) == at + 18 + 3)
+      longest = true;
+  }
+  CHECK(longest);
+  CHECK(anyStdout(parse.cases, "return = -1")); // no digits
+  CHECK(anyStdout(parse.cases, "return = 0\n")); // no digits, ALLOW_EMPTY
+  ProcessResult tests = buildAndRun(parse, "test_parse_number");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+
+  Explored stack = exploreFunction(t, "stack.c", "stack_push");
+  INFO(stack.process.out << stack.process.err);
+  const json &cov = stack.summary["functions"]["stack_push"]["branches"];
+  CHECK(cov["covered"] == cov["total"]);
+  // `pushes` is a global of the file: the third push onwards returns 2.
+  CHECK(anyStdout(stack.cases, "return = 2"));
+  CHECK(anyStdout(stack.cases, "pushes = "));
+  ProcessResult tests2 = buildAndRun(stack, "test_stack_push");
+  INFO(tests2.out << tests2.err);
+  CHECK(tests2.exitedWith(0));
+}
+
+TEST_CASE("unit mode refuses what it cannot explore, in one line", "[explore][unit]") {
+  TempDir t;
+  auto src = (fixturesDir() / "unit" / "list_sum.c").string();
+  ProcessResult none = runRootline({"explore", "--src", src, "--function", "no_such_function",
+                                    "--out", (t.path / "a").string()});
+  CHECK(none.exitedWith(2));
+  CHECK(none.err.find("no function 'no_such_function' is defined in the program") !=
+        std::string::npos);
+  ProcessResult main = runRootline({"explore", "--src", src, "--function", "main", "--out",
+                                    (t.path / "b").string()});
+  CHECK(main.exitedWith(2));
+  ProcessResult args = runRootline({"explore", "--src", src, "--function", "list_sum", "--out",
+                                    (t.path / "c").string(), "--", "x"});
+  CHECK(args.exitedWith(2));
+}
