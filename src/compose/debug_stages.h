@@ -222,6 +222,12 @@ std::vector<uint64_t> watchedStores(const AlignmentFindings &findings, bool inNe
 void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &oldV,
                                  const Version &newV, z3::context &ctx, const Deadline &deadline,
                                  Stages &stages);
+// Weak evidence from the failing run's path prefix (docs/debug.md, "Weak evidence"):
+// why a run whose branch outcomes are `path` rejects its input early, against the old
+// version's outcomes on the failing input: it leaves that path and ends within a tenth
+// of what the failing run still had to do (at least 20 branches). Empty otherwise.
+std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
+                                 const std::vector<uint64_t> &path);
 // Whether a branch deviation's alternative run (`run`) reaches the criterion: empty if
 // it prints at least up to the stdout line where `failing` first differs from
 // `passing` (or stdout does not differ), else why not.

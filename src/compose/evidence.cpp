@@ -5,6 +5,8 @@
 #include "compose/debug_stages.h"
 
 #include "rootline/closest_input.h"
+#include "rootline/run.h"
+#include "rootline/trace.h"
 
 #include <algorithm>
 #include <cctype>
@@ -78,7 +80,58 @@ std::string weakness(const DebugCandidate &c, const RunSummary &oldFailing,
   return "";
 }
 
+// The branch outcomes of a traced run in order (0/1 for a branch, 2 + value for a
+// switch), at most `limit` of them.
+std::vector<uint64_t> branchPath(const fs::path &trace, const std::string &key, size_t limit) {
+  std::vector<uint64_t> out;
+  TraceReader reader(trace, key);
+  Event ev;
+  while (out.size() < limit && reader.next(ev)) {
+    if (ev.tag == Ev::BR_FALSE)
+      out.push_back(0);
+    else if (ev.tag == Ev::BR_TRUE)
+      out.push_back(1);
+    else if (ev.tag == Ev::SWITCH)
+      out.push_back(2 + ev.a);
+  }
+  return out;
+}
+
+constexpr size_t kMaxPathBranches = 1u << 22;
+
+// Agreement on an input that leaves the failing run's path and then soon ends is weak:
+// the old version, traced on it, follows the failing run's branches for a while, turns
+// off, and stops within a tenth of what the failing run still had to do (a parser's
+// error path). Empty when the input goes on like the failing run.
+std::string earlyExit(const Version &oldV, const std::vector<uint64_t> &failingPath,
+                      const ProgramInput &alternative, const fs::path &dir, double timeout) {
+  TestCase t = materialiseInput(alternative, dir);
+  t.timeoutSeconds = timeout;
+  t.maxTraceBytes = 64ull << 20;
+  TracedRun run = runTraced(oldV.program, t, dir / "run.trace");
+  if (run.limitReached || run.process.timedOut)
+    return "";
+  std::vector<uint64_t> path = branchPath(dir / "run.trace", oldV.program.module.key,
+                                          kMaxPathBranches);
+  std::error_code ec;
+  fs::remove(dir / "run.trace", ec);
+  return leftFailingPathEarly(failingPath, path);
+}
+
 } // namespace
+
+std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
+                                 const std::vector<uint64_t> &path) {
+  size_t common = 0;
+  while (common < path.size() && common < failingPath.size() && path[common] == failingPath[common])
+    ++common;
+  size_t left = failingPath.size() - common, after = path.size() - common;
+  if (left < 20 || after * 10 >= left)
+    return "";
+  return "the input leaves the failing run's path after " + std::to_string(common) + " of its " +
+         std::to_string(failingPath.size()) + " branches, and the run ends " +
+         std::to_string(after) + " branch(es) later: both versions reject it early";
+}
 
 // The stdout line (0-based) where the failing run's output first differs from the
 // passing one's; none when stdout does not differ (a crash, a status).
@@ -168,6 +221,20 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
   for (auto &c : candidates)
     if (c.removesFailure)
       c.weakEvidence = weakness(c, oldFailing, typical);
+  // The failing run's path prefix: the old version, traced on each remaining agreeing
+  // input, against its branches on the failing input.
+  std::optional<std::vector<uint64_t>> failingPath;
+  unsigned traced = 0;
+  for (auto &c : candidates) {
+    if (!c.removesFailure || !c.weakEvidence.empty() || deadline.expired())
+      continue;
+    if (!failingPath) {
+      stages.update("the failing run's path against the agreeing inputs'");
+      failingPath = branchPath(oldV.traceFile, oldV.program.module.key, kMaxPathBranches);
+    }
+    c.weakEvidence = earlyExit(oldV, *failingPath, c.alternative, work / ("path" + std::to_string(traced++)),
+                               deadline.clamp(timeoutSeconds, 0.2));
+  }
 }
 
 } // namespace rootline::debug

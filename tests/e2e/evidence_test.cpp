@@ -182,3 +182,23 @@ TEST_CASE("a changed computation shows an input where old and new compute the sa
   CHECK(readFile(t.path / "rep" / "report.html").find("value evidence:") != std::string::npos);
   CHECK(readFile(t.path / "rep" / "report.sarif").find("valueEvidence") != std::string::npos);
 }
+
+TEST_CASE("an alternative input that follows the failing run's path to its end is real "
+          "evidence, not weak",
+          "[debug][evidence]") {
+  // command_calc's error path echoes the unknown word: only the path prefix would show a
+  // rejected input. The cause's input (token 4: 3 -> 1) runs the whole calculation.
+  RegressionFixture f;
+  for (auto &r : regressionFixturesIn("evidence"))
+    if (r.name == "command_calc")
+      f = r;
+  REQUIRE(f.name == "command_calc");
+  DebugReport r = debugRegression(debugRequest(f));
+  const DebugCandidate *cause = rootCause(r, f);
+  REQUIRE(cause);
+  CHECK(cause->rank == 1);
+  REQUIRE(cause->ran);
+  CHECK(cause->removesFailure);
+  CHECK(cause->weakEvidence.empty());
+  CHECK(cause->oldRun.stdoutBytes.find("after 3 steps") != std::string::npos);
+}

@@ -158,7 +158,7 @@ TEST_CASE("unit mode: a function pointer is a symbolic choice among the file's f
 }
 
 TEST_CASE("unit mode: strings and arrays behind pointers get symbolic lengths within their "
-          "bounds; globals are symbolic",
+          "bounds, and globals are symbolic",
           "[explore][unit]") {
   TempDir t;
   Explored parse = exploreFunction(t, "buf_parse.c", "parse_number", {"--max-string", "3"});

@@ -1,5 +1,6 @@
-// Whether a branch deviation's alternative run reaches the failing output
-// (docs/debug.md, "Reaching the criterion").
+// Whether a branch deviation's alternative run reaches the failing output, and whether
+// an agreeing input is rejected early (docs/debug.md, "Reaching the criterion" and "Weak
+// evidence").
 #include "compose/debug_stages.h"
 
 #include <catch2/catch.hpp>
@@ -26,4 +27,25 @@ TEST_CASE("an alternative run reaches the criterion when it prints up to the dif
   // The first line differs: any run reaches it.
   CHECK(debug::missedCriterion(printed(""), printed("a\n"), printed("b\n")) ==
         "its run prints 0 line(s) and stops before the failing output (stdout line 1)");
+}
+
+TEST_CASE("an input that leaves the failing run's path and soon ends is rejected early",
+          "[debug][evidence]") {
+  std::vector<uint64_t> failing(200, 1);
+  // Off the path at branch 5, then 3 branches and the end: an error path.
+  std::vector<uint64_t> rejected(failing.begin(), failing.begin() + 5);
+  rejected.insert(rejected.end(), {0, 1, 1});
+  CHECK(debug::leftFailingPathEarly(failing, rejected) ==
+        "the input leaves the failing run's path after 5 of its 200 branches, and the run "
+        "ends 3 branch(es) later: both versions reject it early");
+  // Off the path, then on for as long again as the failing run: real work.
+  std::vector<uint64_t> other(failing.begin(), failing.begin() + 5);
+  other.push_back(0);
+  other.insert(other.end(), 190, 1);
+  CHECK(debug::leftFailingPathEarly(failing, other).empty());
+  // The same path, or one that leaves it near the end: nothing to say.
+  CHECK(debug::leftFailingPathEarly(failing, failing).empty());
+  std::vector<uint64_t> late(failing.begin(), failing.begin() + 190);
+  late.push_back(0);
+  CHECK(debug::leftFailingPathEarly(failing, late).empty());
 }
