@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,20 @@ public:
   //   4. each changed value moves as little as possible from its seed (the smallest
   //      distance, by doubling then bisection).
   // A step the solver cannot settle in time is skipped; `first` is the fallback.
+  // `focus`: the query's own condition (a negated branch). Inputs it does not mention are
+  // put back first, as one group: the rest of a Darwin query is the failing run's path,
+  // which the failing input already satisfies, so one check usually settles them.
   z3::model closest(const z3::expr_vector &assumptions, const z3::model &first,
-                    const Deadline &deadline);
+                    const Deadline &deadline, const std::optional<z3::expr> &focus = {});
 
   unsigned checks() const { return checks_; } // solver checks made, in all
 
 private:
+  // The seed's values for every input `mentioned` does not name and `first`'s for the
+  // others, when that satisfies the solver's assertions under `assumptions` (checked by
+  // evaluation, not by the solver).
+  std::optional<z3::model> seedOutside(const z3::expr_vector &assumptions, const z3::model &first,
+                                       const std::set<std::string> &mentioned);
   struct Var {
     InputVar input;
     z3::expr expr;

@@ -149,7 +149,8 @@ private:
         z3::check_result r = inc.check(assumptions);
         if (r == z3::sat)
           model = req_.closestInputs
-                      ? closer.closest(assumptions, inc.get_model(), closestDeadline(deadline))
+                      ? closer.closest(assumptions, inc.get_model(), closestDeadline(deadline),
+                                       !seq[i].taken)
                       : inc.get_model();
         inc.add(!guard);
         bool settled = r != z3::unknown;
@@ -170,7 +171,7 @@ private:
           if (again == z3::sat && req_.closestInputs) {
             ClosestInput freshCloser(fresh, req_.input, vars_);
             model = freshCloser.closest(z3::expr_vector(ctx_), fresh.get_model(),
-                                        closestDeadline(deadline));
+                                        closestDeadline(deadline), !seq[i].taken);
           } else if (again == z3::sat) {
             model = fresh.get_model();
           }

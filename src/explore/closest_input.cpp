@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <random>
+#include <set>
 
 namespace rootline {
 
@@ -192,8 +193,60 @@ void ClosestInput::keepWhatFits(const z3::expr_vector &assumptions, std::vector<
   }
 }
 
+namespace {
+
+// The names of the input variables an expression mentions (a DAG walk).
+std::set<std::string> variablesOf(const z3::expr &e) {
+  std::set<std::string> names;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> work{e};
+  while (!work.empty()) {
+    z3::expr x = work.back();
+    work.pop_back();
+    if (!seen.insert(x.id()).second || !x.is_app())
+      continue;
+    if (x.num_args() == 0 && x.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+      names.insert(x.decl().name().str());
+    for (unsigned i = 0; i < x.num_args(); ++i)
+      work.push_back(x.arg(i));
+  }
+  return names;
+}
+
+} // namespace
+
+std::optional<z3::model> ClosestInput::seedOutside(const z3::expr_vector &assumptions,
+                                                   const z3::model &first,
+                                                   const std::set<std::string> &mentioned) {
+  z3::context &ctx = solver_.ctx();
+  z3::model candidate(ctx);
+  for (const Var &v : vars_) {
+    uint64_t value = v.seed;
+    if (mentioned.count(v.input.name))
+      if (auto m = modelValue(first, v.expr))
+        value = *m;
+    z3::func_decl d = v.expr.decl();
+    z3::expr e = ctx.bv_val(value, v.input.bits);
+    candidate.add_const_interp(d, e);
+  }
+  // The assumptions hold: activation literals true, negated ones false.
+  for (const z3::expr &a : assumptions) {
+    bool negated = a.is_app() && a.decl().decl_kind() == Z3_OP_NOT;
+    z3::expr lit = negated ? a.arg(0) : a;
+    if (!lit.is_const())
+      return std::nullopt;
+    z3::func_decl d = lit.decl();
+    z3::expr value = ctx.bool_val(!negated);
+    candidate.add_const_interp(d, value);
+  }
+  for (const z3::expr &a : solver_.assertions())
+    if (!candidate.eval(a, true).is_true())
+      return std::nullopt;
+  return candidate;
+}
+
 z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::model &first,
-                                const Deadline &deadline) {
+                                const Deadline &deadline, const std::optional<z3::expr> &focus) {
   std::optional<z3::model> model = first;
   // 1. Inputs `first` leaves at their seed values stay there; the others are put back
   //    in groups.
@@ -214,7 +267,25 @@ z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::mo
   }
   if (changedVars.empty())
     return first;
-  keepWhatFits(assumptions, kept, restore, model, nullptr, deadline);
+  if (focus) {
+    std::set<std::string> mentioned = variablesOf(*focus);
+    std::vector<z3::expr> outside, inside;
+    for (size_t k = 0; k < changedVars.size(); ++k)
+      (mentioned.count(vars_[changedVars[k]].input.name) ? inside : outside)
+          .push_back(restore[k]);
+    // Often the answer needs no solver: the failing input's values outside the focus
+    // and the first model's inside it, checked by evaluation (a large query can take
+    // all of the search's time for one check).
+    if (auto m = seedOutside(assumptions, first, mentioned)) {
+      model = *m;
+      kept.insert(kept.end(), outside.begin(), outside.end());
+    } else {
+      keepWhatFits(assumptions, kept, outside, model, nullptr, deadline);
+    }
+    keepWhatFits(assumptions, kept, inside, model, nullptr, deadline);
+  } else {
+    keepWhatFits(assumptions, kept, restore, model, nullptr, deadline);
+  }
 
   // 2. Bytes that must change keep their class, or at least stay printable.
   std::vector<size_t> still;
