@@ -27,6 +27,8 @@ std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
 
 // A byte as a C character literal: 'a', '\n', '\0', '\x80'.
 std::string cCharLiteral(unsigned char c);
+// `text` as a C string literal: "a\tb\n", other non-printable bytes as octal escapes.
+std::string cStringLiteral(const std::string &text);
 
 // The display names of a run's inputs (InputVar::display).
 DisplayNames displayNamesOf(const std::vector<InputVar> &inputs);

@@ -1,6 +1,7 @@
 // What a line execution did, in C terms for the reader: values as C prints them for
 // their type, and the variable a store writes as the source names it.
 #include "rootline/alignment.h"
+#include "rootline/expr_text.h"
 
 #include <llvm/IR/Constants.h>
 
@@ -153,30 +154,6 @@ std::optional<std::string> constantStringOf(const llvm::Value *operand) {
 
 namespace {
 
-// A C string literal for the reader: "%2x\n".
-std::string quotedC(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 } // namespace
 
 std::string effectValueText(const LineEffect &e) {
@@ -189,7 +166,7 @@ std::string effectValueText(const LineEffect &e) {
   if (e.constantString)
     if (auto *call = llvm::dyn_cast<llvm::CallBase>(e.inst); call && e.ordinal < call->arg_size())
       if (auto text = constantStringOf(call->getArgOperand(e.ordinal)))
-        return quotedC(*text);
+        return cStringLiteral(*text);
   const llvm::Type *type = nullptr;
   if (auto *store = llvm::dyn_cast<llvm::StoreInst>(e.inst))
     type = store->getValueOperand()->getType();

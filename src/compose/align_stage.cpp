@@ -494,6 +494,15 @@ std::vector<uint64_t> watchedStores(const AlignmentFindings &findings, bool inNe
   return out;
 }
 
+void addPartition(z3::solver &s, const Version &oldV, const Version &newV) {
+  for (const Version *ver : {&oldV, &newV}) {
+    for (const auto &c : ver->condition)
+      s.add(c.taken);
+    for (const auto &d : ver->trace.symbolic.domain)
+      s.add(d);
+  }
+}
+
 void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &oldV,
                                  const Version &newV, z3::context &ctx, const Deadline &deadline,
                                  Stages &stages) {
@@ -513,17 +522,11 @@ void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &old
     if (!a.is_bv() || !b.is_bv() || a.get_sort().bv_size() != v.bits ||
         b.get_sort().bv_size() != v.bits)
       continue;
-    // Inputs like the failing one: both versions' conditions (its partition in each).
     z3::solver s(ctx);
     z3::params p(ctx);
     p.set("timeout", deadline.clampMs(1000));
     s.set(p);
-    for (const Version *ver : {&oldV, &newV}) {
-      for (const auto &c : ver->condition)
-        s.add(c.taken);
-      for (const auto &d : ver->trace.symbolic.domain)
-        s.add(d);
-    }
+    addPartition(s, oldV, newV);
     s.add(a != b);
     ++asked;
     z3::check_result r = s.check();

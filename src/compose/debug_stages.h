@@ -233,6 +233,9 @@ std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
 // `passing` (or stdout does not differ), else why not.
 std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
                             const RunSummary &failing);
+// Inputs like the failing one: both versions' conditions (its partition in each) and
+// their inputs' domains, added to `s`.
+void addPartition(z3::solver &s, const Version &oldV, const Version &newV);
 // Changed-computation evidence (value_evidence.cpp): for each changed line whose aligned
 // stores differ, the closest input of the failing input's partition where old and new
 // store the same value there, and one (other than the failing input) where they differ;

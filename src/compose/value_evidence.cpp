@@ -45,17 +45,11 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       continue;
     ++lines;
     stages.update("value evidence for " + std::to_string(lines) + " changed line(s)");
-    // Inputs like the failing one: its partition in both versions.
     z3::solver s(ctx);
     z3::params p(ctx);
     p.set("timeout", deadline.clampMs(kQueryMs));
     s.set(p);
-    for (const Version *ver : {&oldV, &newV}) {
-      for (const auto &c : ver->condition)
-        s.add(c.taken);
-      for (const auto &d : ver->trace.symbolic.domain)
-        s.add(d);
-    }
+    addPartition(s, oldV, newV);
     // For the differing case, other values than the failing run's: the line's values
     // move with the input.
     z3::expr_vector from(ctx), to(ctx);

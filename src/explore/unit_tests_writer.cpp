@@ -5,6 +5,7 @@
 #include "rootline/unit_harness.h"
 
 #include "rootline/error.h"
+#include "rootline/expr_text.h"
 #include "rootline/json_text.h"
 
 #include <nlohmann/json.hpp>
@@ -15,33 +16,19 @@ namespace rootline {
 
 namespace {
 
+// A C string literal, one source line per output line (adjacent literals concatenate).
 std::string cString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n\"\n      \"";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20 || c >= 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\%03o", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
+  if (s.empty())
+    return "\"\"";
+  std::string out;
+  size_t from = 0;
+  while (from < s.size()) {
+    size_t nl = s.find('\n', from);
+    size_t to = nl == std::string::npos ? s.size() : nl + 1;
+    out += (out.empty() ? "" : "\n      ") + cStringLiteral(s.substr(from, to - from));
+    from = to;
   }
-  return out + "\"";
+  return out;
 }
 
 std::vector<std::string> words(const std::string &text) {

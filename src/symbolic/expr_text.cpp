@@ -454,6 +454,38 @@ std::string cCharLiteral(unsigned char c) {
   return buf;
 }
 
+std::string cStringLiteral(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\%03o", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+
 std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
                                 const DisplayNames *names, uint32_t simplifyNodes) {
   std::string text;
