@@ -94,7 +94,18 @@ struct Classified {
 // Shape decisions are numbers read like any other input, into arrays whose names the
 // conditions show (`pointer_choice[0] == 1`).
 constexpr const char *kDriverRuntime = R"(/* ---- driver runtime ---- */
+#include <sys/resource.h>
 static FILE *rl_out;
+
+/* A 1 MiB stack: a lazily built structure may be cyclic, and a function recursing over
+ * it should fail fast (a short run to replay), not after 8 MiB of frames. */
+static void rl_limit_stack(void) {
+  struct rlimit r;
+  if (getrlimit(RLIMIT_STACK, &r) == 0 && (r.rlim_cur == RLIM_INFINITY || r.rlim_cur > (1u << 20))) {
+    r.rlim_cur = 1u << 20;
+    setrlimit(RLIMIT_STACK, &r);
+  }
+}
 
 static int pointer_choice[64];
 static int rl_pointer_choices;
@@ -941,7 +952,7 @@ std::string DriverWriter::write(
       << "/* What was read is printed (and flushed) before the call: a crash keeps it. */\n"
       << "static void rl_built(void) {\n"
       << "  fprintf(rl_out, \"numbers read: %d\\n\", rl_reads);\n  fflush(rl_out);\n}\n\n"
-      << "#ifndef RL_UNIT_TEST\nint main(void) {\n  rl_out = stdout;\n  rl_build();\n"
+      << "#ifndef RL_UNIT_TEST\nint main(void) {\n  rl_limit_stack();\n  rl_out = stdout;\n  rl_build();\n"
       << "  rl_built();\n  rl_call();\n  return 0;\n}\n#endif\n";
   return out.str();
 }

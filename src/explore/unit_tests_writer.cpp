@@ -97,6 +97,7 @@ static char *rl_run_case(const char *const *inputs, size_t n, int *status) {
     int fatal[] = {SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT};
     for (unsigned i = 0; i < sizeof fatal / sizeof *fatal; ++i)
       signal(fatal[i], SIG_DFL);
+    rl_limit_stack();
     close(fds[0]);
     dup2(fds[1], 1);
     rl_out = stdout;
