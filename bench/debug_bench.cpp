@@ -73,7 +73,9 @@ unsigned changedTokens(const ProgramInput &a, const ProgramInput &b) {
 }
 
 bool hasUnprintable(const ProgramInput &in) {
-  auto bad = [](unsigned char c) { return (c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c >= 0x7f; };
+  auto bad = [](unsigned char c) {
+    return (c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c >= 0x7f;
+  };
   for (unsigned char c : in.stdinBytes)
     if (bad(c))
       return true;
@@ -288,14 +290,16 @@ int main() {
   }
   for (int k = 0; k < kConfigs; ++k) {
     unsigned n = totals[k].alternatives + mixed[k].alternatives;
-    std::printf("%s alternative inputs: %u, changed input tokens per input: clean %.2f, mixed "
-                "%.2f, all %.2f; with a non-printable byte the failing input lacks: %u\n",
-                k == 0 ? "RSC" : k == 1 ? "PC " : "RSC, first models", n,
-                totals[k].alternatives ? double(totals[k].changedTokens) / totals[k].alternatives
-                                       : 0.0,
-                mixed[k].alternatives ? double(mixed[k].changedTokens) / mixed[k].alternatives : 0.0,
-                n ? double(totals[k].changedTokens + mixed[k].changedTokens) / n : 0.0,
-                totals[k].unprintable + mixed[k].unprintable);
+    std::printf(
+        "%s alternative inputs: %u, changed input tokens per input: clean %.2f, mixed "
+        "%.2f, all %.2f; with a non-printable byte the failing input lacks: %u\n",
+        k == 0   ? "RSC"
+        : k == 1 ? "PC "
+                 : "RSC, first models",
+        n, totals[k].alternatives ? double(totals[k].changedTokens) / totals[k].alternatives : 0.0,
+        mixed[k].alternatives ? double(mixed[k].changedTokens) / mixed[k].alternatives : 0.0,
+        n ? double(totals[k].changedTokens + mixed[k].changedTokens) / n : 0.0,
+        totals[k].unprintable + mixed[k].unprintable);
   }
   std::printf("RSC value evidence: the true cause as a changed computation %u time(s), with "
               "value evidence %u, outputs follow its value %u; branch deviations whose "
@@ -310,8 +314,9 @@ int main() {
     std::printf("%s: input-error-path corpus (fixtures/evidence): rank 1 %u/%u, changed tokens "
                 "per alternative input %.2f, evidence labelled weak: %u (all corpora: %u)\n",
                 k == 0 ? "RSC" : "RSC, first models", evidence[k].rank1, evidence[k].fixtures,
-                evidence[k].alternatives ? double(evidence[k].changedTokens) / evidence[k].alternatives
-                                         : 0.0,
+                evidence[k].alternatives
+                    ? double(evidence[k].changedTokens) / evidence[k].alternatives
+                    : 0.0,
                 evidence[k].weak, evidence[k].weak + totals[k].weak + mixed[k].weak);
   realProject(fixtures);
   return 0;

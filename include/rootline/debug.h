@@ -63,8 +63,8 @@ struct ValueEvidence {
   std::string oldValue, newValue;   // at the line, on this input
   bool ran = false;
   RunSummary oldRun, newRun;
-  bool outputsAgree = false;        // same output and outcome on both versions
-  std::string demonstrates;         // one sentence for the reader
+  bool outputsAgree = false; // same output and outcome on both versions
+  std::string demonstrates;  // one sentence for the reader
 };
 
 struct DebugCandidate {
@@ -78,7 +78,7 @@ struct DebugCandidate {
   // The same line in the other version if unchanged; for a changed line shown on the
   // new side, the old line it replaced.
   std::optional<unsigned> otherLine;
-  std::string condition; // the branch condition that the alternative input flips (readable)
+  std::string condition;    // the branch condition that the alternative input flips (readable)
   std::string conditionSmt; // the same with the solver's input names (`tok@0:i32`)
   bool hasAlternative = false;
   ProgramInput alternative;
@@ -181,7 +181,7 @@ struct MemoryError {
   uint64_t objectSize = 0;
   std::string objectFile; // where the object is declared or allocated
   unsigned objectLine = 0;
-  std::string freedAt;        // a use after free: "main.c:40"
+  std::string freedAt;         // a use after free: "main.c:40"
   bool reachesFailure = false; // the access is in the failure's slice
   std::string causeFile;       // the changed line that made it possible, if found
   unsigned causeLine = 0;
@@ -208,7 +208,7 @@ struct DebugReport {
   fs::path repository;
   ProgramInput input;
   RunSummary expected, oldRun, newRun;
-  std::string failure;                           // one sentence: what differs
+  std::string failure; // one sentence: what differs
   // "wrong output", "missing output", "extra output", "crash", "hang", "exit status"
   // (docs/debug.md, "Failure kinds").
   std::string failureKind;
@@ -216,7 +216,7 @@ struct DebugReport {
   // Each native run's timeout after the failure stage: a multiple of the old run's time
   // (docs/debug.md), so a hanging variant costs that, not --timeout.
   double runTimeoutSeconds = 0;
-  std::string hangLoop; // a hang: the loop that does not exit, described
+  std::string hangLoop;                          // a hang: the loop that does not exit, described
   std::string oldCriterion, newCriterion;        // described
   std::string condition;                         // "rsc" or "pc"
   size_t oldConstraints = 0, newConstraints = 0; // |f|, |f'|

@@ -22,8 +22,7 @@ std::string readableExpr(const z3::expr &e, const DisplayNames *names = nullptr)
 // `simplifyNodes` nodes: simplifying one conjunction of thousands costs more than the
 // replay that built it), `true` dropped, each distinct conjunct once, joined by `&&`.
 std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
-                                const DisplayNames *names = nullptr,
-                                uint32_t simplifyNodes = 256);
+                                const DisplayNames *names = nullptr, uint32_t simplifyNodes = 256);
 
 // A byte as a C character literal: 'a', '\n', '\0', '\x80'.
 std::string cCharLiteral(unsigned char c);

@@ -24,17 +24,17 @@ struct UnitOptions {
 
 // What the driver builds for one argument or global: shown in tests and sidecars.
 struct UnitInput {
-  std::string name;  // "b", "flags", "g_mode"
-  std::string type;  // its C type as the source spells it
-  std::string how;   // "symbolic integer", "lazily initialised pointer to struct buf", ...
+  std::string name; // "b", "flags", "g_mode"
+  std::string type; // its C type as the source spells it
+  std::string how;  // "symbolic integer", "lazily initialised pointer to struct buf", ...
 };
 
 struct UnitHarness {
   std::string function;
-  fs::path definingSource;        // the unit the function is defined in
-  BuildRecipe program;            // the program as given
-  BuildRecipe recipe;             // the program with the driver in place of that unit
-  fs::path driver;                // the generated driver (driver.c)
+  fs::path definingSource; // the unit the function is defined in
+  BuildRecipe program;     // the program as given
+  BuildRecipe recipe;      // the program with the driver in place of that unit
+  fs::path driver;         // the generated driver (driver.c)
   std::string driverText;
   ProgramInput seed;              // enough numbers for every shape within the bounds
   std::vector<UnitInput> inputs;  // arguments, then globals

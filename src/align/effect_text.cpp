@@ -152,9 +152,7 @@ std::optional<std::string> constantStringOf(const llvm::Value *operand) {
   return data->getAsCString().str();
 }
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 std::string effectValueText(const LineEffect &e) {
   if (!e.inst)

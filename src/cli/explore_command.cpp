@@ -83,13 +83,11 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   opt.explore.progress = [&progress](const std::string &line) { progress.update(line); };
   ExploreResult result = explore(program, seed, opt.explore);
   progress.finish();
-  std::string name =
-      unit ? unit->function : recipe.units.front().source.filename().string();
+  std::string name = unit ? unit->function : recipe.units.front().source.filename().string();
   // Unit mode reports the coverage of the function and its callees, not the driver's.
   if (unit)
     std::erase_if(result.stats.functions, [&](const auto &f) {
-      return std::find(unit->covered.begin(), unit->covered.end(), f.first) ==
-             unit->covered.end();
+      return std::find(unit->covered.begin(), unit->covered.end(), f.first) == unit->covered.end();
     });
   writeTestSuite(result, out, name);
   if (unit)
@@ -123,8 +121,8 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
     if (unit) {
       for (const auto &[function, c] : result.stats.functions)
         std::cerr << "rootline: coverage of " << function << ": branches " << c.branchesCovered
-                    << "/" << c.branchesTotal << ", lines " << c.linesCovered << "/"
-                    << c.linesTotal << "\n";
+                  << "/" << c.branchesTotal << ", lines " << c.linesCovered << "/" << c.linesTotal
+                  << "\n";
       for (const auto &n : unit->notes)
         std::cerr << "rootline: unit: " << n << "\n";
       std::cerr << "rootline: unit tests (cmocka) in " << (out / "unit").string() << "\n";

@@ -148,10 +148,9 @@ private:
         std::optional<z3::model> model;
         z3::check_result r = inc.check(assumptions);
         if (r == z3::sat)
-          model = req_.closestInputs
-                      ? closer.closest(assumptions, inc.get_model(), closestDeadline(deadline),
-                                       !seq[i].taken)
-                      : inc.get_model();
+          model = req_.closestInputs ? closer.closest(assumptions, inc.get_model(),
+                                                      closestDeadline(deadline), !seq[i].taken)
+                                     : inc.get_model();
         inc.add(!guard);
         bool settled = r != z3::unknown;
         if (r == z3::unknown && !deadline.expired()) {

@@ -107,8 +107,7 @@ DebugReport debugRegression(const DebugRequest &request) {
 
   stages.begin("criteria");
   if (report.hang)
-    report.hangLoop =
-        debug::chooseHangCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
+    report.hangLoop = debug::chooseHangCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   else
     debug::chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   report.oldCriterion = oldV.criterion;

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "rootline/alignment.h"
-#include "rootline/memory_check.h"
 #include "rootline/debug.h"
+#include "rootline/memory_check.h"
 #include "rootline/module_index.h"
 #include "rootline/neutral_edits.h"
 

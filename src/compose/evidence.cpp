@@ -31,8 +31,8 @@ std::string outputShape(const std::string &out) {
       shape += out[i];
       continue;
     }
-    while (i + 1 < out.size() && (std::isdigit(static_cast<unsigned char>(out[i + 1])) ||
-                                  out[i + 1] == '.'))
+    while (i + 1 < out.size() &&
+           (std::isdigit(static_cast<unsigned char>(out[i + 1])) || out[i + 1] == '.'))
       ++i;
     shape += '#';
   }
@@ -111,8 +111,8 @@ std::string earlyExit(const Version &oldV, const std::vector<uint64_t> &failingP
   TracedRun run = runTraced(oldV.program, t, dir / "run.trace");
   if (run.limitReached || run.process.timedOut)
     return "";
-  std::vector<uint64_t> path = branchPath(dir / "run.trace", oldV.program.module.key,
-                                          kMaxPathBranches);
+  std::vector<uint64_t> path =
+      branchPath(dir / "run.trace", oldV.program.module.key, kMaxPathBranches);
   std::error_code ec;
   fs::remove(dir / "run.trace", ec);
   return leftFailingPathEarly(failingPath, path);
@@ -157,8 +157,8 @@ std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
   if (printed > *line)
     return "";
   return "its run prints " + std::to_string(printed) +
-         " line(s) and stops before the failing output (stdout line " +
-         std::to_string(*line + 1) + ")";
+         " line(s) and stops before the failing output (stdout line " + std::to_string(*line + 1) +
+         ")";
 }
 
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
@@ -232,8 +232,9 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
       stages.update("the failing run's path against the agreeing inputs'");
       failingPath = branchPath(oldV.traceFile, oldV.program.module.key, kMaxPathBranches);
     }
-    c.weakEvidence = earlyExit(oldV, *failingPath, c.alternative, work / ("path" + std::to_string(traced++)),
-                               deadline.clamp(timeoutSeconds, 0.2));
+    c.weakEvidence =
+        earlyExit(oldV, *failingPath, c.alternative, work / ("path" + std::to_string(traced++)),
+                  deadline.clamp(timeoutSeconds, 0.2));
   }
 }
 

@@ -114,8 +114,9 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
       if (e.ran)
         c.reasons.push_back(e.demonstrates);
     // Value evidence that the line's value is what the outputs depend on.
-    bool alikeWhenSame = std::any_of(c.valueEvidence.begin(), c.valueEvidence.end(),
-                                     [](auto &e) { return e.ran && e.sameValue && e.outputsAgree; });
+    bool alikeWhenSame = std::any_of(c.valueEvidence.begin(), c.valueEvidence.end(), [](auto &e) {
+      return e.ran && e.sameValue && e.outputsAgree;
+    });
     bool apartWhenDifferent =
         std::any_of(c.valueEvidence.begin(), c.valueEvidence.end(),
                     [](auto &e) { return e.ran && !e.sameValue && !e.outputsAgree; });

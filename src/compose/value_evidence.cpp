@@ -10,9 +10,9 @@ namespace rootline::debug {
 
 namespace {
 
-constexpr unsigned kQueryMs = 1000;       // per solver query
-constexpr double kClosestSeconds = 1.0;   // per closest-input search
-constexpr size_t kMaxLines = 4;           // lines given value evidence, first ones first
+constexpr unsigned kQueryMs = 1000;     // per solver query
+constexpr double kClosestSeconds = 1.0; // per closest-input search
+constexpr size_t kMaxLines = 4;         // lines given value evidence, first ones first
 
 std::string valueText(const z3::model &m, const z3::expr &e, unsigned bits) {
   auto v = modelValue(m, e);
@@ -67,8 +67,8 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       s.add(same ? a == b : (a != b && other));
       if (s.check() == z3::sat) {
         ClosestInput closer(s, failing, vars);
-        z3::model m = closer.closest(z3::expr_vector(ctx), s.get_model(),
-                                     deadline.atMost(kClosestSeconds));
+        z3::model m =
+            closer.closest(z3::expr_vector(ctx), s.get_model(), deadline.atMost(kClosestSeconds));
         ValueEvidence e;
         e.sameValue = same;
         e.input = applyModel(failing, vars, m);
@@ -78,13 +78,13 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         e.newValue = valueText(m, b, v.diffBits);
         double timeout = deadline.clamp(timeoutSeconds, 0.2);
         fs::path dir = work / ("value" + std::to_string(n++));
-        e.oldRun = runInputNatively(oldV.native, e.input, dir / "old", timeout,
-                                    kMadeUpInputOutputLimit);
-        e.newRun = runInputNatively(newV.native, e.input, dir / "new", timeout,
-                                    kMadeUpInputOutputLimit);
+        e.oldRun =
+            runInputNatively(oldV.native, e.input, dir / "old", timeout, kMadeUpInputOutputLimit);
+        e.newRun =
+            runInputNatively(newV.native, e.input, dir / "new", timeout, kMadeUpInputOutputLimit);
         e.ran = true;
-        e.outputsAgree = e.oldRun.stdoutBytes == e.newRun.stdoutBytes &&
-                         e.oldRun.outcome == e.newRun.outcome;
+        e.outputsAgree =
+            e.oldRun.stdoutBytes == e.newRun.stdoutBytes && e.oldRun.outcome == e.newRun.outcome;
         std::string values = same ? "both versions compute " + e.what + " = " + e.newValue
                                   : "the old version computes " + e.what + " = " + e.oldValue +
                                         " and the new one " + e.newValue;

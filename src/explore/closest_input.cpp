@@ -35,7 +35,6 @@ __int128 numeric(const InputVar &v, uint64_t value) {
   return static_cast<__int128>(value);
 }
 
-
 bool printableByte(unsigned char c) {
   return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r';
 }
@@ -43,7 +42,9 @@ bool printableByte(unsigned char c) {
 // The character class a changed byte should keep: the set of bytes like `c`.
 std::optional<z3::expr> classOf(const z3::expr &x, unsigned char c) {
   z3::context &ctx = x.ctx();
-  auto range = [&](int lo, int hi) { return z3::uge(x, ctx.bv_val(lo, 8)) && z3::ule(x, ctx.bv_val(hi, 8)); };
+  auto range = [&](int lo, int hi) {
+    return z3::uge(x, ctx.bv_val(lo, 8)) && z3::ule(x, ctx.bv_val(hi, 8));
+  };
   if (std::isdigit(c))
     return range('0', '9');
   if (std::islower(c))
@@ -86,7 +87,7 @@ std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v) {
       return std::nullopt;
     const std::string &a = input.args[v.argIndex - 1];
     // The terminating NUL is an input byte too.
-    return v.offset < a.size() ? std::optional<uint64_t>(static_cast<unsigned char>(a[v.offset]))
+    return v.offset < a.size()    ? std::optional<uint64_t>(static_cast<unsigned char>(a[v.offset]))
            : v.offset == a.size() ? std::optional<uint64_t>(0)
                                   : std::nullopt;
   }
@@ -271,8 +272,7 @@ z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::mo
     std::set<std::string> mentioned = variablesOf(*focus);
     std::vector<z3::expr> outside, inside;
     for (size_t k = 0; k < changedVars.size(); ++k)
-      (mentioned.count(vars_[changedVars[k]].input.name) ? inside : outside)
-          .push_back(restore[k]);
+      (mentioned.count(vars_[changedVars[k]].input.name) ? inside : outside).push_back(restore[k]);
     // Often the answer needs no solver: the failing input's values outside the focus
     // and the first model's inside it, checked by evaluation (a large query can take
     // all of the search's time for one check).
@@ -313,8 +313,9 @@ z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::mo
       continue;
     if (!v.printable) {
       z3::context &ctx = solver_.ctx();
-      v.printable = guard((z3::uge(v.expr, ctx.bv_val(0x20, 8)) && z3::ule(v.expr, ctx.bv_val(0x7e, 8))) ||
-                          v.expr == ctx.bv_val('\n', 8) || v.expr == ctx.bv_val('\t', 8));
+      v.printable =
+          guard((z3::uge(v.expr, ctx.bv_val(0x20, 8)) && z3::ule(v.expr, ctx.bv_val(0x7e, 8))) ||
+                v.expr == ctx.bv_val('\n', 8) || v.expr == ctx.bv_val('\t', 8));
     }
     printableGuards.push_back(*v.printable);
   }
@@ -404,7 +405,8 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
                numberText(v, *now);
     } else if (v.kind == InputVar::Kind::ArgvByte) {
       c.text = "argv[" + std::to_string(v.argIndex) + "], byte " + std::to_string(v.offset + 1) +
-               ": " + cCharLiteral(static_cast<unsigned char>(*was)) + " → " + cCharLiteral(static_cast<unsigned char>(*now));
+               ": " + cCharLiteral(static_cast<unsigned char>(*was)) + " → " +
+               cCharLiteral(static_cast<unsigned char>(*now));
     } else if (v.kind == InputVar::Kind::Token) {
       c.text = where + "token " + std::to_string(wordNumber(*inputText(seed, v), v.offset)) + ": " +
                numberText(v, *was) + " → " + numberText(v, *now);
@@ -415,7 +417,8 @@ std::vector<std::string> describeInputChanges(const ProgramInput &seed,
       size_t lineStart = v.offset == 0 ? std::string::npos : text.rfind('\n', v.offset - 1);
       size_t column = lineStart == std::string::npos ? v.offset + 1 : v.offset - lineStart;
       c.text = where + "line " + std::to_string(line) + ", byte " + std::to_string(column) + ": " +
-               cCharLiteral(static_cast<unsigned char>(*was)) + " → " + cCharLiteral(static_cast<unsigned char>(*now));
+               cCharLiteral(static_cast<unsigned char>(*was)) + " → " +
+               cCharLiteral(static_cast<unsigned char>(*now));
     }
     changes.push_back(std::move(c));
   }

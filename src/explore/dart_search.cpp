@@ -342,8 +342,8 @@ private:
     g.pathConditionSmt2 = t.symbolic.smtlib(ctx_);
     DisplayNames names = displayNamesOf(t.symbolic.inputs);
     for (const auto &o : t.symbolic.outputs)
-      g.symbolicOutputs.push_back({o.fd, o.offset, o.length, o.arg, readableExpr(o.value, &names),
-                                   o.value.to_string()});
+      g.symbolicOutputs.push_back(
+          {o.fd, o.offset, o.length, o.arg, readableExpr(o.value, &names), o.value.to_string()});
     g.diverged = diverged;
     g.rsc = v.rscText;
     g.symbolicOutput = v.outputText;

@@ -369,7 +369,8 @@ public:
     Classified inner = classify(d->getBaseType());
     if (inner.kind == Kind::Integer && inner.bits == 8)
       c.kind = Kind::String;
-    else if (inner.kind == Kind::Integer || inner.kind == Kind::Floating || inner.kind == Kind::Bool)
+    else if (inner.kind == Kind::Integer || inner.kind == Kind::Floating ||
+             inner.kind == Kind::Bool)
       c.kind = Kind::ScalarArray;
     else if ((inner.kind == Kind::Struct || inner.kind == Kind::Union) &&
              !spell(d->getBaseType()).empty())
@@ -453,10 +454,11 @@ public:
         if (m == tagged.tag)
           continue;
         if (m == tagged.un) {
-          forEachTag(o, lv, tagged, indent, [&](const llvm::DIDerivedType *alt, const std::string &in) {
-            fill(o, unionMember(lv, tagged, alt), alt->getBaseType(), depth, in,
-                 what + "." + alt->getName().str(), nesting + 1);
-          });
+          forEachTag(o, lv, tagged, indent,
+                     [&](const llvm::DIDerivedType *alt, const std::string &in) {
+                       fill(o, unionMember(lv, tagged, alt), alt->getBaseType(), depth, in,
+                            what + "." + alt->getName().str(), nesting + 1);
+                     });
           continue;
         }
         if (m->getName().empty())
@@ -557,15 +559,15 @@ public:
         o << lv << " ? \"(other function)\" : \"NULL\");\n";
         return;
       }
-      o << indent << "rl_print_pointer(" << prefix << ", \"" << suffix << "\", (const void *)"
-        << lv << ");\n";
+      o << indent << "rl_print_pointer(" << prefix << ", \"" << suffix << "\", (const void *)" << lv
+        << ");\n";
       return;
     }
     case Kind::StructPtr:
     case Kind::String:
     case Kind::ScalarArray:
-      o << indent << "rl_print_pointer(" << prefix << ", \"" << suffix << "\", (const void *)"
-        << lv << ");\n";
+      o << indent << "rl_print_pointer(" << prefix << ", \"" << suffix << "\", (const void *)" << lv
+        << ");\n";
       return;
     case Kind::Struct: {
       if (nesting > 4)
@@ -577,11 +579,12 @@ public:
         if (!m || m->getTag() != dw::DW_TAG_member || m->isBitField())
           continue;
         if (m == tagged.un) { // the member the tag says is there
-          forEachTag(o, lv, tagged, indent, [&](const llvm::DIDerivedType *alt, const std::string &in) {
-            std::string path = unionMember(lv, tagged, alt);
-            print(o, prefix, suffix + path.substr(lv.size()), path, alt->getBaseType(), in,
-                  nesting + 1);
-          });
+          forEachTag(o, lv, tagged, indent,
+                     [&](const llvm::DIDerivedType *alt, const std::string &in) {
+                       std::string path = unionMember(lv, tagged, alt);
+                       print(o, prefix, suffix + path.substr(lv.size()), path, alt->getBaseType(),
+                             in, nesting + 1);
+                     });
           continue;
         }
         if (m->getName().empty())
@@ -684,9 +687,10 @@ public:
   }
 
   // `if (lv.tag == A) { ... } else if (lv.tag == B) { ... } else { first member }`.
-  void forEachTag(std::ostringstream &o, const std::string &lv, const TaggedUnion &t,
-                  const std::string &indent,
-                  const std::function<void(const llvm::DIDerivedType *, const std::string &)> &body) {
+  void
+  forEachTag(std::ostringstream &o, const std::string &lv, const TaggedUnion &t,
+             const std::string &indent,
+             const std::function<void(const llvm::DIDerivedType *, const std::string &)> &body) {
     std::string tag = lv + "." + t.tag->getName().str();
     for (size_t i = 0; i < t.cases.size(); ++i) {
       o << indent << (i ? "} else if (" : "if (") << tag << " == " << t.cases[i].first << ") {\n";
@@ -791,10 +795,10 @@ std::string kindText(DriverWriter &w, const llvm::DIType *raw) {
   return "";
 }
 
-std::string DriverWriter::write(
-    const std::vector<std::pair<std::string, const llvm::DIType *>> &params,
-    const std::vector<std::pair<std::string, const llvm::DIType *>> &globals,
-    std::vector<UnitInput> &inputs) {
+std::string
+DriverWriter::write(const std::vector<std::pair<std::string, const llvm::DIType *>> &params,
+                    const std::vector<std::pair<std::string, const llvm::DIType *>> &globals,
+                    std::vector<UnitInput> &inputs) {
   // The body first: it discovers the struct and array types the helpers need.
   std::ostringstream build, state, decls, call;
   std::string fn = sp_->getName().str();
@@ -912,7 +916,8 @@ std::string DriverWriter::write(
       << " * them, calls " << fn << " and prints what it returns and the state it leaves. */\n"
       << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
       << "static int rl_reads; /* numbers read: printed first, so a test keeps only those */\n"
-      << "#ifndef RL_READ\n#define RL_READ(fmt, dst) ((void)(++rl_reads, scanf(fmt, dst)))\n#endif\n"
+      << "#ifndef RL_READ\n#define RL_READ(fmt, dst) ((void)(++rl_reads, scanf(fmt, "
+         "dst)))\n#endif\n"
       << "#define RL_MAX_DEPTH " << options_.maxDepth << "\n"
       << "#define RL_MAX_OBJECTS " << options_.maxObjects << "\n"
       << "#define RL_MAX_ARRAY " << options_.maxArray << "\n"
@@ -928,11 +933,12 @@ std::string DriverWriter::write(
       << "#undef main\n#undef free\n#undef realloc\n\n"
       << kDriverRuntime << "\n"
       << structs.str() << decls.str() << "\n"
-      << arrays.str() << structFill.str()
-      << "static void rl_build(void) {\n" << build.str() << "}\n\n"
-      << "static void rl_reset(void) {\n  rl_reset_common();\n" << resets_.str() << "}\n\n"
-      << "static void rl_print_state(void) {\n" << state.str() << printers.str()
-      << "  rl_print_strings();\n  rl_print_targets();\n}\n\n";
+      << arrays.str() << structFill.str() << "static void rl_build(void) {\n"
+      << build.str() << "}\n\n"
+      << "static void rl_reset(void) {\n  rl_reset_common();\n"
+      << resets_.str() << "}\n\n"
+      << "static void rl_print_state(void) {\n"
+      << state.str() << printers.str() << "  rl_print_strings();\n  rl_print_targets();\n}\n\n";
   // The call, and its result.
   out << "static void rl_call(void) {\n";
   std::string spelled = ret ? spell(ret) : "";
@@ -952,7 +958,8 @@ std::string DriverWriter::write(
       << "/* What was read is printed (and flushed) before the call: a crash keeps it. */\n"
       << "static void rl_built(void) {\n"
       << "  fprintf(rl_out, \"numbers read: %d\\n\", rl_reads);\n  fflush(rl_out);\n}\n\n"
-      << "#ifndef RL_UNIT_TEST\nint main(void) {\n  rl_limit_stack();\n  rl_out = stdout;\n  rl_build();\n"
+      << "#ifndef RL_UNIT_TEST\nint main(void) {\n  rl_limit_stack();\n  rl_out = stdout;\n  "
+         "rl_build();\n"
       << "  rl_built();\n  rl_call();\n  return 0;\n}\n#endif\n";
   return out.str();
 }
@@ -989,8 +996,7 @@ fs::path fileOf(const llvm::DIFile *f) {
 UnitHarness makeUnitHarness(const BuildRecipe &program, const UnitOptions &options,
                             const fs::path &dir) {
   if (options.function.empty() || options.function == "main")
-    throw Error("--function names the function to explore; for main, leave it out",
-                ExitBadInput);
+    throw Error("--function names the function to explore; for main, leave it out", ExitBadInput);
   BuiltModule built = buildModule(program);
   LoadedModule loaded = loadModule(built.bitcode);
   const llvm::Function *fn = loaded.module->getFunction(options.function);

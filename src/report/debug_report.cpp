@@ -60,24 +60,24 @@ json reportJson(const DebugReport &r) {
   }
   json memory = json::array();
   for (const auto &e : r.memoryErrors)
-    memory.push_back({{"kind", e.kind},
-                      {"file", e.file},
-                      {"line", e.line},
-                      {"access", e.write ? "write" : "read"},
-                      {"size", e.accessSize},
-                      {"offset", e.offset},
-                      {"object", e.object},
-                      {"object_size", e.objectSize},
-                      {"object_file", e.objectFile},
-                      {"object_line", e.objectLine},
-                      {"freed_at", e.freedAt},
-                      {"reaches_failure", e.reachesFailure},
-                      {"cause", e.causeLine ? json{{"file", e.causeFile},
-                                                   {"line", e.causeLine},
-                                                   {"why", e.cause}}
-                                            : json(nullptr)},
-                      {"confirmed", e.confirmed},
-                      {"text", e.text}});
+    memory.push_back(
+        {{"kind", e.kind},
+         {"file", e.file},
+         {"line", e.line},
+         {"access", e.write ? "write" : "read"},
+         {"size", e.accessSize},
+         {"offset", e.offset},
+         {"object", e.object},
+         {"object_size", e.objectSize},
+         {"object_file", e.objectFile},
+         {"object_line", e.objectLine},
+         {"freed_at", e.freedAt},
+         {"reaches_failure", e.reachesFailure},
+         {"cause", e.causeLine
+                       ? json{{"file", e.causeFile}, {"line", e.causeLine}, {"why", e.cause}}
+                       : json(nullptr)},
+         {"confirmed", e.confirmed},
+         {"text", e.text}});
   json stages = json::array();
   for (const auto &st : r.stages)
     stages.push_back(
@@ -182,8 +182,8 @@ std::string reportMarkdown(const DebugReport &r) {
     md << "**First divergence** of the aligned runs on the slice: " << r.firstDivergence->text
        << ".\n\n";
   for (const auto &e : r.memoryErrors) {
-    md << "**Memory error** (" << (e.reachesFailure ? "reaches the failure" : "elsewhere in the run")
-       << "): " << e.text;
+    md << "**Memory error** ("
+       << (e.reachesFailure ? "reaches the failure" : "elsewhere in the run") << "): " << e.text;
     if (e.causeLine)
       md << "; made possible by `" << e.causeFile << ":" << e.causeLine << "` (" << e.cause << ")";
     if (!e.confirmed.empty())
@@ -226,8 +226,7 @@ std::string reportMarkdown(const DebugReport &r) {
     }
     if (c.ran) {
       md << "- old: " << c.oldRun.outcome << ", stdout `" << oneLine(c.oldRun.stdoutBytes) << "`\n";
-      md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes)
-         << "`\n";
+      md << "- new: " << c.newRun.outcome << ", stdout `" << oneLine(c.newRun.stdoutBytes) << "`\n";
       if (!c.weakEvidence.empty())
         md << "- **weak evidence:** " << c.weakEvidence << "\n";
       md << "\n";
@@ -328,8 +327,8 @@ std::string reportSummary(const DebugReport &r) {
     s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
       << "] " << c.source << "\n";
     if (c.ran)
-      s << "     alternative input (" << oneLine(changesText(c.alternativeChanges), 60)
-        << "): old " << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
+      s << "     alternative input (" << oneLine(changesText(c.alternativeChanges), 60) << "): old "
+        << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
         << c.newRun.outcome << " `" << oneLine(c.newRun.stdoutBytes, 30) << "`"
         << (!c.weakEvidence.empty() ? " (weak: " + c.weakEvidence + ")"
             : c.removesFailure      ? " (versions agree)"

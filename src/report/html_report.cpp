@@ -27,8 +27,8 @@ constexpr unsigned kFoldedEnds = 15;
 
 void sourceLine(std::ostringstream &h, const std::string &title, unsigned n,
                 const std::string &text, const std::string &cls, int rank) {
-  h << "<span class=\"l " << cls << "\" id=\"" << report::htmlEscape(title) << "-" << n
-    << "\"><i>" << n << "</i>" << report::htmlEscape(text)
+  h << "<span class=\"l " << cls << "\" id=\"" << report::htmlEscape(title) << "-" << n << "\"><i>"
+    << n << "</i>" << report::htmlEscape(text)
     << (rank ? "  <b>#" + std::to_string(rank) + "</b>" : "") << "</span>";
 }
 
@@ -55,12 +55,13 @@ void pane(std::ostringstream &h, const std::string &title, const fs::path &path,
   auto emit = [&](unsigned i) {
     auto c = candidates.find(i);
     // A changed line of the slice keeps both marks.
-    std::string cls = c != candidates.end() ? "cand"
+    std::string cls = c != candidates.end()                ? "cand"
                       : changed.count(i) && slice.count(i) ? "chg slice"
                       : changed.count(i)                   ? "chg"
                       : slice.count(i)                     ? "slice"
                                                            : "";
-    sourceLine(h, title, i, lines[i - 1], cls, c != candidates.end() ? static_cast<int>(c->second) : 0);
+    sourceLine(h, title, i, lines[i - 1], cls,
+               c != candidates.end() ? static_cast<int>(c->second) : 0);
   };
   for (unsigned i = 1; i <= n;) {
     if (shown[i]) {
@@ -99,7 +100,8 @@ std::string reportHtml(const DebugReport &r) {
        ".l i{display:inline-block;width:3em;color:#888;font-style:normal}.slice{background:#fff6c8}"
        ".cand{background:#ffd0d0}.chg{background:#d8ecff}.chg.slice{box-shadow:inset 4px 0 "
        "#e0b800}.gap{color:#888}"
-       "details{border-left:3px solid #ddd;margin:2px 0}summary{color:#666;cursor:pointer}table{border-collapse:collapse}td,th{border:1px solid "
+       "details{border-left:3px solid #ddd;margin:2px "
+       "0}summary{color:#666;cursor:pointer}table{border-collapse:collapse}td,th{border:1px solid "
        "#ccc;padding:2px 6px;"
        "text-align:left;vertical-align:top}code{background:#f4f4f4}</style></head><body>";
   h << "<h1>Regression " << report::htmlEscape(r.oldLabel) << " → "
@@ -109,8 +111,8 @@ std::string reportHtml(const DebugReport &r) {
       << "</code><br><b>Bad:</b> <code>" << report::htmlEscape(commitLine(*r.newCommit))
       << "</code></p>";
   h << "<p><b>Failure</b> (" << report::htmlEscape(r.failureKind)
-    << "): " << report::htmlEscape(r.failure) << ". "
-    << report::htmlEscape(r.direction) << " (" << report::htmlEscape(r.condition) << ").</p>";
+    << "): " << report::htmlEscape(r.failure) << ". " << report::htmlEscape(r.direction) << " ("
+    << report::htmlEscape(r.condition) << ").</p>";
   if (!r.hangLoop.empty())
     h << "<p><b>Hang:</b> " << report::htmlEscape(r.hangLoop) << ".</p>";
   for (const auto &e : r.memoryErrors)
@@ -140,14 +142,14 @@ std::string reportHtml(const DebugReport &r) {
       return "<td>" + report::htmlEscape(report::changesText(c.alternativeChanges)) +
              "<details><summary>whole input</summary><pre>" +
              report::htmlEscape(c.alternative.stdinBytes) + "</pre></details>" +
-             (c.weakEvidence.empty() ? "" : "<p><b>weak:</b> " + report::htmlEscape(c.weakEvidence)) +
+             (c.weakEvidence.empty() ? ""
+                                     : "<p><b>weak:</b> " + report::htmlEscape(c.weakEvidence)) +
              "</td>";
     };
     if (c.hasAlternative && !c.ran)
       h << alternative() << "<td colspan=\"2\">not run (budget)</td>";
     else if (c.hasAlternative)
-      h << alternative() << "<td>"
-        << report::htmlEscape(c.oldRun.outcome) << "<pre>"
+      h << alternative() << "<td>" << report::htmlEscape(c.oldRun.outcome) << "<pre>"
         << report::htmlEscape(c.oldRun.stdoutBytes) << "</pre></td><td>"
         << report::htmlEscape(c.newRun.outcome) << "<pre>"
         << report::htmlEscape(c.newRun.stdoutBytes) << "</pre></td>";

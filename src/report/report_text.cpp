@@ -42,14 +42,14 @@ std::string valueEvidenceText(const ValueEvidence &e, size_t outputWidth) {
       t.pop_back();
     return t;
   };
-  std::string values = e.sameValue ? "both versions compute " + e.what + " = " + e.newValue
-                                   : "old computes " + e.what + " = " + e.oldValue +
-                                         ", new " + e.newValue;
+  std::string values = e.sameValue
+                           ? "both versions compute " + e.what + " = " + e.newValue
+                           : "old computes " + e.what + " = " + e.oldValue + ", new " + e.newValue;
   std::string text = changesText(e.changes) + ": " + values + " here";
   if (e.ran)
-    text += "; old prints `" + shown(e.oldRun.stdoutBytes) + "` (" + e.oldRun.outcome +
-            "), new `" + shown(e.newRun.stdoutBytes) + "` (" +
-            e.newRun.outcome + "): " + (e.outputsAgree ? "alike" : "different");
+    text += "; old prints `" + shown(e.oldRun.stdoutBytes) + "` (" + e.oldRun.outcome + "), new `" +
+            shown(e.newRun.stdoutBytes) + "` (" + e.newRun.outcome +
+            "): " + (e.outputsAgree ? "alike" : "different");
   return text;
 }
 
@@ -59,9 +59,8 @@ nlohmann::json valueEvidenceJson(const ValueEvidence &e) {
                       {"input", inputJson(e.input)},   {"changes", e.changes},
                       {"demonstrates", e.demonstrates}};
   if (e.ran)
-    j["runs"] = {{"old", runJson(e.oldRun)},
-                 {"new", runJson(e.newRun)},
-                 {"outputs_agree", e.outputsAgree}};
+    j["runs"] = {
+        {"old", runJson(e.oldRun)}, {"new", runJson(e.newRun)}, {"outputs_agree", e.outputsAgree}};
   return j;
 }
 

@@ -9,8 +9,8 @@ using nlohmann::json;
 
 json reportSarif(const DebugReport &r) {
   json rules = json::array();
-  for (const char *kind :
-       {"branch deviation", "missing code", "changed computation", "changed code", "memory error"}) {
+  for (const char *kind : {"branch deviation", "missing code", "changed computation",
+                           "changed code", "memory error"}) {
     std::string id = kind;
     for (auto &c : id)
       if (c == ' ')

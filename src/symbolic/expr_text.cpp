@@ -81,9 +81,7 @@ Operator operatorOf(Z3_decl_kind k) {
   }
 }
 
-const char *infix(Z3_decl_kind k) {
-  return k == Z3_OP_DISTINCT ? nullptr : operatorOf(k).text;
-}
+const char *infix(Z3_decl_kind k) { return k == Z3_OP_DISTINCT ? nullptr : operatorOf(k).text; }
 
 int precedence(Z3_decl_kind k) { return operatorOf(k).precedence; }
 
@@ -310,7 +308,9 @@ std::string sum(const z3::expr &e, int limit) {
 
 // `x | (y & z)`: C needs no parentheses there, its readers do (as -Wparentheses says).
 bool mixedBitwise(Z3_decl_kind outer, const z3::expr &operand) {
-  auto bitwise = [](Z3_decl_kind k) { return k == Z3_OP_BAND || k == Z3_OP_BOR || k == Z3_OP_BXOR; };
+  auto bitwise = [](Z3_decl_kind k) {
+    return k == Z3_OP_BAND || k == Z3_OP_BOR || k == Z3_OP_BXOR;
+  };
   return bitwise(outer) && operand.is_app() && bitwise(operand.decl().decl_kind()) &&
          operand.decl().decl_kind() != outer;
 }
@@ -406,8 +406,11 @@ std::string text(const z3::expr &e, int limit) {
     unsigned lo = static_cast<unsigned>(Z3_get_decl_int_parameter(e.ctx(), d, 1));
     // The low bits of a wider value are C's narrowing cast: `(int)m` for a long's low 32.
     if (lo == 0 && (hi == 7 || hi == 15 || hi == 31))
-      return wrap("(" + std::string(hi == 7 ? "char" : hi == 15 ? "short" : "int") + ")" +
-                      text(e.arg(0), 2),
+      return wrap("(" +
+                      std::string(hi == 7    ? "char"
+                                  : hi == 15 ? "short"
+                                             : "int") +
+                      ")" + text(e.arg(0), 2),
                   2, limit);
     return text(e.arg(0), 1) + "[" + std::to_string(hi) + ":" + std::to_string(lo) + "]";
   }

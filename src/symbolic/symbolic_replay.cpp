@@ -294,7 +294,8 @@ struct SymbolicReplayer::Impl {
     v.offset = offset;
     v.display = dest ? names.nameAt(dest) : "";
     if (v.display.empty())
-      v.display = (currentFile.empty() ? "stdin" : currentFile) + "[" + std::to_string(offset) + "]";
+      v.display =
+          (currentFile.empty() ? "stdin" : currentFile) + "[" + std::to_string(offset) + "]";
     return variable(v);
   }
 
@@ -1192,7 +1193,7 @@ struct SymbolicReplayer::Impl {
     v.bits = static_cast<unsigned>(size * 8);
     v.file = currentFile;
     v.argIndex = currentArg;
-    v.name = (currentArg      ? "atok:" + arg + "@"
+    v.name = (currentArg            ? "atok:" + arg + "@"
               : currentFile.empty() ? std::string("tok@")
                                     : "ftok:" + currentFile + "@") +
              std::to_string(offset) + ":i" + std::to_string(v.bits);
@@ -1298,7 +1299,8 @@ bool SymbolicReplayer::wantsMore() const { return !impl_->run.saturated; }
 
 SymbolicRun SymbolicReplayer::take() { return std::move(impl_->run); }
 
-std::vector<InputVar> unionOfInputs(const std::vector<InputVar> &a, const std::vector<InputVar> &b) {
+std::vector<InputVar> unionOfInputs(const std::vector<InputVar> &a,
+                                    const std::vector<InputVar> &b) {
   std::vector<InputVar> out = a;
   std::set<std::string> names;
   for (const auto &v : out)

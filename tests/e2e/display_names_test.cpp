@@ -56,8 +56,8 @@ int main(void) {
 )");
   writeText(t.path / "in.txt", "10 2 0\n");
   ProcessResult r = runRootline({"explore", "--src", (t.path / "m.c").string(), "--stdin",
-                                 (t.path / "in.txt").string(), "--out",
-                                 (t.path / "out").string(), "--strategy", "rsc", "--signature"});
+                                 (t.path / "in.txt").string(), "--out", (t.path / "out").string(),
+                                 "--strategy", "rsc", "--signature"});
   INFO(r.out);
   REQUIRE(r.exitedWith(0));
   CHECK(r.out.find("partition: q <= p && p - q > 3\n  output: 2 * p + 1") != std::string::npos);
@@ -87,9 +87,8 @@ int main(void) {
 }
 )");
   writeText(t.path / "in.txt", "3 5 9 1 4 6 7 20 yes\n");
-  ProcessResult r = runRootline({"--json", "slice", "--src", (t.path / "m.c").string(),
-                                 "--stdin", (t.path / "in.txt").string(), "--criterion",
-                                 "output"});
+  ProcessResult r = runRootline({"--json", "slice", "--src", (t.path / "m.c").string(), "--stdin",
+                                 (t.path / "in.txt").string(), "--criterion", "output"});
   REQUIRE(r.exitedWith(0));
   json j = json::parse(r.out);
   std::string rsc = j["rsc"];
@@ -125,9 +124,9 @@ int main(int argc, char **argv) {
   return 0;
 }
 )");
-  ProcessResult r = runRootline({"explore", "--src", (t.path / "m.c").string(), "--out",
-                                 (t.path / "out").string(), "--strategy", "rsc", "--signature",
-                                 "--", "3", "9"});
+  ProcessResult r =
+      runRootline({"explore", "--src", (t.path / "m.c").string(), "--out",
+                   (t.path / "out").string(), "--strategy", "rsc", "--signature", "--", "3", "9"});
   INFO(r.out << r.err);
   REQUIRE(r.exitedWith(0));
   // atoi/strtol over argv: one variable per argument, not its bytes.

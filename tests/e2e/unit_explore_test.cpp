@@ -14,8 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-ProcessResult run(const std::vector<std::string> &argv, const fs::path &dir,
-                  double timeout = 300) {
+ProcessResult run(const std::vector<std::string> &argv, const fs::path &dir, double timeout = 300) {
   ProcessSpec spec;
   spec.argv = argv;
   spec.workDir = dir.string();
@@ -33,9 +32,11 @@ Explored exploreFunction(const TempDir &t, const std::string &file, const std::s
                          const std::vector<std::string> &extra = {}) {
   Explored e;
   e.out = t.path / function;
-  std::vector<std::string> args = {"explore",  "--src",   (fixturesDir() / "unit" / file).string(),
-                                   "--function", function, "--out", e.out.string(),
-                                   "--max-runs", "80",     "--budget", "20"};
+  std::vector<std::string> args = {
+      "explore",      "--src",      (fixturesDir() / "unit" / file).string(),
+      "--function",   function,     "--out",
+      e.out.string(), "--max-runs", "80",
+      "--budget",     "20"};
   args.insert(args.end(), extra.begin(), extra.end());
   e.process = runRootline(args);
   if (fs::exists(e.out / "summary.json"))
@@ -174,7 +175,7 @@ TEST_CASE("unit mode: strings and arrays behind pointers get symbolic lengths wi
       longest = true;
   }
   CHECK(longest);
-  CHECK(anyStdout(parse.cases, "return = -1")); // no digits
+  CHECK(anyStdout(parse.cases, "return = -1"));  // no digits
   CHECK(anyStdout(parse.cases, "return = 0\n")); // no digits, ALLOW_EMPTY
   ProcessResult tests = buildAndRun(parse, "test_parse_number");
   INFO(tests.out << tests.err);
@@ -200,8 +201,8 @@ TEST_CASE("unit mode refuses what it cannot explore, in one line", "[explore][un
   CHECK(none.exitedWith(2));
   CHECK(none.err.find("no function 'no_such_function' is defined in the program") !=
         std::string::npos);
-  ProcessResult main = runRootline({"explore", "--src", src, "--function", "main", "--out",
-                                    (t.path / "b").string()});
+  ProcessResult main = runRootline(
+      {"explore", "--src", src, "--function", "main", "--out", (t.path / "b").string()});
   CHECK(main.exitedWith(2));
   ProcessResult args = runRootline({"explore", "--src", src, "--function", "list_sum", "--out",
                                     (t.path / "c").string(), "--", "x"});
