@@ -18,4 +18,16 @@ fs::path cacheRoot();
 // A fresh private directory under the cache (for work that must not touch the user's tree).
 fs::path makeWorkDir(const std::string &prefix);
 
+// A work directory removed with everything in it when the scope ends, however it ends.
+struct ScopedWorkDir {
+  fs::path path;
+  explicit ScopedWorkDir(const std::string &prefix) : path(makeWorkDir(prefix)) {}
+  ScopedWorkDir(const ScopedWorkDir &) = delete;
+  ScopedWorkDir &operator=(const ScopedWorkDir &) = delete;
+  ~ScopedWorkDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 } // namespace rootline

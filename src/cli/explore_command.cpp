@@ -55,13 +55,13 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   progress.stage("build");
   // Unit mode: the program becomes a generated driver around the function.
   std::optional<UnitHarness> unit;
-  fs::path unitWork;
+  std::optional<ScopedWorkDir> unitWork; // the driver, while it is built
   if (!opt.unit.function.empty()) {
     if (!opt.args.empty())
       throw Error("--function takes no program arguments: the driver builds the function's "
                   "arguments itself");
-    unitWork = makeWorkDir("unit");
-    unit = makeUnitHarness(recipe, opt.unit, unitWork);
+    unitWork.emplace("unit");
+    unit = makeUnitHarness(recipe, opt.unit, unitWork->path);
     recipe = unit->recipe;
     if (opt.seed.empty())
       seed = unit->seed;
@@ -70,14 +70,6 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
     if (opt.explore.loopBound == 0)
       opt.explore.loopBound = kUnitLoopBound;
   }
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!dir.empty())
-        fs::remove_all(dir, ec);
-    }
-  } cleanup{unitWork};
   TracedProgram program = buildTraced(recipe);
   progress.stage("explore");
   opt.explore.progress = [&progress](const std::string &line) { progress.update(line); };

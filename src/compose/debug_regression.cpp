@@ -32,14 +32,6 @@ constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
 constexpr double kFloorSeconds = 0.5;
 
 // Removes the job's work directory however the job ends.
-struct WorkDir {
-  fs::path path;
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 void buildStage(Version &v, const BuildRecipe &recipe, Stages &stages) {
   stages.update(v.name + " version");
   buildAnalysedVersion(v, recipe);
@@ -77,7 +69,7 @@ DebugReport debugRegression(const DebugRequest &request) {
   stages.begin("build");
   buildStage(oldV, req.oldRecipe, stages);
   buildStage(newV, req.newRecipe, stages);
-  WorkDir work{makeWorkDir("debug")};
+  ScopedWorkDir work("debug");
   for (const std::string &f : debug::discoverInputFiles(req, oldV, newV))
     report.notes.push_back("input file " + f + ": each run reads a copy in its own directory");
   report.input = req.input;

@@ -122,9 +122,9 @@ std::string earlyExit(const Version &oldV, const std::vector<uint64_t> &failingP
 
 std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
                                  const std::vector<uint64_t> &path) {
-  size_t common = 0;
-  while (common < path.size() && common < failingPath.size() && path[common] == failingPath[common])
-    ++common;
+  size_t common = static_cast<size_t>(
+      std::mismatch(path.begin(), path.end(), failingPath.begin(), failingPath.end()).first -
+      path.begin());
   size_t left = failingPath.size() - common, after = path.size() - common;
   if (left < 20 || after * 10 >= left)
     return "";
@@ -137,9 +137,8 @@ std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
 // passing one's; none when stdout does not differ (a crash, a status).
 static std::optional<size_t> criterionLine(const RunSummary &passing, const RunSummary &failing) {
   const std::string &a = passing.stdoutBytes, &b = failing.stdoutBytes;
-  size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i])
-    ++i;
+  size_t i = static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
+                                 a.begin());
   if (i == a.size() && i == b.size())
     return std::nullopt;
   return static_cast<size_t>(std::count(a.begin(), a.begin() + static_cast<long>(i), '\n'));

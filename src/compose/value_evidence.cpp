@@ -5,6 +5,7 @@
 // them agree and the second disagree when that value is what the outputs depend on.
 #include "compose/debug_stages.h"
 #include "rootline/closest_input.h"
+#include "rootline/expr_text.h"
 
 namespace rootline::debug {
 
@@ -14,17 +15,6 @@ constexpr unsigned kQueryMs = 1000;     // per solver query
 constexpr double kClosestSeconds = 1.0; // per closest-input search
 constexpr size_t kMaxLines = 4;         // lines given value evidence, first ones first
 
-std::string valueText(const z3::model &m, const z3::expr &e, unsigned bits) {
-  auto v = modelValue(m, e);
-  if (!v)
-    return "?";
-  uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
-  uint64_t u = *v & mask;
-  if (bits < 64 && (u >> (bits - 1)) & 1)
-    return std::to_string(static_cast<int64_t>(u | ~mask));
-  return std::to_string(static_cast<int64_t>(u));
-}
-
 } // namespace
 
 void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const Version &newV,
@@ -32,6 +22,13 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
                        double timeoutSeconds, const Deadline &deadline, Stages &stages) {
   const auto &oldWatched = oldV.trace.symbolic.watched, &newWatched = newV.trace.symbolic.watched;
   std::vector<InputVar> vars = inputsOfBoth(oldV, newV);
+  // The failing input's values, to evaluate a line's values on it.
+  z3::expr_vector from(ctx), to(ctx);
+  for (const auto &in : vars)
+    if (auto seed = valueIn(failing, in)) {
+      from.push_back(ctx.bv_const(in.name.c_str(), in.bits));
+      to.push_back(ctx.bv_val(*seed, in.bits));
+    }
   size_t lines = 0, found = 0, n = 0;
   for (auto &[line, v] : findings.lines) {
     if (v.newDiffStore == kNoDef || lines >= kMaxLines || deadline.expired())
@@ -52,12 +49,6 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
     addPartition(s, oldV, newV);
     // For the differing case, other values than the failing run's: the line's values
     // move with the input.
-    z3::expr_vector from(ctx), to(ctx);
-    for (const auto &in : vars)
-      if (auto seed = valueIn(failing, in)) {
-        from.push_back(ctx.bv_const(in.name.c_str(), in.bits));
-        to.push_back(ctx.bv_val(*seed, in.bits));
-      }
     z3::expr a0 = a.substitute(from, to).simplify(), b0 = b.substitute(from, to).simplify();
     z3::expr other = a != a0 || b != b0;
     for (bool same : {true, false}) {
@@ -74,8 +65,8 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         e.input = applyModel(failing, vars, m);
         e.changes = describeInputChanges(failing, vars, m);
         e.what = v.diffTarget.empty() ? "the stored value" : "`" + v.diffTarget + "`";
-        e.oldValue = valueText(m, a, v.diffBits);
-        e.newValue = valueText(m, b, v.diffBits);
+        e.oldValue = readableExpr(m.eval(a, true));
+        e.newValue = readableExpr(m.eval(b, true));
         double timeout = deadline.clamp(timeoutSeconds, 0.2);
         fs::path dir = work / ("value" + std::to_string(n++));
         e.oldRun =

@@ -255,8 +255,7 @@ private:
                               " stopped at the time budget; its input was not recorded");
       return;
     }
-    if (t.replay.outcome == RunOutcome::Limit && t.symbolic.path.empty() &&
-        t.replay.instances == 0) {
+    if (t.replay.outcome == RunOutcome::Limit) { // stopped at the trace limit, not replayed
       ++longRuns_;
       return;
     }
