@@ -60,6 +60,19 @@ const llvm::DIType *unqualified(const llvm::DIType *t) {
   return t;
 }
 
+// The length of a one-dimensional array type of fixed size; 0 for any other array.
+uint64_t fixedLength(const llvm::DICompositeType *array) {
+  uint64_t count = 0;
+  unsigned dims = 0;
+  for (const llvm::DINode *n : array->getElements())
+    if (auto *sr = llvm::dyn_cast<llvm::DISubrange>(n)) {
+      ++dims;
+      if (auto *ci = llvm::dyn_cast_if_present<llvm::ConstantInt *>(sr->getCount()))
+        count = ci->getZExtValue();
+    }
+  return dims == 1 ? count : 0;
+}
+
 std::string identifierOf(std::string s) {
   for (char &c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)))
@@ -411,8 +424,9 @@ public:
       o << indent << "RL_READ(\"" << (c.bits == 32 ? "%f" : "%lf") << "\", &" << lv << ");\n";
       return;
     case Kind::StructPtr:
+      // An anonymous struct is known by its typedef's name (`parse_buffer`).
+      needStruct(c.pointee, spell(llvm::cast<llvm::DIDerivedType>(c.type)->getBaseType()));
       o << indent << lv << " = rl_pointer_" << structId(c.pointee) << "(" << depth << ");\n";
-      needStruct(c.pointee);
       return;
     case Kind::String:
       o << indent << lv << " = rl_string(" << depth << ");\n";
@@ -490,15 +504,8 @@ public:
     }
     case Kind::Array: {
       auto *comp = llvm::cast<llvm::DICompositeType>(c.type);
-      uint64_t count = 0;
-      unsigned dims = 0;
-      for (const llvm::DINode *n : comp->getElements())
-        if (auto *sr = llvm::dyn_cast<llvm::DISubrange>(n)) {
-          ++dims;
-          if (auto *ci = llvm::dyn_cast_if_present<llvm::ConstantInt *>(sr->getCount()))
-            count = ci->getZExtValue();
-        }
-      if (dims != 1 || count == 0) {
+      uint64_t count = fixedLength(comp);
+      if (count == 0) {
         note(what + ": a multi-dimensional or unsized array is left zero");
         return;
       }
@@ -522,6 +529,30 @@ public:
     case Kind::Unsupported:
       note(what + " (" + spellOr(raw, "its type") + "): not modelled, left zero");
       return;
+    }
+  }
+
+  // Whether a value of the type is numbers only (no pointer anywhere in it).
+  bool holdsOnlyValues(const llvm::DIType *raw, unsigned nesting = 0) {
+    Classified c = classify(raw);
+    switch (c.kind) {
+    case Kind::Integer:
+    case Kind::Bool:
+    case Kind::Floating:
+      return true;
+    case Kind::Struct:
+    case Kind::Union:
+      if (nesting > 4)
+        return false;
+      for (const llvm::DINode *n : llvm::cast<llvm::DICompositeType>(c.type)->getElements())
+        if (auto *m = llvm::dyn_cast<llvm::DIDerivedType>(n);
+            m && m->getTag() == dw::DW_TAG_member && !holdsOnlyValues(m->getBaseType(), nesting + 1))
+          return false;
+      return true;
+    case Kind::Array:
+      return holdsOnlyValues(llvm::cast<llvm::DICompositeType>(c.type)->getBaseType(), nesting + 1);
+    default:
+      return false;
     }
   }
 
@@ -596,15 +627,8 @@ public:
     }
     case Kind::Array: {
       auto *comp = llvm::cast<llvm::DICompositeType>(c.type);
-      uint64_t count = 0;
-      unsigned dims = 0;
-      for (const llvm::DINode *n : comp->getElements())
-        if (auto *sr = llvm::dyn_cast<llvm::DISubrange>(n)) {
-          ++dims;
-          if (auto *ci = llvm::dyn_cast_if_present<llvm::ConstantInt *>(sr->getCount()))
-            count = ci->getZExtValue();
-        }
-      if (dims != 1 || count == 0)
+      uint64_t count = fixedLength(comp);
+      if (count == 0)
         return;
       Classified elem = classify(comp->getBaseType());
       if (elem.kind == Kind::Integer && elem.bits == 8) {
@@ -704,7 +728,8 @@ public:
   std::string structId(const llvm::DIType *stripped) {
     auto [it, fresh] = structIds_.try_emplace(stripped, "");
     if (fresh) {
-      std::string base = identifierOf(llvm::cast<llvm::DICompositeType>(stripped)->getName().str());
+      std::string name = llvm::cast<llvm::DICompositeType>(stripped)->getName().str();
+      std::string base = identifierOf(name.empty() ? structSpelling_[stripped] : name);
       std::string id = base;
       for (unsigned k = 2; usedIds_.count(id); ++k)
         id = base + std::to_string(k);
@@ -714,7 +739,8 @@ public:
     return it->second;
   }
 
-  void needStruct(const llvm::DIType *stripped) {
+  void needStruct(const llvm::DIType *stripped, const std::string &spelled) {
+    structSpelling_.try_emplace(stripped, spelled);
     if (std::find(structOrder_.begin(), structOrder_.end(), stripped) == structOrder_.end())
       structOrder_.push_back(stripped);
   }
@@ -759,6 +785,7 @@ private:
   fs::path source_;
   std::map<std::string, std::vector<std::string>> candidates_;
   std::map<const llvm::DIType *, std::string> structIds_;
+  std::map<const llvm::DIType *, std::string> structSpelling_; // how the driver names the type
   std::set<std::string> usedIds_;
   std::vector<const llvm::DIType *> structOrder_;
   std::map<std::string, std::pair<std::string, const llvm::DIType *>> arrays_;
@@ -835,7 +862,7 @@ DriverWriter::write(const std::vector<std::pair<std::string, const llvm::DIType 
   std::ostringstream structs, structFill, printers;
   for (size_t k = 0; k < structOrder_.size(); ++k) {
     const llvm::DIType *t = structOrder_[k];
-    std::string id = structId(t), type = spell(t);
+    std::string id = structId(t), type = structSpelling_[t];
     std::ostringstream fillBody, printBody;
     fill(fillBody, id + "_object[k]", t, "depth + 1", "  ", id);
     print(printBody, "rl_label", "", "(*" + id + "_heap[k])", t, "      ");
@@ -1073,6 +1100,14 @@ UnitHarness makeUnitHarness(const BuildRecipe &program, const UnitOptions &optio
   }
 
   DriverWriter writer(*loaded.module, sp, options, h.definingSource);
+  // A global that holds pointers (allocator hooks, a list head) keeps its initial value:
+  // the program set it up, and the function relies on it.
+  std::erase_if(globals, [&](const auto &g) {
+    if (writer.holdsOnlyValues(g.second))
+      return false;
+    h.notes.push_back("global " + g.first + " holds pointers: it keeps its initial value");
+    return true;
+  });
   h.driverText = writer.write(params, globals, h.inputs);
   for (const auto &n : writer.notes())
     h.notes.push_back(n);
