@@ -258,8 +258,8 @@ char *__rl_wrap_fgets(char *s, int n, FILE *stream) {
   stream->_flags |= old_error;
   funlockfile(stream);
   rl_log_stored(stream, s, count);
-  if (result)
-    RL_KEEP_ERRNO(rl_ev_mem_write(s + count, 1));
+  if (result) /* the NUL: a known byte, so models of strlen and strcmp see the line end */
+    RL_KEEP_ERRNO(rl_ev_mem_set(s + count, 0, 1));
   return result;
 }
 
@@ -313,7 +313,7 @@ ssize_t __rl_wrap_getline(char **lineptr, size_t *n, FILE *stream) {
   errno = e;
   if (r > 0) {
     rl_log_stored(stream, buf, (size_t)r);
-    RL_KEEP_ERRNO(rl_ev_mem_write(buf + r, 1));
+    RL_KEEP_ERRNO(rl_ev_mem_set(buf + r, 0, 1));
   }
   return r;
 }

@@ -14,18 +14,13 @@
 #pragma GCC diagnostic ignored "-Wuse-after-free"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-/* Bytes of a and b examined by a comparison that stops at the first difference (and,
- * for strings, at a NUL), at most n. */
-static size_t rl_compared_len(const unsigned char *a, const unsigned char *b, size_t n,
-                              int strings) {
-  size_t i = 0;
-  for (; i < n; ++i) {
-    if (a[i] != b[i])
-      return i + 1;
-    if (strings && a[i] == 0)
-      return i + 1;
-  }
-  return n;
+/* Bytes of a and b a string comparison may depend on: up to the shorter string's NUL,
+ * at most n. Logged as read even past the first difference: the result would change
+ * with those bytes if the earlier ones were equal, which is what symbolic replay's model
+ * of the comparison needs to know (the bytes lie inside both strings). */
+static size_t rl_compared_len(size_t la, size_t lb, size_t n) {
+  size_t k = (la < lb ? la : lb) + 1;
+  return k < n ? k : n;
 }
 
 void *__rl_wrap_memcpy(void *dst, const void *src, size_t n) {
@@ -46,10 +41,10 @@ void *__rl_wrap_memset(void *dst, int c, size_t n) {
   return r;
 }
 
+/* memcmp may read all n bytes of both (C11 7.24.4.1): all are logged. */
 int __rl_wrap_memcmp(const void *a, const void *b, size_t n) {
-  size_t k = rl_compared_len(a, b, n, 0);
-  rl_ev_mem_read(a, k);
-  rl_ev_mem_read(b, k);
+  rl_ev_mem_read(a, n);
+  rl_ev_mem_read(b, n);
   return memcmp(a, b, n);
 }
 
@@ -100,23 +95,23 @@ size_t __rl_wrap_strlen(const char *s) {
 }
 
 int __rl_wrap_strcmp(const char *a, const char *b) {
-  size_t k = rl_compared_len((const unsigned char *)a, (const unsigned char *)b, (size_t)-1, 1);
+  size_t k = rl_compared_len(strlen(a), strlen(b), (size_t)-1);
   rl_ev_mem_read(a, k);
   rl_ev_mem_read(b, k);
   return strcmp(a, b);
 }
 
 int __rl_wrap_strncmp(const char *a, const char *b, size_t n) {
-  size_t k = rl_compared_len((const unsigned char *)a, (const unsigned char *)b, n, 1);
+  size_t k = rl_compared_len(strnlen(a, n), strnlen(b, n), n);
   rl_ev_mem_read(a, k);
   rl_ev_mem_read(b, k);
   return strncmp(a, b, n);
 }
 
+/* The whole string: where c is found depends on every byte up to the NUL. */
 char *__rl_wrap_strchr(const char *s, int c) {
-  char *r = strchr(s, c);
-  rl_ev_mem_read(s, r ? (size_t)(r - s) + 1 : strlen(s) + 1);
-  return r;
+  rl_ev_mem_read(s, strlen(s) + 1);
+  return strchr(s, c);
 }
 
 char *__rl_wrap_strrchr(const char *s, int c) {
@@ -265,9 +260,14 @@ char *__rl_wrap_strdup(const char *s) {
 /* The parse read [s, end] (the byte at end stopped it); the number's own bytes, white
  * space skipped, are logged like an sscanf conversion whose value is the call's result
  * (MEM_TOKEN at address 0), so a number read from a line of stdin stays an input. */
+/* Bytes after the parse's end that are logged as read: had they been digits, the number
+ * would have gone on (symbolic replay's model of atoi needs them). */
+#define RL_NUMBER_LOOKAHEAD 20
+
 static void rl_number_parsed(const char *s, const char *end, uint32_t size, int base, int sign) {
   int saved_errno = errno;
-  rl_ev_mem_read(s, (uint64_t)(end - s) + 1);
+  size_t tail = strnlen(end, RL_NUMBER_LOOKAHEAD);
+  rl_ev_mem_read(s, (uint64_t)(end - s) + tail + (tail < RL_NUMBER_LOOKAHEAD));
   const char *start = s;
   while (start < end && isspace((unsigned char)*start))
     ++start;

@@ -78,6 +78,15 @@ private:
   unsigned checks_ = 0, guards_ = 0;
 };
 
+// `model`'s values for the inputs `focus` mentions and the seed's for all others, when
+// that satisfies every formula (checked by evaluation, no solver); nullopt otherwise. A
+// DART child made this way changes only what its negated branch needs, as DART keeps
+// the parent's input elsewhere; a raw model would change every byte the path mentions.
+std::optional<z3::model> keepSeedOutside(const z3::model &model, const z3::expr &focus,
+                                         const std::vector<z3::expr> &formulas,
+                                         const ProgramInput &seed,
+                                         const std::vector<InputVar> &vars);
+
 // What `model` changes against `seed`, one phrase per input variable whose value
 // differs, in input order: "token 2: 10 → 11", "line 3, byte 5: 'a' → 'b'", "argv[1],
 // byte 1: 'x' → 'y'", "input.txt, token 1: 3 → 4". Bytes are C character literals;

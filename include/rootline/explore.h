@@ -94,6 +94,9 @@ struct ExploreOptions {
   // too long for the solver to use (a cyclic list walked two billion times).
   uint64_t maxTraceBytes = 16ull << 20;
   std::string criterion = "output"; // what the relevant slice conditions are computed for
+  // Functions whose branches stay on the path but are never negated: the unit driver's
+  // printing, where how a character is escaped is not the function's behaviour.
+  std::set<std::string> quietFunctions;
   std::function<void(const std::string &)> progress; // called after every run
 };
 

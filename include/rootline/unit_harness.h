@@ -42,6 +42,10 @@ struct UnitHarness {
   // The function and the program's functions it may call (directly, transitively): what
   // coverage is reported for.
   std::vector<std::string> covered;
+  // The driver's printing functions: their branches (escaping a character, NULL or
+  // not) are not negated (ExploreOptions::quietFunctions).
+  std::set<std::string> quietFunctions = {"rl_print_state", "rl_print_text", "rl_print_pointer",
+                                          "rl_print_strings", "rl_print_targets"};
   UnitOptions options;
 };
 

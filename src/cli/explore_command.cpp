@@ -69,6 +69,7 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
     // worth a few of its branches, not all of them.
     if (opt.explore.loopBound == 0)
       opt.explore.loopBound = kUnitLoopBound;
+    opt.explore.quietFunctions = unit->quietFunctions;
   }
   TracedProgram program = buildTraced(recipe);
   progress.stage("explore");
@@ -110,6 +111,12 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
                 << b.function << (b.confirmed ? " (confirmed)" : " (not confirmed)") << "\n";
     for (const auto &n : result.notes)
       std::cerr << "rootline: " << n << "\n";
+    if (!s.concretizedCalls.empty()) {
+      std::cerr << "rootline: note: symbolic values were made concrete at calls to";
+      for (const auto &c : s.concretizedCalls)
+        std::cerr << " " << c;
+      std::cerr << " (no libc model): paths that depend on their results may be missed\n";
+    }
     if (unit) {
       for (const auto &[function, c] : result.stats.functions)
         std::cerr << "rootline: coverage of " << function << ": branches " << c.branchesCovered

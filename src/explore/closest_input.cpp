@@ -246,6 +246,36 @@ std::optional<z3::model> ClosestInput::seedOutside(const z3::expr_vector &assump
   return candidate;
 }
 
+std::optional<z3::model> keepSeedOutside(const z3::model &model, const z3::expr &focus,
+                                         const std::vector<z3::expr> &formulas,
+                                         const ProgramInput &seed,
+                                         const std::vector<InputVar> &vars) {
+  z3::context &ctx = focus.ctx();
+  std::set<std::string> mentioned = variablesOf(focus);
+  z3::model candidate(ctx);
+  bool differs = false;
+  for (const InputVar &v : vars) {
+    z3::expr x = ctx.bv_const(v.name.c_str(), v.bits);
+    auto mine = modelValue(model, x);
+    auto theirs = valueIn(seed, v);
+    std::optional<uint64_t> value = mentioned.count(v.name) ? mine : theirs;
+    if (!value)
+      value = mine ? mine : theirs;
+    if (!value)
+      continue;
+    differs |= mine && *mine != *value;
+    z3::func_decl d = x.decl();
+    z3::expr e = ctx.bv_val(*value, v.bits);
+    candidate.add_const_interp(d, e);
+  }
+  if (!differs)
+    return std::nullopt; // the model already keeps the seed where it can
+  for (const z3::expr &f : formulas)
+    if (!candidate.eval(f, true).is_true())
+      return std::nullopt;
+  return candidate;
+}
+
 z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::model &first,
                                 const Deadline &deadline, const std::optional<z3::expr> &focus) {
   std::optional<z3::model> model = first;

@@ -4,6 +4,7 @@
 #include "rootline/explore.h"
 
 #include "rootline/analysis.h"
+#include "rootline/closest_input.h"
 #include "rootline/error.h"
 #include "rootline/expr_text.h"
 
@@ -19,6 +20,10 @@ namespace rootline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Above this many formulas a child takes the solver's model as it is: checking the
+// parent's values by evaluation would cost each query the whole path again.
+constexpr size_t kMaxKeptSeedFormulas = 4000;
 
 struct Candidate {
   ProgramInput input;
@@ -472,9 +477,16 @@ private:
               const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
     const SymbolicRun &sym = t.symbolic;
     PrefixSolver solver(*this, sym, constraints);
+    // Children that aim at a branch direction no run has taken yet go first, in path
+    // order (CFG-directed search, as in CREST): a generation of flips that only repeat
+    // covered directions would otherwise delay new code past the run budget.
+    std::vector<Candidate> fresh;
     for (size_t j = c.bound; j < constraints.size() && !outOfTime(); ++j) {
       const PathConstraint &pc = constraints[j];
       if (options_.loopBound && pc.occurrence >= options_.loopBound)
+        continue;
+      if (!options_.quietFunctions.empty() &&
+          options_.quietFunctions.count(pc.inst->getFunction()->getName().str()))
         continue;
       std::vector<std::pair<uint32_t, uint32_t>> prefix(seq.begin(),
                                                         seq.begin() + static_cast<long>(j) + 1);
@@ -484,14 +496,30 @@ private:
       auto model = solver.solve(j, !pc.taken);
       if (!model)
         continue;
+      if (j + sym.domain.size() <= kMaxKeptSeedFormulas) {
+        std::vector<z3::expr> formulas(sym.domain.begin(), sym.domain.end());
+        for (size_t k = 0; k < j; ++k)
+          formulas.push_back(constraints[k].taken);
+        formulas.push_back(!pc.taken);
+        if (auto kept = keepSeedOutside(*model, !pc.taken, formulas, c.input, sym.inputs))
+          model = *kept;
+      }
       Candidate child;
       child.input = applyModel(c.input, sym.inputs, *model);
       child.bound = j + 1;
       child.expectedPrefix = prefix;
       child.lastFlipped = true;
       child.parent = testId;
-      queue_.push_back(std::move(child));
+      bool uncovered = false;
+      for (unsigned k = 0; k < pc.inst->getNumSuccessors() && !uncovered; ++k)
+        uncovered = k != pc.successor && !branchesCovered_.count({seq[j].first, k});
+      if (uncovered)
+        fresh.push_back(std::move(child));
+      else
+        queue_.push_back(std::move(child));
     }
+    queue_.insert(queue_.begin(), std::make_move_iterator(fresh.begin()),
+                  std::make_move_iterator(fresh.end()));
   }
 
   void coverageTotals() {

@@ -201,8 +201,11 @@ static void *rl_tracked_realloc(void *p, size_t n) {
   return q;
 }
 
-/* Strings: a length (negative: NULL; at most RL_MAX_STRING), then that many characters
- * (a 0 becomes 'a': the string keeps its length). */
+/* Strings: a length (negative: NULL; at most RL_MAX_STRING), then RL_MAX_STRING
+ * characters (a 0 becomes 'a'), and the NUL stored at the length. The characters are
+ * read without a branch on the length, so the NUL's position stays symbolic: a branch
+ * of the function on where the string ends (strcmp with "if", strlen(s) > 3) is solved
+ * together with the characters instead of waiting for a run of that length. */
 static int string_length[RL_MAX_STRINGS];
 static char string_text[RL_MAX_STRINGS][RL_MAX_STRING + 1];
 static char *rl_string_heap[RL_MAX_STRINGS];
@@ -218,7 +221,7 @@ static char *rl_string(int depth) {
     return 0;
   if (string_length[n] > RL_MAX_STRING)
     string_length[n] = RL_MAX_STRING;
-  for (int i = 0; i < string_length[n]; ++i) {
+  for (int i = 0; i < RL_MAX_STRING; ++i) {
     RL_READ("%hhd", (signed char *)&string_text[n][i]);
     string_text[n][i] |= (string_text[n][i] == 0) * 'a';
   }
@@ -546,7 +549,8 @@ public:
         return false;
       for (const llvm::DINode *n : llvm::cast<llvm::DICompositeType>(c.type)->getElements())
         if (auto *m = llvm::dyn_cast<llvm::DIDerivedType>(n);
-            m && m->getTag() == dw::DW_TAG_member && !holdsOnlyValues(m->getBaseType(), nesting + 1))
+            m && m->getTag() == dw::DW_TAG_member &&
+            !holdsOnlyValues(m->getBaseType(), nesting + 1))
           return false;
       return true;
     case Kind::Array:

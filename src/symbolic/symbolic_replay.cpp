@@ -3,13 +3,18 @@
 // the bug checks of one run.
 #include "rootline/symbolic.h"
 
+#include "symbolic/indexed_value.h"
+#include "symbolic/libc_models.h"
 #include "symbolic/source_names.h"
+#include "trace/value_ops.h"
 
 #include "rootline/error.h"
 #include "rootline/module_index.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <functional>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/GetElementPtrTypeIterator.h>
@@ -21,6 +26,7 @@
 #include <set>
 
 #include <unordered_map>
+#include <unordered_set>
 
 namespace rootline {
 
@@ -134,6 +140,60 @@ unsigned knownTrailingZeros(const z3::expr &e) {
   }
 }
 
+// `compare(leaf)` at every leaf of an if-then-else tree whose leaves are numbers, or
+// nullopt past `budget` nodes or at another leaf: a comparison of a model's result
+// (strcmp's, strchr's) with a constant then reads as the bytes it needs, not as a tree.
+std::optional<z3::expr> compareLeaves(const z3::expr &tree,
+                                      const std::function<z3::expr(const z3::expr &)> &compare,
+                                      unsigned &budget) {
+  if (budget == 0)
+    return std::nullopt;
+  --budget;
+  if (tree.is_numeral())
+    return compare(tree).simplify();
+  if (!tree.is_app() || tree.decl().decl_kind() != Z3_OP_ITE)
+    return std::nullopt;
+  auto yes = compareLeaves(tree.arg(1), compare, budget);
+  auto no = yes ? compareLeaves(tree.arg(2), compare, budget) : std::nullopt;
+  if (!no)
+    return std::nullopt;
+  return z3::ite(tree.arg(0), *yes, *no);
+}
+
+// The byte at concrete offset `off` of an array built by stores: the stores at other
+// numeral offsets are skipped and those at symbolic ones become if-then-elses, so the
+// solver gets bit-vectors, not the theory of arrays (much slower on these queries).
+z3::expr byteOfArray(const z3::expr &array, uint64_t off) {
+  z3::context &ctx = array.ctx();
+  z3::expr at = ctx.bv_val(off, 64);
+  std::vector<std::pair<z3::expr, z3::expr>> symbolic; // newest first
+  z3::expr a = array;
+  std::optional<z3::expr> value;
+  for (unsigned steps = 0; !value && steps < 100000; ++steps) {
+    if (!a.is_app() || a.decl().decl_kind() != Z3_OP_STORE) {
+      if (a.is_app() && a.decl().decl_kind() == Z3_OP_CONST_ARRAY)
+        value = a.arg(0);
+      break;
+    }
+    uint64_t k = 0;
+    if (a.arg(1).is_numeral_u64(k)) {
+      if (k == off)
+        value = a.arg(2);
+    } else {
+      symbolic.emplace_back(a.arg(1), a.arg(2));
+    }
+    a = a.arg(0);
+  }
+  z3::expr out = value ? *value : z3::select(a, at);
+  for (size_t i = symbolic.size(); i-- > 0;)
+    out = z3::ite(symbolic[i].first == at, symbolic[i].second, out);
+  return out.simplify();
+}
+
+// How far past the bytes a string call read its models may look for a NUL that a
+// symbolic position could put later.
+constexpr uint64_t kMaxStringAhead = 64;
+
 bool isIntegerDiv(unsigned op) {
   return op == llvm::Instruction::UDiv || op == llvm::Instruction::SDiv ||
          op == llvm::Instruction::URem || op == llvm::Instruction::SRem;
@@ -163,6 +223,17 @@ struct SymbolicReplayer::Impl {
   llvm::DenseMap<const llvm::Instruction *, size_t> cappedAt; // -> run.capped
   bool wanted = true; // the current instance gets expressions (options.only)
   SourceNames names;  // variables by address, for the inputs' display names
+
+  // Table values (indexed_value.h) of recent instances: an operation with a constant
+  // folds into them. Only the last few are kept; their users come right after them.
+  std::map<uint64_t, IndexedValue> tables;
+  // ctype's tables: what __ctype_b_loc() and friends returned (the address of the table
+  // pointer), the tables loaded from there, and GEPs into them with a symbolic index.
+  std::unordered_map<uint64_t, CtypeTable> ctypeLocations, ctypeTables;
+  std::map<uint64_t, std::pair<CtypeTable, z3::expr>> ctypeIndexes;
+  // Input bytes whose domain excludes NUL (line and token bytes): libc models need not
+  // ask whether a string ends there.
+  std::unordered_set<unsigned> nonNulInputs;
 
   Impl(z3::context &c, const llvm::Module &m, SymbolicOptions o)
       : ctx(c), module(m), dl(m.getDataLayout()), options(o) {}
@@ -425,6 +496,27 @@ struct SymbolicReplayer::Impl {
   }
 
   void copyBytes(uint64_t dst, uint64_t src, uint64_t n) {
+    // From an array-valued object (a store at a symbolic index made it one), the copy
+    // gets each byte as the array holds it: a string whose NUL sits at a symbolic
+    // position keeps that position in the copy.
+    uint64_t base = 0;
+    if (Object *obj = objectAt(src, &base); obj && obj->array && src + n <= base + obj->size &&
+                                            obj->arrayNodes < options.maxExprNodes) {
+      std::vector<z3::expr> bytes;
+      for (uint64_t i = 0; i < n; ++i)
+        bytes.push_back(byteOfArray(*obj->array, src + i - base));
+      uint32_t nodes = addNodes(obj->arrayNodes, 1);
+      for (uint64_t i = 0; i < n; ++i) {
+        if (bytes[i].is_numeral()) {
+          writeConcrete(dst + i, 1, {bytes[i].get_numeral_uint64(), 0});
+        } else {
+          unsigned k = push(bytes[i], nodes);
+          symByte[dst + i] = {k, k, 0, 1};
+          knownByte.erase(dst + i);
+        }
+      }
+      return;
+    }
     std::vector<std::pair<std::optional<SymByte>, std::optional<uint8_t>>> tmp(n);
     for (uint64_t i = 0; i < n; ++i) {
       if (auto s = symByte.find(src + i); s != symByte.end())
@@ -632,6 +724,7 @@ struct SymbolicReplayer::Impl {
       return;
     case llvm::Instruction::GetElementPtr:
       notePointerOrigin(I);
+      noteCtypeIndex(I, llvm::cast<llvm::GetElementPtrInst>(inst));
       break;
     case llvm::Instruction::BitCast:
       if (inst->getType()->isPointerTy())
@@ -642,13 +735,24 @@ struct SymbolicReplayer::Impl {
     }
     if (!wanted || !anySymbolic(I))
       return;
+    if (!tables.empty() && foldTable(I))
+      return;
     unsigned bits = bitsOf(inst->getType());
     if (auto *cmp = llvm::dyn_cast<llvm::ICmpInst>(inst)) {
       unsigned w = bitsOf(cmp->getOperand(0)->getType());
       if (!w)
         return concretize();
       z3::expr a = val(I.operands[0], w), b = val(I.operands[1], w);
-      set(I, z3::ite(compare(cmp->getPredicate(), a, b), bv(1, 1), bv(0, 1)));
+      unsigned budget = 64;
+      std::optional<z3::expr> pushed;
+      if (b.is_numeral() && !a.is_numeral())
+        pushed = compareLeaves(
+            a, [&](const z3::expr &leaf) { return compare(cmp->getPredicate(), leaf, b); }, budget);
+      else if (a.is_numeral() && !b.is_numeral())
+        pushed = compareLeaves(
+            b, [&](const z3::expr &leaf) { return compare(cmp->getPredicate(), a, leaf); }, budget);
+      z3::expr holds = pushed ? pushed->simplify() : compare(cmp->getPredicate(), a, b);
+      set(I, z3::ite(holds, bv(1, 1), bv(0, 1)));
     } else if (inst->getOpcode() == llvm::Instruction::Select) {
       if (!bits)
         return concretize();
@@ -777,6 +881,23 @@ struct SymbolicReplayer::Impl {
     }
   }
 
+  // ctype's macros index a table: `(*__ctype_b_loc())[c]`.
+  void noteCtypeIndex(const Instance &I, const llvm::GetElementPtrInst *gep) {
+    if (ctypeTables.empty() || gep->getNumIndices() != 1 || I.operands.size() != 2 ||
+        !sym(I.operands[1]))
+      return;
+    auto t = ctypeTables.find(I.operands[0].value.lo);
+    if (t == ctypeTables.end())
+      return;
+    unsigned w = bitsOf(gep->getOperand(1)->getType());
+    if (!w)
+      return;
+    z3::expr index = w < 64 ? z3::sext(val(I.operands[1], w), 64 - w) : val(I.operands[1], 64);
+    ctypeIndexes.insert_or_assign(I.index, std::make_pair(t->second, index));
+    if (ctypeIndexes.size() > 16)
+      ctypeIndexes.erase(ctypeIndexes.begin());
+  }
+
   z3::expr gepExpr(const Instance &I, const llvm::GetElementPtrInst *gep) {
     z3::expr addr = val(I.operands[0], 64);
     unsigned opIndex = 1;
@@ -840,6 +961,16 @@ struct SymbolicReplayer::Impl {
       }
       writeConcrete(I.addr, n, I.result);
       return;
+    }
+    if (auto loc = ctypeLocations.find(I.addr); loc != ctypeLocations.end() && n == 8)
+      ctypeTables[I.result.lo] = loc->second;
+    if (auto ix = ctypeIndexes.find(I.operands[0].def); wanted && ix != ctypeIndexes.end()) {
+      unsigned entry = ix->second.first == CtypeTable::Class ? 16 : 32;
+      if (bits == entry) {
+        setTable(
+            I, {ix->second.second, ctypeTableRuns(ix->second.first), bits, nodesOf(I.operands[0])});
+        return;
+      }
     }
     std::optional<z3::expr> ptr = wanted ? symCopy(I.operands[0]) : std::nullopt;
     uint64_t base = 0;
@@ -1031,7 +1162,7 @@ struct SymbolicReplayer::Impl {
           if (lineInput && i + 1 < e.c)
             domain.push_back(b != bv('\n', 8));
           if (lineInput)
-            domain.push_back(b != bv(0, 8));
+            excludeNul(b);
         }
         break;
       case Ev::INPUT_CHAR:
@@ -1084,13 +1215,206 @@ struct SymbolicReplayer::Impl {
     }
     if (readSymbolic && wroteOpaque)
       run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
+    bool modelled = wanted && modelLibcCall(I, name);
     bool producesOutput = false;
     for (const Event &e : I.effects)
       producesOutput |= e.tag == Ev::OUTPUT;
-    if (!producesOutput && !c->getType()->isVoidTy() && !valueOf.count(I.index) && anySymbolic(I)) {
+    // A result computed from symbolic arguments or bytes that no model gave an
+    // expression is concrete: name the function. (The copying functions return their
+    // destination, which no byte decides.)
+    static const std::set<std::string> returnsDestination = {
+        "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat", "strncat", "fgets"};
+    // sscanf's and atoi's parsed numbers are handled per conversion (memToken).
+    bool parsed = std::any_of(I.effects.begin(), I.effects.end(),
+                              [](const Event &e) { return e.tag == Ev::MEM_TOKEN && e.c != 0; });
+    bool fromBytes = readSymbolic && !parsed && !returnsDestination.count(name);
+    if (!producesOutput && !modelled && !c->getType()->isVoidTy() && !valueOf.count(I.index) &&
+        (anySymbolic(I) || fromBytes)) {
       concretize();
       run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
     }
+  }
+
+  // ---- libc models ------------------------------------------------------------------
+
+  // A byte as libc models see it (libc_models.h).
+  std::optional<ModelByte> modelByte(uint64_t addr) {
+    uint64_t base = 0;
+    if (Object *obj = objectAt(addr, &base); obj && obj->array)
+      return ModelByte{byteOfArray(*obj->array, addr - base), addNodes(obj->arrayNodes, 1), false};
+    if (auto s = symByte.find(addr); s != symByte.end()) {
+      z3::expr e = exprs[byteExpr(s->second)];
+      return ModelByte{e, byteNodes(addr), e.is_const() && nonNulInputs.count(e.id()) > 0};
+    }
+    if (auto k = knownByte.find(addr); k != knownByte.end())
+      return ModelByte{bv(k->second, 8), 1, k->second != 0};
+    return std::nullopt;
+  }
+
+  // Gives the call's result an expression when a model covers it: the string
+  // comparisons and searches over the bytes they read, the ctype functions, and the
+  // ctype tables' locations. True when a model decided the result (it may be concrete).
+  bool modelLibcCall(const Instance &I, const std::string &name) {
+    if (name == "__ctype_b_loc" || name == "__ctype_toupper_loc" || name == "__ctype_tolower_loc") {
+      ctypeLocations[I.result.lo] = name == "__ctype_b_loc"         ? CtypeTable::Class
+                                    : name == "__ctype_toupper_loc" ? CtypeTable::ToUpper
+                                                                    : CtypeTable::ToLower;
+      return true;
+    }
+    if (const std::vector<IndexRun> *runs = ctypeFunctionRuns(name)) {
+      if (!I.operands.empty() && sym(I.operands[0]))
+        setTable(I, {val(I.operands[0], 32), *runs, 32, nodesOf(I.operands[0])});
+      return true;
+    }
+    std::vector<const Event *> reads;
+    for (const Event &e : I.effects)
+      if (e.tag == Ev::MEM_READ)
+        reads.push_back(&e);
+    auto byte = [this](uint64_t a) { return modelByte(a); };
+    auto arg = [&](size_t k) { return k < I.operands.size() ? I.operands[k].value.lo : 0; };
+    std::optional<ModelValue> m;
+    if (name == "strlen" && reads.size() == 1 && reads[0]->a == arg(0)) {
+      m = strlenModel(ctx, byte, arg(0),
+                      stringEnd(arg(0), reads[0]->b, reads[0]->b + kMaxStringAhead));
+    } else if ((name == "strcmp" || name == "strncmp" || name == "memcmp") && reads.size() == 2 &&
+               reads[0]->a == arg(0) && reads[1]->a == arg(1) && reads[0]->b == reads[1]->b) {
+      auto r = static_cast<int32_t>(I.result.lo);
+      uint64_t extent = reads[0]->b;
+      if (name != "memcmp") { // a string whose NUL is symbolic may go on past the run's
+        uint64_t limit = name == "strncmp" ? arg(2) : extent + kMaxStringAhead;
+        extent = std::min(stringEnd(arg(0), extent, limit), stringEnd(arg(1), extent, limit));
+      }
+      // All bytes equal up to the limit: 0; else the run's own result, since the
+      // strings' NULs end the comparison where they did in the run.
+      bool atLimit = name != "strcmp" && extent == arg(2);
+      z3::expr fallback = bv(atLimit ? 0u : static_cast<uint32_t>(r), 32);
+      m = compareModel(ctx, byte, arg(0), arg(1), extent, name != "memcmp", fallback,
+                       r < 0 ? r : -1, r > 0 ? r : 1);
+    } else if (isDecimalParse(name, I) && !reads.empty() && reads[0]->a == arg(0) &&
+               !valueOf.count(I.index)) {
+      // The bytes the parse may depend on, white space the run skipped left out.
+      uint64_t start = arg(0), end = arg(0) + reads[0]->b;
+      for (auto k = knownByte.find(start);
+           start < end && k != knownByte.end() && std::isspace(k->second);
+           k = knownByte.find(++start))
+        ;
+      m = decimalModel(ctx, byte, start, end - start, bitsOf(I.inst->getType()));
+    } else if ((name == "strchr" || name == "memchr") && reads.size() == 1 &&
+               reads[0]->a == arg(0) && I.operands.size() >= 2) {
+      uint64_t extent = name == "strchr"
+                            ? stringEnd(arg(0), reads[0]->b, reads[0]->b + kMaxStringAhead)
+                            : reads[0]->b;
+      m = findModel(ctx, byte, arg(0), extent, val(I.operands[1], 32).extract(7, 0),
+                    name == "strchr");
+    }
+    if (!m)
+      return false;
+    z3::expr v = m->value.simplify();
+    if (v.is_numeral())
+      return true; // the domain leaves one value: concrete, and exact
+    set(I, fit(v, bitsOf(I.inst->getType())), m->nodes);
+    uint64_t base = 0;
+    if (I.inst->getType()->isPointerTy() && objectAt(arg(0), &base))
+      provenance[I.index] = base;
+    return true;
+  }
+
+  // Where the string at `s` may end, given that the run read `extent` bytes of it: past
+  // the extent while its last byte is not a known NUL (a NUL at a symbolic position, as
+  // unit mode builds strings) and the next byte is known and inside the string's object,
+  // at most `limit`.
+  uint64_t stringEnd(uint64_t s, uint64_t extent, uint64_t limit) {
+    uint64_t base = 0;
+    Object *obj = objectAt(s, &base);
+    while (obj && extent > 0 && extent < limit && s + extent < base + obj->size) {
+      auto last = modelByte(s + extent - 1);
+      uint64_t v = 0;
+      if (!last || (last->value.is_numeral_u64(v) && v == 0) || !modelByte(s + extent))
+        break;
+      ++extent;
+    }
+    return extent;
+  }
+
+  // atoi, atol, atoll, and strtol and friends in base 10.
+  static bool isDecimalParse(const std::string &name, const Instance &I) {
+    if (name == "atoi" || name == "atol" || name == "atoll")
+      return true;
+    bool strto = name == "strtol" || name == "strtoll" || name == "strtoul" || name == "strtoull";
+    return strto && I.operands.size() >= 3 && I.operands[2].value.lo == 10;
+  }
+
+  void setTable(const Instance &I, IndexedValue v) {
+    set(I, indexedExpr(v), indexedNodes(v));
+    if (!valueOf.count(I.index))
+      return;
+    tables.insert_or_assign(I.index, std::move(v));
+    if (tables.size() > 64)
+      tables.erase(tables.begin());
+  }
+
+  // An operation of a table value with constants stays a table value.
+  bool foldTable(const Instance &I) {
+    const llvm::Instruction *inst = I.inst;
+    size_t at = I.operands.size();
+    for (size_t k = 0; k < I.operands.size(); ++k) {
+      if (tables.count(I.operands[k].def)) {
+        if (at != I.operands.size())
+          return false;
+        at = k;
+      } else if (sym(I.operands[k])) {
+        return false;
+      }
+    }
+    if (at == I.operands.size())
+      return false;
+    const IndexedValue &t = tables.at(I.operands[at].def);
+    Val other{at == 0 && I.operands.size() > 1 ? I.operands[1].value.lo
+              : I.operands.empty()             ? 0
+                                               : I.operands[0].value.lo,
+              0};
+    auto ordered = [&](uint64_t v) {
+      return at == 0 ? std::make_pair(Val{v, 0}, other) : std::make_pair(other, Val{v, 0});
+    };
+    unsigned bits = bitsOf(inst->getType());
+    std::optional<std::vector<IndexRun>> runs;
+    if (auto *cmp = llvm::dyn_cast<llvm::ICmpInst>(inst)) {
+      unsigned w = bitsOf(cmp->getOperand(0)->getType());
+      if (!w)
+        return false;
+      if (cmp->isEquality())
+        runs = equalityRuns(t.runs, other.lo, w, cmp->getPredicate() == llvm::CmpInst::ICMP_EQ);
+      else
+        runs = mapRunValues(t.runs, [&](uint64_t v) -> uint64_t {
+          auto [a, b] = ordered(v);
+          return ops::intCompare(cmp->getPredicate(), w, a, b) ? 1 : 0;
+        });
+    } else if (inst->isBinaryOp() && bits && !isIntegerDiv(inst->getOpcode())) {
+      runs = mapRunValues(t.runs, [&](uint64_t v) {
+        auto [a, b] = ordered(v);
+        ops::Fault fault = ops::Fault::None;
+        return ops::intBinary(inst->getOpcode(), bits, a, b, fault).lo;
+      });
+    } else if ((llvm::isa<llvm::TruncInst>(inst) || llvm::isa<llvm::ZExtInst>(inst) ||
+                llvm::isa<llvm::SExtInst>(inst)) &&
+               bits) {
+      runs = mapRunValues(t.runs, [&](uint64_t v) {
+        return ops::cast(inst->getOpcode(), inst->getOperand(0)->getType(), inst->getType(), {v, 0},
+                         dl)
+            .lo;
+      });
+    }
+    if (!runs)
+      return false;
+    IndexedValue folded{t.index, std::move(*runs), bits, t.indexNodes};
+    setTable(I, std::move(folded));
+    return true;
+  }
+
+  void excludeNul(const z3::expr &b) {
+    domain.push_back(b != bv(0, 8));
+    if (b.is_const())
+      nonNulInputs.insert(b.id());
   }
 
   z3::expr isSpace(const z3::expr &b) {
@@ -1173,8 +1497,9 @@ struct SymbolicReplayer::Impl {
       done();
       return;
     }
-    if (addr)
-      forget(addr, size);
+    if (addr == 0)
+      return; // atoi of bytes that are not input bytes in order: modelLibcCall's
+    forget(addr, size);
     if (anySymbolicByte(src, len))
       run.concretizedCalls.insert(callee);
   }
@@ -1233,9 +1558,10 @@ struct SymbolicReplayer::Impl {
       for (uint64_t i = 0; i + 1 < size && i < len; ++i) {
         z3::expr b = stdinByte(offset + i, addr + i);
         setByte(addr + i, b);
-        if (conv == 's')
-          domain.push_back(!isSpace(b) && b != bv(0, 8)); // the token must stay one token
-        else if (i == 0 && afterSpace)
+        if (conv == 's') { // the token must stay one token
+          domain.push_back(!isSpace(b));
+          excludeNul(b);
+        } else if (i == 0 && afterSpace)
           domain.push_back(!isSpace(b));
       }
       if (size > 0)

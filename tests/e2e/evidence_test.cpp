@@ -91,9 +91,11 @@ TEST_CASE("a line-oriented parser gets a one-byte change, not bytes every versio
   CHECK(c->weakEvidence.empty());
   CHECK(c->removesFailure);
 
-  // The solver's first model fills the log with bytes the parser rejects: both versions
-  // print "readings: 0 (skipped 6)", which is weak evidence, and the cause still ranks
-  // first.
+  // The solver's first model changes many bytes. The parser's isdigit and strcmp calls
+  // are modelled (docs/explore.md, "libc models"), so the deviation query keeps the
+  // reading parseable: the old version still accepts the readings (before the models
+  // both versions printed "readings: 0", rejecting every line), and the cause still
+  // ranks first, but the closest input is the smaller change.
   DebugRequest first = debugRequest(r);
   first.closestInputs = false;
   DebugReport raw = debugRegression(first);
@@ -101,12 +103,10 @@ TEST_CASE("a line-oriented parser gets a one-byte change, not bytes every versio
   REQUIRE(w);
   CHECK(w->rank == 1);
   REQUIRE(w->ran);
-  CHECK(w->oldRun.stdoutBytes.rfind("readings: 0", 0) == 0);
-  CHECK(w->weakEvidence.find("random inputs") != std::string::npos);
-  CHECK(std::find_if(w->reasons.begin(), w->reasons.end(), [](const std::string &s) {
-          return s.rfind("weak evidence: ", 0) == 0;
-        }) != w->reasons.end());
-  CHECK(nlohmann::json(reportJson(raw))["candidates"][0]["evidence"]["weak"].is_string());
+  CHECK(w->oldRun.stdoutBytes.find("readings: 0") == std::string::npos);
+  CHECK(w->oldRun.stdoutBytes.find("readings: ") != std::string::npos);
+  CHECK(w->weakEvidence.empty());
+  CHECK(w->alternativeChanges.size() > c->alternativeChanges.size());
 }
 
 TEST_CASE("programs with input-error paths: the cause first, printable alternative inputs a "

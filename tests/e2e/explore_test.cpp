@@ -221,3 +221,76 @@ int main(int argc, char **argv) {
   CHECK(verbose);
   checkTestsReplay(p, r);
 }
+
+TEST_CASE("libc models: branches on string comparisons, searches and ctype are explored, "
+          "not concretised",
+          "[explore][libc-models]") {
+  TempDir t;
+  writeText(t.path / "words.c", R"(#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  char w[8], line[16];
+  if (scanf("%7s", w) != 1) return 0;
+  if (isdigit((unsigned char)w[0])) puts("number");
+  else if (toupper((unsigned char)w[0]) == 'Q') puts("quit");
+  else if (strcmp(w, "go") == 0) puts("go");
+  else if (strncmp(w, "st", 2) == 0) puts("st...");
+  else if (memcmp(w, "zz", 2) == 0) puts("zz");
+  else if (strchr(w, 'x')) puts("has x");
+  else if (memchr(w, 'y', 2)) puts("has y");
+  else if (isspace((unsigned char)w[1]) || isalpha((unsigned char)w[1])) puts("word");
+  else puts("other");
+  getchar();
+  if (fgets(line, sizeof line, stdin) && strlen(line) > 1 && line[0] == '#') puts("comment");
+  return 0;
+}
+)");
+  TracedProgram p = buildSingle(t.path / "words.c");
+  ExploreOptions opt;
+  opt.maxRuns = 60;
+  ExploreResult r = explore(p, inputOf("ab\nxy\n"), opt);
+  auto reached = stdouts(r);
+  std::string all;
+  for (const auto &s : reached)
+    all += s;
+  for (const char *msg :
+       {"number", "quit", "go\n", "st...", "zz", "has x", "has y", "word", "other", "comment"}) {
+    INFO(msg);
+    CHECK(all.find(msg) != std::string::npos);
+  }
+  INFO("concretised: " << r.stats.concretizedCalls.size());
+  CHECK(r.stats.concretizedCalls.empty());
+  CHECK(r.stats.divergences == 0);
+  checkTestsReplay(p, r);
+  // The conditions read as the bytes they test.
+  std::string rsc;
+  for (const auto &s : r.signature)
+    rsc += s.rsc + "\n";
+  INFO(rsc);
+  CHECK(rsc.find("w[0] >= '0' && w[0] <= '9'") != std::string::npos);
+  CHECK(rsc.find("w[0] == 'Q' || w[0] == 'q'") != std::string::npos);
+}
+
+TEST_CASE("libc models: a libc call that still concretises is named", "[explore][libc-models]") {
+  TempDir t;
+  writeText(t.path / "find.c", R"(#include <stdio.h>
+#include <string.h>
+int main(void) {
+  char w[8];
+  if (scanf("%7s", w) != 1) return 0;
+  if (strstr(w, "ab")) puts("found");
+  if (strcmp(w, "zz") == 0) puts("zz");
+  return 0;
+}
+)");
+  TracedProgram p = buildSingle(t.path / "find.c");
+  ExploreOptions opt;
+  opt.maxRuns = 10;
+  ExploreResult r = explore(p, inputOf("cd\n"), opt);
+  CHECK(r.stats.concretizedCalls == std::set<std::string>{"strstr"});
+  bool zz = false;
+  for (const auto &s : stdouts(r))
+    zz |= s == "zz\n";
+  CHECK(zz);
+}

@@ -208,6 +208,15 @@ static void expect_mem_at(int line, int tag, const void *addr, uint64_t len) {
 #define EXPECT_READ(a, n) expect_mem_at(__LINE__, RL_EV_MEM_READ, a, n)
 #define EXPECT_WRITE(a, n) expect_mem_at(__LINE__, RL_EV_MEM_WRITE, a, n)
 
+/* The NUL fgets and getline put after a line: a known byte (MEM_SET of 0). */
+static void expect_nul_at(int line, const void *addr) {
+  const struct rl_stub_event *e = find_mem(RL_EV_MEM_SET, addr, 1);
+  if (!e || e->byte != 0)
+    fail_at(line, "no MEM_SET of a NUL at the expected address");
+  else ++n_pass;
+}
+#define EXPECT_NUL(a) expect_nul_at(__LINE__, a)
+
 #define ANY_SRC ((const void *)-1)
 struct exp_out {
   int32_t arg;
@@ -474,8 +483,8 @@ static void c_fgets(int src, const char *d, size_t n) {
   CHECK(e->offset == 6 && e->addr == V.s && e->len == 4); /* embedded NUL counted */
   e = nth_tag(RL_EV_INPUT, 3);
   CHECK(e->offset == 10 && e->addr == V.s2 && e->len == 3);
-  EXPECT_WRITE(V.s + 4, 1);
-  EXPECT_WRITE(V.s2 + 3, 1);
+  EXPECT_NUL(V.s + 4);
+  EXPECT_NUL(V.s2 + 3);
 }
 
 static void s_fread(int w, rec_t *r) {
@@ -536,7 +545,7 @@ static void c_getline(int src, const char *d, size_t n) {
   if (V.lines[1] != V.lines[0]) CHECK(nth_tag(RL_EV_HEAP_FREE, 0) && nth_tag(RL_EV_HEAP_FREE, 0)->addr == V.lines[0]);
   e = nth_tag(RL_EV_INPUT, 1);
   CHECK(e && e->offset == 11 && e->addr == V.lines[1] && e->len == 301);
-  EXPECT_WRITE(V.lines[1] + 301, 1);
+  EXPECT_NUL(V.lines[1] + 301);
   CHECK_EQ(count_tag(RL_EV_INPUT), 2);
 }
 
@@ -901,13 +910,13 @@ static void test_other_input(void) {
   CHECK_EQ(rl_stdin_pos, 5);
   CHECK_EQ(count_tag(RL_EV_INPUT) + count_tag(RL_EV_INPUT_CHAR) + count_tag(RL_EV_TOKEN), 0);
   EXPECT_WRITE(V.buf, 6);
-  EXPECT_WRITE(V.buf + 6, 1);
+  EXPECT_NUL(V.buf + 6);
   EXPECT_WRITE(V.s, 5);
   EXPECT_WRITE(&V.a, sizeof(int));
   EXPECT_WRITE(V.lines[0], 1); /* "\n": the rest of "world 42\n" */
   EXPECT_WRITE(V.lines[1], 11);
   EXPECT_WRITE(V.lines[2], 4);
-  EXPECT_WRITE(V.lines[2] + 4, 1);
+  EXPECT_NUL(V.lines[2] + 4);
 }
 
 /* A file opened through the wrapped fopen is an input source of its own: OPEN names it,
