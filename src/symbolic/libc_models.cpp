@@ -117,6 +117,70 @@ std::optional<ModelValue> findModel(z3::context &ctx, const ByteReader &byte, ui
   return out;
 }
 
+namespace {
+
+// "No NUL before position i" for each i, over bytes that may be NUL.
+std::vector<z3::expr> noNulBefore(z3::context &ctx, const std::vector<ModelByte> &bytes) {
+  std::vector<z3::expr> out{ctx.bool_val(true)};
+  for (const ModelByte &b : bytes)
+    out.push_back(b.neverNul ? out.back() : out.back() && b.value != ctx.bv_val(0, 8));
+  return out;
+}
+
+} // namespace
+
+std::optional<ModelValue> findLastModel(z3::context &ctx, const ByteReader &byte, uint64_t s,
+                                        uint64_t extent, const z3::expr &c) {
+  std::optional<std::vector<ModelByte>> bytes;
+  if (c.is_numeral()) {
+    bytes = readAll(byte, s, extent);
+  } else {
+    bytes.emplace();
+    for (uint64_t i = 0; i < extent; ++i) {
+      auto x = byte(s + i);
+      if (!x)
+        return std::nullopt;
+      bytes->push_back(*x);
+    }
+  }
+  if (!bytes)
+    return std::nullopt;
+  std::vector<z3::expr> open = noNulBefore(ctx, *bytes);
+  ModelValue out{ctx.bv_val(0, 64), 1};
+  for (size_t i = 0; i < bytes->size(); ++i) // a later match overrides an earlier one
+    out = {z3::ite((*bytes)[i].value == c && open[i], ctx.bv_val(s + i, 64), out.value),
+           addNodes(out.nodes, 2ull * (*bytes)[i].nodes + 2 * i + 6)};
+  return out;
+}
+
+std::optional<ModelValue> searchModel(z3::context &ctx, const ByteReader &byte, uint64_t h,
+                                      uint64_t extent, uint64_t needle, uint64_t length) {
+  std::vector<z3::expr> pattern;
+  for (uint64_t j = 0; j < length; ++j) {
+    auto b = byte(needle + j);
+    if (!b || !b->value.is_numeral())
+      return std::nullopt; // a needle with symbolic bytes is not modelled
+    pattern.push_back(b->value);
+  }
+  if (length == 0) // strstr(h, "") is h
+    return ModelValue{ctx.bv_val(h, 64), 1};
+  auto bytes = readAll(byte, h, extent);
+  if (!bytes || length > extent)
+    return std::nullopt;
+  std::vector<z3::expr> open = noNulBefore(ctx, *bytes);
+  ModelValue out{ctx.bv_val(0, 64), 1};
+  for (size_t i = extent - length + 1; i-- > 0;) {
+    z3::expr here = open[i];
+    uint64_t nodes = 2 * i;
+    for (uint64_t j = 0; j < length; ++j) {
+      here = here && (*bytes)[i + j].value == pattern[j];
+      nodes += (*bytes)[i + j].nodes + 2;
+    }
+    out = {z3::ite(here, ctx.bv_val(h + i, 64), out.value), addNodes(out.nodes, nodes + 2)};
+  }
+  return out;
+}
+
 std::optional<ModelValue> decimalModel(z3::context &ctx, const ByteReader &byte, uint64_t s,
                                        uint64_t len, unsigned bits) {
   if (len == 0 || len > 20)

@@ -42,6 +42,17 @@ std::optional<ModelValue> compareModel(z3::context &ctx, const ByteReader &byte,
 std::optional<ModelValue> findModel(z3::context &ctx, const ByteReader &byte, uint64_t s,
                                     uint64_t extent, const z3::expr &c, bool strings);
 
+// strrchr: the address of the last of the `extent` bytes equal to `c` before a NUL,
+// NULL when there is none: 64 bits.
+std::optional<ModelValue> findLastModel(z3::context &ctx, const ByteReader &byte, uint64_t s,
+                                        uint64_t extent, const z3::expr &c);
+
+// strstr(h, n) with a needle of known bytes: the address of the first place in the
+// `extent` bytes of `h` where the needle's `length` bytes follow, before a NUL of h;
+// NULL when there is none: 64 bits.
+std::optional<ModelValue> searchModel(z3::context &ctx, const ByteReader &byte, uint64_t h,
+                                      uint64_t extent, uint64_t needle, uint64_t length);
+
 // atoi, atol, strtol and strtoul in base 10 over the `len` bytes of the number the run
 // parsed at `s` (an optional sign, then digits; the byte after them stopped the parse):
 // the digits up to the first byte that is not one, negated after a '-': `bits` wide.

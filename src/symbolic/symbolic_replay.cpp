@@ -1221,18 +1221,45 @@ struct SymbolicReplayer::Impl {
       producesOutput |= e.tag == Ev::OUTPUT;
     // A result computed from symbolic arguments or bytes that no model gave an
     // expression is concrete: name the function. (The copying functions return their
-    // destination, which no byte decides.)
+    // destination, which no byte decides; the output functions a count nobody branches
+    // on, and a call that crashed midway produced no output event.)
     static const std::set<std::string> returnsDestination = {
-        "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat", "strncat", "fgets"};
+        "memcpy", "memmove", "memset",  "strcpy", "strncpy", "strcat", "strncat",
+        "fgets",  "printf",  "fprintf", "puts",   "fputs",   "fwrite", "write"};
     // sscanf's and atoi's parsed numbers are handled per conversion (memToken).
     bool parsed = std::any_of(I.effects.begin(), I.effects.end(),
                               [](const Event &e) { return e.tag == Ev::MEM_TOKEN && e.c != 0; });
     bool fromBytes = readSymbolic && !parsed && !returnsDestination.count(name);
-    if (!producesOutput && !modelled && !c->getType()->isVoidTy() && !valueOf.count(I.index) &&
-        (anySymbolic(I) || fromBytes)) {
+    if ((!producesOutput && !modelled && !c->getType()->isVoidTy() && !valueOf.count(I.index) &&
+         (anySymbolic(I) || fromBytes)) ||
+        unseenSymbolicRead(I, c, name)) {
       concretize();
       run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
     }
+  }
+
+  // A libc function rootline does not wrap logs nothing of what it reads or writes: when
+  // a pointer argument points at symbolic bytes, what it computes from them (strtok's
+  // token, strspn's count) is concrete.
+  bool unseenSymbolicRead(const Instance &I, const llvm::CallInst *c, const std::string &name) {
+    const llvm::Function *f = c->getCalledFunction();
+    if (!f || !f->isDeclaration() || f->isIntrinsic() || isWrappedLibcFunction(name) ||
+        name.rfind("__ctype_", 0) == 0)
+      return false;
+    for (unsigned k = 0; k < c->arg_size() && k < I.operands.size(); ++k) {
+      if (!c->getArgOperand(k)->getType()->isPointerTy())
+        continue;
+      uint64_t p = I.operands[k].value.lo, base = 0;
+      Object *obj = objectAt(p, &base);
+      if (!obj)
+        continue;
+      if (obj->array)
+        return true;
+      for (uint64_t a = p; a < base + obj->size && a < p + 256; ++a)
+        if (symByte.count(a))
+          return true;
+    }
+    return false;
   }
 
   // ---- libc models ------------------------------------------------------------------
@@ -1299,6 +1326,16 @@ struct SymbolicReplayer::Impl {
            k = knownByte.find(++start))
         ;
       m = decimalModel(ctx, byte, start, end - start, bitsOf(I.inst->getType()));
+    } else if (name == "strrchr" && reads.size() == 1 && reads[0]->a == arg(0) &&
+               I.operands.size() >= 2) {
+      m = findLastModel(ctx, byte, arg(0),
+                        stringEnd(arg(0), reads[0]->b, reads[0]->b + kMaxStringAhead),
+                        val(I.operands[1], 32).extract(7, 0));
+    } else if (name == "strstr" && reads.size() == 2 && reads[0]->a == arg(0) &&
+               reads[1]->a == arg(1) && reads[1]->b > 0) {
+      m = searchModel(ctx, byte, arg(0),
+                      stringEnd(arg(0), reads[0]->b, reads[0]->b + kMaxStringAhead), arg(1),
+                      reads[1]->b - 1);
     } else if ((name == "strchr" || name == "memchr") && reads.size() == 1 &&
                reads[0]->a == arg(0) && I.operands.size() >= 2) {
       uint64_t extent = name == "strchr"

@@ -160,3 +160,20 @@ TEST_CASE("atoi's model reads the digits up to the first non-digit, with a sign"
   for (std::string s : {"1234", "-123", "+9x1", "12a4", "-0", "7"})
     CHECK(m.at(number->value, s) == std::atoi(s.c_str()));
 }
+
+TEST_CASE("strrchr's and strstr's models find the last byte and the first occurrence",
+          "[libc-models]") {
+  Memory m;
+  m.symbolic(1000, 5);
+  m.concrete(2000, "ab");
+  auto last = findLastModel(m.ctx, m.reader(), 1000, 6, m.ctx.bv_val('a', 8));
+  auto found = searchModel(m.ctx, m.reader(), 1000, 6, 2000, 2);
+  REQUIRE(last);
+  REQUIRE(found);
+  for (std::string s : {"abxab", "xxxxx", "ab", "xab", "aab", "xxxxa", "a"}) {
+    INFO(s);
+    const char *r = std::strrchr(s.c_str(), 'a'), *f = std::strstr(s.c_str(), "ab");
+    CHECK(m.at(last->value, s) == (r ? 1000 + (r - s.c_str()) : 0));
+    CHECK(m.at(found->value, s) == (f ? 1000 + (f - s.c_str()) : 0));
+  }
+}
