@@ -238,3 +238,21 @@ TEST_CASE("unit mode: atoi of a string argument is modelled over its digits",
   CHECK(anyStdout(e.cases, "return = -2\n")); // four digits, above 999
   CHECK(e.summary["concretized_calls"].empty());
 }
+
+TEST_CASE("unit mode on cJSON's shapes: an anonymous struct behind a typedef is built, and a "
+          "global holding a pointer keeps its initialiser, with a note",
+          "[explore][unit]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "typedef_buffer.c", "skip_spaces");
+  INFO(e.process.out << e.process.err);
+  CHECK(e.process.err.find("global global_hooks holds pointers: it keeps its initial value") !=
+        std::string::npos);
+  CHECK(e.process.err.find("global skips") == std::string::npos); // a count is symbolic
+  CHECK(anyStdout(e.cases, "parse_buffer_object[0].offset = "));
+  CHECK(anyStdout(e.cases, "skips = "));
+  const json &cov = e.summary["functions"]["skip_spaces"]["branches"];
+  CHECK(cov["covered"] == cov["total"]);
+  ProcessResult tests = buildAndRun(e, "test_skip_spaces");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+}
