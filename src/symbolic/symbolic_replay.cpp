@@ -1215,6 +1215,7 @@ struct SymbolicReplayer::Impl {
     }
     if (readSymbolic && wroteOpaque)
       run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
+    noteCtypeLocation(I, name); // wanted or not: later table look-ups need it
     bool modelled = wanted && modelLibcCall(I, name);
     bool producesOutput = false;
     for (const Event &e : I.effects)
@@ -1264,6 +1265,16 @@ struct SymbolicReplayer::Impl {
 
   // ---- libc models ------------------------------------------------------------------
 
+  // Where __ctype_b_loc() and friends say the ctype tables' pointers are.
+  void noteCtypeLocation(const Instance &I, const std::string &name) {
+    if (name == "__ctype_b_loc")
+      ctypeLocations[I.result.lo] = CtypeTable::Class;
+    else if (name == "__ctype_toupper_loc")
+      ctypeLocations[I.result.lo] = CtypeTable::ToUpper;
+    else if (name == "__ctype_tolower_loc")
+      ctypeLocations[I.result.lo] = CtypeTable::ToLower;
+  }
+
   // A byte as libc models see it (libc_models.h).
   std::optional<ModelByte> modelByte(uint64_t addr) {
     uint64_t base = 0;
@@ -1282,12 +1293,9 @@ struct SymbolicReplayer::Impl {
   // comparisons and searches over the bytes they read, the ctype functions, and the
   // ctype tables' locations. True when a model decided the result (it may be concrete).
   bool modelLibcCall(const Instance &I, const std::string &name) {
-    if (name == "__ctype_b_loc" || name == "__ctype_toupper_loc" || name == "__ctype_tolower_loc") {
-      ctypeLocations[I.result.lo] = name == "__ctype_b_loc"         ? CtypeTable::Class
-                                    : name == "__ctype_toupper_loc" ? CtypeTable::ToUpper
-                                                                    : CtypeTable::ToLower;
-      return true;
-    }
+    if (name.rfind("__ctype_", 0) == 0)
+      return true; // noteCtypeLocation's
+
     if (const std::vector<IndexRun> *runs = ctypeFunctionRuns(name)) {
       if (!I.operands.empty() && sym(I.operands[0]))
         setTable(I, {val(I.operands[0], 32), *runs, 32, nodesOf(I.operands[0])});
