@@ -182,6 +182,9 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
               "Exit status: 0 no bug found, 1 bugs found (listed on stderr), 2 bad input.\n"
               "Unit mode (--function NAME) also writes DIR/unit/: driver.c, test_NAME.c and\n"
               "crash_NAME.c (cmocka), CMakeLists.txt and cases.json.\n"
+              "Branches on strlen, strcmp, strncmp, memcmp, strchr, strrchr, strstr, memchr,\n"
+              "atoi/strtol and ctype (isdigit, toupper, ...) are explored; a libc call that\n"
+              "still makes a symbolic value concrete is named in a note.\n"
               "Example: rootline explore --src prog.c --stdin seed.txt --out tests/generated "
               "--max-runs 200\n"
               "         rootline explore --src list.c --function list_sum --strategy rsc --out t");
