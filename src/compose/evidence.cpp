@@ -137,8 +137,8 @@ std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
 // passing one's; none when stdout does not differ (a crash, a status).
 static std::optional<size_t> criterionLine(const RunSummary &passing, const RunSummary &failing) {
   const std::string &a = passing.stdoutBytes, &b = failing.stdoutBytes;
-  size_t i = static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
-                                 a.begin());
+  size_t i =
+      static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
   if (i == a.size() && i == b.size())
     return std::nullopt;
   return static_cast<size_t>(std::count(a.begin(), a.begin() + static_cast<long>(i), '\n'));
