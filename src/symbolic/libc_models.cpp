@@ -1,5 +1,6 @@
 #include "libc_models.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace rootline {
@@ -11,19 +12,30 @@ uint32_t addNodes(uint64_t a, uint64_t b) {
   return s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
 }
 
-// The extent's bytes, if every one is known and at least one is symbolic.
-std::optional<std::vector<ModelByte>> readAll(const ByteReader &byte, uint64_t at,
-                                              uint64_t extent) {
+// The extent's bytes, if every one is known.
+std::optional<std::vector<ModelByte>> readKnown(const ByteReader &byte, uint64_t at,
+                                                uint64_t extent) {
   std::vector<ModelByte> out;
-  bool symbolic = false;
   for (uint64_t i = 0; i < extent; ++i) {
     auto b = byte(at + i);
     if (!b)
       return std::nullopt;
-    symbolic |= !b->value.is_numeral();
     out.push_back(*b);
   }
-  if (!symbolic)
+  return out;
+}
+
+bool anySymbolic(const std::vector<ModelByte> &bytes) {
+  return std::any_of(bytes.begin(), bytes.end(),
+                     [](const ModelByte &b) { return !b.value.is_numeral(); });
+}
+
+// The extent's bytes, if every one is known and at least one is symbolic (else the
+// call's result is concrete and needs no model).
+std::optional<std::vector<ModelByte>> readAll(const ByteReader &byte, uint64_t at,
+                                              uint64_t extent) {
+  auto out = readKnown(byte, at, extent);
+  if (!out || !anySymbolic(*out))
     return std::nullopt;
   return out;
 }
@@ -53,28 +65,10 @@ std::optional<ModelValue> strlenModel(z3::context &ctx, const ByteReader &byte, 
 std::optional<ModelValue> compareModel(z3::context &ctx, const ByteReader &byte, uint64_t a,
                                        uint64_t b, uint64_t extent, bool strings,
                                        const z3::expr &fallback, int32_t less, int32_t greater) {
-  auto as = readAll(byte, a, extent);
-  std::optional<std::vector<ModelByte>> bs;
-  if (as) { // b's bytes may all be concrete (a literal)
-    bs.emplace();
-    for (uint64_t i = 0; i < extent; ++i) {
-      auto x = byte(b + i);
-      if (!x)
-        return std::nullopt;
-      bs->push_back(*x);
-    }
-  } else {
-    bs = readAll(byte, b, extent);
-    if (!bs)
-      return std::nullopt;
-    as.emplace();
-    for (uint64_t i = 0; i < extent; ++i) {
-      auto x = byte(a + i);
-      if (!x)
-        return std::nullopt;
-      as->push_back(*x);
-    }
-  }
+  // Either side may be all concrete (a literal), not both.
+  auto as = readKnown(byte, a, extent), bs = readKnown(byte, b, extent);
+  if (!as || !bs || (!anySymbolic(*as) && !anySymbolic(*bs)))
+    return std::nullopt;
   z3::expr lt = ctx.bv_val(less, 32), gt = ctx.bv_val(greater, 32), zero = ctx.bv_val(0, 32);
   ModelValue out{fallback, 1};
   for (size_t i = extent; i-- > 0;) {
@@ -90,19 +84,9 @@ std::optional<ModelValue> compareModel(z3::context &ctx, const ByteReader &byte,
 
 std::optional<ModelValue> findModel(z3::context &ctx, const ByteReader &byte, uint64_t s,
                                     uint64_t extent, const z3::expr &c, bool strings) {
-  std::optional<std::vector<ModelByte>> bytes;
-  if (c.is_numeral())
-    bytes = readAll(byte, s, extent);
-  else { // a symbolic byte sought in a concrete string is modelled too
-    bytes.emplace();
-    for (uint64_t i = 0; i < extent; ++i) {
-      auto x = byte(s + i);
-      if (!x)
-        return std::nullopt;
-      bytes->push_back(*x);
-    }
-  }
-  if (!bytes)
+  // A symbolic byte sought in a concrete string is modelled too.
+  auto bytes = readKnown(byte, s, extent);
+  if (!bytes || (c.is_numeral() && !anySymbolic(*bytes)))
     return std::nullopt;
   z3::expr null = ctx.bv_val(0, 64);
   ModelValue out{null, 1};
@@ -131,19 +115,9 @@ std::vector<z3::expr> noNulBefore(z3::context &ctx, const std::vector<ModelByte>
 
 std::optional<ModelValue> findLastModel(z3::context &ctx, const ByteReader &byte, uint64_t s,
                                         uint64_t extent, const z3::expr &c) {
-  std::optional<std::vector<ModelByte>> bytes;
-  if (c.is_numeral()) {
-    bytes = readAll(byte, s, extent);
-  } else {
-    bytes.emplace();
-    for (uint64_t i = 0; i < extent; ++i) {
-      auto x = byte(s + i);
-      if (!x)
-        return std::nullopt;
-      bytes->push_back(*x);
-    }
-  }
-  if (!bytes)
+  // A symbolic byte sought in a concrete string is modelled too.
+  auto bytes = readKnown(byte, s, extent);
+  if (!bytes || (c.is_numeral() && !anySymbolic(*bytes)))
     return std::nullopt;
   std::vector<z3::expr> open = noNulBefore(ctx, *bytes);
   ModelValue out{ctx.bv_val(0, 64), 1};
@@ -185,17 +159,10 @@ std::optional<ModelValue> decimalModel(z3::context &ctx, const ByteReader &byte,
                                        uint64_t len, unsigned bits) {
   if (len == 0 || len > 20)
     return std::nullopt;
-  std::vector<ModelByte> bytes;
-  bool symbolic = false;
-  for (uint64_t i = 0; i < len; ++i) {
-    auto b = byte(s + i);
-    if (!b)
-      return std::nullopt;
-    symbolic |= !b->value.is_numeral();
-    bytes.push_back(*b);
-  }
-  if (!symbolic)
+  auto known = readAll(byte, s, len);
+  if (!known)
     return std::nullopt;
+  const std::vector<ModelByte> &bytes = *known;
   uint32_t nodes = 1;
   // The value of the digits from position `from` on, up to the first non-digit.
   auto digitsFrom = [&](size_t from) {
