@@ -22,8 +22,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Above this many formulas a child takes the solver's model as it is: checking the
-// parent's values by evaluation would cost each query the whole path again.
+// parent's values by evaluation would cost each query the whole path again. Per
+// expanded run, at most kSeedEvaluationsPerRun formulas are evaluated in all (children
+// of one path would otherwise cost its length squared).
 constexpr size_t kMaxKeptSeedFormulas = 4000;
+constexpr size_t kSeedEvaluationsPerRun = 200000;
 
 struct Candidate {
   ProgramInput input;
@@ -481,6 +484,8 @@ private:
     // order (CFG-directed search, as in CREST): a generation of flips that only repeat
     // covered directions would otherwise delay new code past the run budget.
     std::vector<Candidate> fresh;
+    std::vector<z3::expr> formulas(sym.domain.begin(), sym.domain.end());
+    size_t prefixFormulas = 0, evaluationsLeft = kSeedEvaluationsPerRun;
     for (size_t j = c.bound; j < constraints.size() && !outOfTime(); ++j) {
       const PathConstraint &pc = constraints[j];
       if (options_.loopBound && pc.occurrence >= options_.loopBound)
@@ -496,13 +501,15 @@ private:
       auto model = solver.solve(j, !pc.taken);
       if (!model)
         continue;
-      if (j + sym.domain.size() <= kMaxKeptSeedFormulas) {
-        std::vector<z3::expr> formulas(sym.domain.begin(), sym.domain.end());
-        for (size_t k = 0; k < j; ++k)
-          formulas.push_back(constraints[k].taken);
+      if (j + sym.domain.size() <= kMaxKeptSeedFormulas &&
+          j + sym.domain.size() < evaluationsLeft) {
+        while (prefixFormulas < j) // the domain, then the path up to j, added as j grows
+          formulas.push_back(constraints[prefixFormulas++].taken);
         formulas.push_back(!pc.taken);
+        evaluationsLeft -= formulas.size();
         if (auto kept = keepSeedOutside(*model, !pc.taken, formulas, c.input, sym.inputs))
           model = *kept;
+        formulas.pop_back();
       }
       Candidate child;
       child.input = applyModel(c.input, sym.inputs, *model);
