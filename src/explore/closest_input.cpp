@@ -216,20 +216,40 @@ std::set<std::string> variablesOf(const z3::expr &e) {
 
 } // namespace
 
+namespace {
+
+// Into `candidate`: `model`'s value of `x` where the query mentions it, else the seed's
+// (a side without one: the other's). True when that differs from `model`'s value.
+bool mixValue(z3::model &candidate, const z3::model &model, bool mentioned, const z3::expr &x,
+              std::optional<uint64_t> seed) {
+  auto mine = modelValue(model, x);
+  std::optional<uint64_t> value = mentioned ? mine : seed;
+  if (!value)
+    value = mine ? mine : seed;
+  if (!value)
+    return false;
+  z3::func_decl d = x.decl();
+  z3::expr e = x.ctx().bv_val(*value, x.get_sort().bv_size());
+  candidate.add_const_interp(d, e);
+  return mine && *mine != *value;
+}
+
+template <typename Formulas> bool holdsAll(z3::model &candidate, const Formulas &formulas) {
+  for (const z3::expr &f : formulas)
+    if (!candidate.eval(f, true).is_true())
+      return false;
+  return true;
+}
+
+} // namespace
+
 std::optional<z3::model> ClosestInput::seedOutside(const z3::expr_vector &assumptions,
                                                    const z3::model &first,
                                                    const std::set<std::string> &mentioned) {
   z3::context &ctx = solver_.ctx();
   z3::model candidate(ctx);
-  for (const Var &v : vars_) {
-    uint64_t value = v.seed;
-    if (mentioned.count(v.input.name))
-      if (auto m = modelValue(first, v.expr))
-        value = *m;
-    z3::func_decl d = v.expr.decl();
-    z3::expr e = ctx.bv_val(value, v.input.bits);
-    candidate.add_const_interp(d, e);
-  }
+  for (const Var &v : vars_)
+    mixValue(candidate, first, mentioned.count(v.input.name) > 0, v.expr, v.seed);
   // The assumptions hold: activation literals true, negated ones false.
   for (const z3::expr &a : assumptions) {
     bool negated = a.is_app() && a.decl().decl_kind() == Z3_OP_NOT;
@@ -240,9 +260,8 @@ std::optional<z3::model> ClosestInput::seedOutside(const z3::expr_vector &assump
     z3::expr value = ctx.bool_val(!negated);
     candidate.add_const_interp(d, value);
   }
-  for (const z3::expr &a : solver_.assertions())
-    if (!candidate.eval(a, true).is_true())
-      return std::nullopt;
+  if (!holdsAll(candidate, solver_.assertions()))
+    return std::nullopt;
   return candidate;
 }
 
@@ -254,25 +273,13 @@ std::optional<z3::model> keepSeedOutside(const z3::model &model, const z3::expr 
   std::set<std::string> mentioned = variablesOf(focus);
   z3::model candidate(ctx);
   bool differs = false;
-  for (const InputVar &v : vars) {
-    z3::expr x = ctx.bv_const(v.name.c_str(), v.bits);
-    auto mine = modelValue(model, x);
-    auto theirs = valueIn(seed, v);
-    std::optional<uint64_t> value = mentioned.count(v.name) ? mine : theirs;
-    if (!value)
-      value = mine ? mine : theirs;
-    if (!value)
-      continue;
-    differs |= mine && *mine != *value;
-    z3::func_decl d = x.decl();
-    z3::expr e = ctx.bv_val(*value, v.bits);
-    candidate.add_const_interp(d, e);
-  }
+  for (const InputVar &v : vars)
+    differs |= mixValue(candidate, model, mentioned.count(v.name) > 0,
+                        ctx.bv_const(v.name.c_str(), v.bits), valueIn(seed, v));
   if (!differs)
     return std::nullopt; // the model already keeps the seed where it can
-  for (const z3::expr &f : formulas)
-    if (!candidate.eval(f, true).is_true())
-      return std::nullopt;
+  if (!holdsAll(candidate, formulas))
+    return std::nullopt;
   return candidate;
 }
 
