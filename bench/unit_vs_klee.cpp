@@ -184,6 +184,7 @@ int main(int argc, char **argv) {
                 m.tests, m.seconds, m.crashes, m.bugs.empty() ? "none" : m.bugs.c_str(),
                 ours.c_str(), r["klee_tests"].get<int>(), r["klee_seconds"].get<double>(),
                 errors.empty() ? "none" : errors.c_str(), kleeBranches.c_str());
+    std::fflush(stdout); // a row per function as it is measured (about 40 s each)
     ++rows;
     ourSeconds += m.seconds;
     kleeSeconds += r["klee_seconds"].get<double>();
