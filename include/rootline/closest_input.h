@@ -21,6 +21,12 @@ namespace rootline {
 // integer a scanf token's text reads as. Nullopt when `input` does not reach it.
 std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v);
 
+// Whether `e` mentions a float or double input: Z3 needs seconds for such a query,
+// and rarely proves one unsatisfiable within any timeout, so callers cap its time at
+// kFloatQueryMs after nearSeedFloats found nothing.
+bool mentionsFloatInput(const z3::expr &e, const std::vector<InputVar> &vars);
+inline constexpr unsigned kFloatQueryMs = 500;
+
 // Searches, on one solver, for models close to a seed input. Guard literals for "this
 // input keeps its seed value" and "this byte keeps its character class" are made once
 // per variable and reused by every query on the same solver.
@@ -48,6 +54,16 @@ public:
   z3::model closest(const z3::expr_vector &assumptions, const z3::model &first,
                     const Deadline &deadline, const std::optional<z3::expr> &focus = {});
 
+  // Floating-point queries take Z3 seconds to minutes (each double operation
+  // bit-blasts to thousands of gates). Before the caller's full check: a search by
+  // evaluation that moves one of `focus`'s float inputs from its seed value
+  // (float_search.h); then the query under `assumptions` with every float input `focus`
+  // does not mention fixed at its seed, then with all float inputs but one of
+  // `focus`'s fixed, each check at most kAnchorMs. Nullopt when the query mentions no float input
+  // or no attempt found a model (the caller then asks the solver the whole query).
+  std::optional<z3::model> nearSeedFloats(const z3::expr_vector &assumptions, const z3::expr &focus,
+                                          const Deadline &deadline);
+
   unsigned checks() const { return checks_; } // solver checks made, in all
 
 private:
@@ -56,6 +72,8 @@ private:
   // evaluation, not by the solver).
   std::optional<z3::model> seedOutside(const z3::expr_vector &assumptions, const z3::model &first,
                                        const std::set<std::string> &mentioned);
+  // Every input at its seed value, the assumption literals as assumed.
+  std::optional<z3::model> seedModel(const z3::expr_vector &assumptions) const;
   struct Var {
     InputVar input;
     z3::expr expr;
@@ -64,7 +82,8 @@ private:
   };
   std::optional<z3::model> check(const z3::expr_vector &assumptions,
                                  const std::vector<z3::expr> &kept,
-                                 const std::vector<z3::expr> &trying, const Deadline &deadline);
+                                 const std::vector<z3::expr> &trying, const Deadline &deadline,
+                                 unsigned timeoutMs = 400); // a step that needs more is skipped
   // Adds each guard of `group` the solver accepts to `kept` (divide and conquer);
   // `model` becomes the last model found.
   void keepWhatFits(const z3::expr_vector &assumptions, std::vector<z3::expr> &kept,

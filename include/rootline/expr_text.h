@@ -29,6 +29,12 @@ std::string cCharLiteral(unsigned char c);
 // `text` as a C string literal: "a\tb\n", other non-printable bytes as octal escapes.
 std::string cStringLiteral(const std::string &text);
 
+// The shortest decimal that reads back as the same double (or float, `single`): "30",
+// "0.1", "1e+300", "inf", "nan". floatLiteral adds ".0" to an integral one, as C source
+// writes a floating-point constant ("30.0").
+std::string shortestDecimal(double value, bool single = false);
+std::string floatLiteral(double value, bool single = false);
+
 // The display names of a run's inputs (InputVar::display).
 DisplayNames displayNamesOf(const std::vector<InputVar> &inputs);
 

@@ -8,6 +8,7 @@
 
 #include <z3++.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,7 +39,34 @@ struct InputVar {
   // `stdin[17]`, `input.txt[17]`, `argv[1][0]` or `token#3`. Stable across runs: it
   // comes from the read order and the program's variables, not from byte offsets.
   std::string display;
+  // A float or double token (%f, %lf, %g, ...): `bits` holds its IEEE-754 bits and its
+  // text is a decimal number (conv is 'f' for all of them).
+  bool isFloat() const { return kind == Kind::Token && conv == 'f'; }
 };
+
+// A float token's value: its bits as the double (or float, 32 bits) they encode, and back.
+inline double floatOfInputBits(uint64_t bits, unsigned width) {
+  if (width == 32) {
+    float f;
+    auto low = static_cast<uint32_t>(bits);
+    std::memcpy(&f, &low, 4);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+inline uint64_t inputBitsOfFloat(double value, unsigned width) {
+  if (width == 32) {
+    auto f = static_cast<float>(value);
+    uint32_t low;
+    std::memcpy(&low, &f, 4);
+    return low;
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &value, 8);
+  return bits;
+}
 
 // One branch instance whose condition depends on the inputs.
 struct PathConstraint {

@@ -146,8 +146,18 @@ private:
         z3::expr_vector assumptions(ctx_);
         assumptions.push_back(guard);
         std::optional<z3::model> model;
-        z3::check_result r = inc.check(assumptions);
-        if (r == z3::sat)
+        z3::check_result r = z3::unknown;
+        // A float query: first with the failing input's float values fixed but one.
+        if (auto anchored = closer.nearSeedFloats(assumptions, !seq[i].taken, deadline)) {
+          r = z3::sat;
+          model = req_.closestInputs ? closer.closest(assumptions, *anchored,
+                                                      closestDeadline(deadline), !seq[i].taken)
+                                     : *anchored;
+        } else {
+          inc.set(quick); // nearSeedFloats set its own timeout
+          r = inc.check(assumptions);
+        }
+        if (r == z3::sat && !model)
           model = req_.closestInputs ? closer.closest(assumptions, inc.get_model(),
                                                       closestDeadline(deadline), !seq[i].taken)
                                      : inc.get_model();

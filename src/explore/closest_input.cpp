@@ -4,10 +4,12 @@
 // same solver, bounded by the caller's deadline.
 #include "rootline/closest_input.h"
 
+#include "explore/float_search.h"
 #include "rootline/expr_text.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -16,8 +18,13 @@ namespace rootline {
 
 namespace {
 
-// Each check gets at most this long: a step that needs more is skipped.
-constexpr unsigned kCheckMs = 400;
+// A floating-point query with all inputs but one fixed (nearSeedFloats): short, as
+// Z3 rarely settles an unsatisfiable one in time anyway.
+constexpr unsigned kAnchorMs = 250;
+// nearSeedFloats frees at most this many of the query's float inputs, one at a time.
+constexpr size_t kAnchorTries = 2;
+// Above this many assertions the evaluation search costs more than it saves.
+constexpr size_t kMaxSearchedFormulas = 4000;
 
 uint64_t maskOf(unsigned bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1); }
 
@@ -25,9 +32,16 @@ bool signedToken(const InputVar &v) {
   return v.kind == InputVar::Kind::Token && (v.conv == 'd' || v.conv == 'i');
 }
 
-// The seed value as a signed number when the variable is read as one.
+// The seed value as a signed number when the variable is read as one. A float's bits
+// as a number that orders like the values (sign and magnitude to two's complement):
+// neighbours in it are neighbouring floats.
 __int128 numeric(const InputVar &v, uint64_t value) {
   value &= maskOf(v.bits);
+  if (v.isFloat()) {
+    uint64_t sign = 1ull << (v.bits - 1);
+    __int128 magnitude = static_cast<__int128>(value & ~sign);
+    return value & sign ? -magnitude : magnitude;
+  }
   if (signedToken(v) && v.bits < 64 && (value >> (v.bits - 1)) & 1)
     return static_cast<__int128>(static_cast<int64_t>(value | ~maskOf(v.bits)));
   if (signedToken(v) && v.bits == 64)
@@ -61,6 +75,8 @@ std::optional<z3::expr> classOf(const z3::expr &x, unsigned char c) {
 }
 
 std::string numberText(const InputVar &v, uint64_t value) {
+  if (v.isFloat())
+    return shortestDecimal(floatOfInputBits(value, v.bits), v.bits == 32);
   __int128 n = numeric(v, value);
   return n < 0 ? "-" + std::to_string(static_cast<uint64_t>(-n))
                : std::to_string(static_cast<uint64_t>(n));
@@ -80,35 +96,6 @@ size_t wordNumber(const std::string &text, uint64_t offset) {
 }
 
 } // namespace
-
-std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v) {
-  if (v.kind == InputVar::Kind::ArgvByte) {
-    if (v.argIndex < 1 || v.argIndex - 1 >= input.args.size())
-      return std::nullopt;
-    const std::string &a = input.args[v.argIndex - 1];
-    // The terminating NUL is an input byte too.
-    return v.offset < a.size()    ? std::optional<uint64_t>(static_cast<unsigned char>(a[v.offset]))
-           : v.offset == a.size() ? std::optional<uint64_t>(0)
-                                  : std::nullopt;
-  }
-  const std::string *bytes = inputText(input, v);
-  if (!bytes || v.offset >= bytes->size())
-    return std::nullopt;
-  if (v.kind == InputVar::Kind::StdinByte)
-    return static_cast<unsigned char>((*bytes)[v.offset]);
-  std::string text = bytes->substr(v.offset, v.length);
-  int base = v.conv == 'x' || v.conv == 'X' ? 16 : v.conv == 'o' ? 8 : v.conv == 'i' ? 0 : 10;
-  errno = 0;
-  char *end = nullptr;
-  uint64_t value = 0;
-  if (v.conv == 'd' || v.conv == 'i')
-    value = static_cast<uint64_t>(std::strtoll(text.c_str(), &end, base));
-  else
-    value = std::strtoull(text.c_str(), &end, base);
-  if (end == text.c_str())
-    return std::nullopt;
-  return value & maskOf(v.bits);
-}
 
 ClosestInput::ClosestInput(z3::solver &solver, const ProgramInput &seed,
                            const std::vector<InputVar> &vars)
@@ -140,12 +127,12 @@ bool ClosestInput::changed(const z3::model &m, const Var &v) const {
 std::optional<z3::model> ClosestInput::check(const z3::expr_vector &assumptions,
                                              const std::vector<z3::expr> &kept,
                                              const std::vector<z3::expr> &trying,
-                                             const Deadline &deadline) {
+                                             const Deadline &deadline, unsigned timeoutMs) {
   if (deadline.expired())
     return std::nullopt;
   z3::context &ctx = solver_.ctx();
   z3::params p(ctx);
-  p.set("timeout", deadline.clampMs(kCheckMs));
+  p.set("timeout", deadline.clampMs(timeoutMs));
   solver_.set(p);
   z3::expr_vector all(ctx);
   for (const auto &a : assumptions)
@@ -283,6 +270,80 @@ std::optional<z3::model> keepSeedOutside(const z3::model &model, const z3::expr 
   return candidate;
 }
 
+bool mentionsFloatInput(const z3::expr &e, const std::vector<InputVar> &vars) {
+  std::set<std::string> mentioned = variablesOf(e);
+  return std::any_of(vars.begin(), vars.end(),
+                     [&](const InputVar &v) { return v.isFloat() && mentioned.count(v.name); });
+}
+
+std::optional<z3::model> ClosestInput::seedModel(const z3::expr_vector &assumptions) const {
+  z3::context &ctx = solver_.ctx();
+  z3::model m(ctx);
+  for (const Var &v : vars_) {
+    z3::func_decl d = v.expr.decl();
+    z3::expr value = ctx.bv_val(v.seed, v.input.bits);
+    m.add_const_interp(d, value);
+  }
+  for (const z3::expr &a : assumptions) {
+    bool negated = a.is_app() && a.decl().decl_kind() == Z3_OP_NOT;
+    z3::expr lit = negated ? a.arg(0) : a;
+    if (!lit.is_const())
+      return std::nullopt;
+    z3::func_decl d = lit.decl();
+    z3::expr value = ctx.bool_val(!negated);
+    m.add_const_interp(d, value);
+  }
+  return m;
+}
+
+std::optional<z3::model> ClosestInput::nearSeedFloats(const z3::expr_vector &assumptions,
+                                                      const z3::expr &focus,
+                                                      const Deadline &deadline) {
+  std::set<std::string> mentioned = variablesOf(focus);
+  std::vector<size_t> inside, outside;
+  for (size_t i = 0; i < vars_.size(); ++i)
+    if (vars_[i].input.isFloat())
+      (mentioned.count(vars_[i].input.name) ? inside : outside).push_back(i);
+  if (inside.empty())
+    return std::nullopt;
+  // By evaluation first: the seed with one of the query's float inputs moved.
+  if (auto base = seedModel(assumptions)) {
+    std::vector<FloatInput> free;
+    for (size_t i : inside)
+      free.push_back({vars_[i].expr, vars_[i].input.bits, vars_[i].seed});
+    z3::expr_vector all = solver_.assertions();
+    std::vector<z3::expr> formulas;
+    for (unsigned k = 0; k < all.size(); ++k)
+      formulas.push_back(all[k]);
+    if (formulas.size() <= kMaxSearchedFormulas)
+      if (auto m = searchOneFloat(*base, formulas, free, deadline))
+        return m;
+  }
+  auto pin = [&](size_t i) {
+    Var &v = vars_[i];
+    if (!v.keep)
+      v.keep = guard(v.expr == solver_.ctx().bv_val(v.seed, v.input.bits));
+    return *v.keep;
+  };
+  std::vector<z3::expr> pinned;
+  for (size_t i : outside)
+    pinned.push_back(pin(i));
+  if (!pinned.empty())
+    if (auto m = check(assumptions, {}, pinned, deadline, kAnchorMs))
+      return m;
+  if (inside.size() < 2)
+    return std::nullopt; // nothing more to fix: the caller's check is the same query
+  for (size_t k = 0; k < inside.size() && k < kAnchorTries && !deadline.expired(); ++k) {
+    std::vector<z3::expr> allButOne = pinned;
+    for (size_t j = 0; j < inside.size(); ++j)
+      if (j != k)
+        allButOne.push_back(pin(inside[j]));
+    if (auto m = check(assumptions, {}, allButOne, deadline, kAnchorMs))
+      return m;
+  }
+  return std::nullopt;
+}
+
 z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::model &first,
                                 const Deadline &deadline, const std::optional<z3::expr> &focus) {
   std::optional<z3::model> model = first;
@@ -371,17 +432,24 @@ z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::mo
     __int128 dist = cur > seed ? cur - seed : seed - cur;
     if (dist <= 1)
       continue;
-    bool isSigned = signedToken(v.input);
+    bool isSigned = signedToken(v.input) || v.input.isFloat();
     unsigned bits = v.input.bits;
     __int128 lowest = isSigned ? -(static_cast<__int128>(1) << (bits - 1)) : 0;
     __int128 highest = isSigned ? (static_cast<__int128>(1) << (bits - 1)) - 1
                                 : (static_cast<__int128>(1) << bits) - 1;
+    // A float is compared by its ordered number (numeric), as a bit-vector expression.
+    z3::expr ordered = v.expr;
+    if (v.input.isFloat()) {
+      z3::expr sign = v.expr.extract(bits - 1, bits - 1) == ctx.bv_val(1, 1);
+      z3::expr magnitude = v.expr & ctx.bv_val(maskOf(bits - 1), bits);
+      ordered = z3::ite(sign, -magnitude, magnitude);
+    }
     auto within = [&](__int128 d) {
       __int128 lo = std::max(lowest, seed - d), hi = std::min(highest, seed + d);
       z3::expr l = ctx.bv_val(static_cast<uint64_t>(lo) & maskOf(bits), bits);
       z3::expr h = ctx.bv_val(static_cast<uint64_t>(hi) & maskOf(bits), bits);
-      return isSigned ? z3::sge(v.expr, l) && z3::sle(v.expr, h)
-                      : z3::uge(v.expr, l) && z3::ule(v.expr, h);
+      return isSigned ? z3::sge(ordered, l) && z3::sle(ordered, h)
+                      : z3::uge(ordered, l) && z3::ule(ordered, h);
     };
     // Doubling finds a distance that fits; bisection narrows it. `fits` is the best
     // guard found so far (the current model's distance fits by construction).
@@ -476,6 +544,12 @@ ProgramInput randomLike(const ProgramInput &seed, const std::vector<InputVar> &v
     auto was = valueIn(seed, v);
     if (!was)
       return std::nullopt;
+    if (v.isFloat()) { // within twice its magnitude plus 10, to two decimals
+      double x = floatOfInputBits(*was, v.bits);
+      double reach = (std::isfinite(x) ? std::fabs(x) : 0) * 2 + 10;
+      double r = std::round(static_cast<double>(rng() % 2000001) / 1e6 * reach * 100) / 100;
+      return inputBitsOfFloat(x < 0 ? -r : r, v.bits);
+    }
     if (v.kind == InputVar::Kind::Token) {
       __int128 n = numeric(v, *was);
       __int128 reach = (n < 0 ? -n : n) * 2 + 10;

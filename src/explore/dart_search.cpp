@@ -21,6 +21,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A bug check without a model is asked again on at most this many paths to it in all.
+constexpr size_t kCheckAsks = 6;
 // Above this many formulas a child takes the solver's model as it is: checking the
 // parent's values by evaluation would cost each query the whole path again. Per
 // expanded run, at most kSeedEvaluationsPerRun formulas are evaluated in all (children
@@ -209,8 +211,9 @@ private:
   // prefix from scratch would be quadratic.
   class PrefixSolver {
   public:
-    PrefixSolver(Explorer &e, const SymbolicRun &run, const std::vector<PathConstraint> &seq)
-        : e_(e), seq_(seq), s_(e.ctx_) {
+    PrefixSolver(Explorer &e, const SymbolicRun &run, const std::vector<PathConstraint> &seq,
+                 const ProgramInput &seed)
+        : e_(e), run_(run), seq_(seq), seed_(seed), s_(e.ctx_) {
       s_.set(*e.solverParams_);
       for (const auto &d : run.domain) {
         s_.add(d);
@@ -228,10 +231,22 @@ private:
       ++e_.result_.stats.solverCalls;
       e_.result_.stats.formulaBytes += bytes_ + extra.to_string().size();
       auto t0 = Clock::now();
-      s_.set("timeout", e_.deadline_.clampMs(e_.options_.solverTimeoutMs));
+      // A float query first with the parent's float inputs fixed but one: the guards
+      // it adds live inside this push.
+      std::optional<z3::model> model =
+          ClosestInput(s_, seed_, run_.inputs)
+              .nearSeedFloats(z3::expr_vector(e_.ctx_), extra, e_.deadline_);
+      if (model) {
+        e_.result_.stats.solverSeconds += elapsed(t0);
+        s_.pop();
+        return model;
+      }
+      unsigned timeoutMs = e_.options_.solverTimeoutMs;
+      if (mentionsFloatInput(extra, run_.inputs))
+        timeoutMs = std::min(timeoutMs, kFloatQueryMs);
+      s_.set("timeout", e_.deadline_.clampMs(timeoutMs));
       z3::check_result r = s_.check();
       e_.result_.stats.solverSeconds += elapsed(t0);
-      std::optional<z3::model> model;
       if (r == z3::sat)
         model = s_.get_model();
       else if (r == z3::unsat)
@@ -247,7 +262,9 @@ private:
 
   private:
     Explorer &e_;
+    const SymbolicRun &run_;
     const std::vector<PathConstraint> &seq_;
+    const ProgramInput &seed_;
     z3::solver s_;
     size_t added_ = 0;
     uint64_t bytes_ = 0;
@@ -415,19 +432,32 @@ private:
 
   void checkBugs(const SymbolicTrace &t, const ProgramInput &input) {
     // Checks come in trace order, so their prefixes only grow.
-    PrefixSolver solver(*this, t.symbolic, t.symbolic.path);
+    PrefixSolver solver(*this, t.symbolic, t.symbolic.path, input);
     for (const auto &check : t.symbolic.checks) {
       if (outOfTime())
         return;
       SourceLocation loc = ModuleIndex::locationOf(check.inst);
       std::string key = check.kind + "@" + loc.str();
-      if (!checked_.insert(key).second) { // each (kind, line) is asked once
+      // Each (kind, line) is asked until a model is found, once per distinct path to it
+      // and on at most kCheckAsks paths: a check no input fails on one path may fail on
+      // another (behind a branch the first run did not take).
+      uint64_t pathToCheck = 1469598103934665603ull; // FNV-1a over the branches before it
+      for (size_t k = 0; k < check.pathPrefix && k < t.symbolic.path.size(); ++k) {
+        const PathConstraint &pc = t.symbolic.path[k];
+        pathToCheck = (pathToCheck ^ reinterpret_cast<uintptr_t>(pc.inst)) * 1099511628211ull;
+        pathToCheck = (pathToCheck ^ pc.successor) * 1099511628211ull;
+      }
+      auto &asked = checkAsks_[key];
+      if (checkFound_.count(key) || asked.size() >= kCheckAsks ||
+          !asked.insert(pathToCheck).second) {
         solver.assume(!check.condition);
         continue;
       }
       if (check.pathPrefix < solver.asserted())
         continue; // defensive: prefixes never shrink
       auto model = solver.solve(check.pathPrefix, check.condition);
+      if (model)
+        checkFound_.insert(key);
       // Later checks need inputs that get past this one: a model that fails earlier
       // would crash there, not at the later check.
       solver.assume(!check.condition);
@@ -479,7 +509,7 @@ private:
               const std::vector<PathConstraint> &constraints,
               const std::vector<std::pair<uint32_t, uint32_t>> &seq) {
     const SymbolicRun &sym = t.symbolic;
-    PrefixSolver solver(*this, sym, constraints);
+    PrefixSolver solver(*this, sym, constraints, c.input);
     // Children that aim at a branch direction no run has taken yet go first, in path
     // order (CFG-directed search, as in CREST): a generation of flips that only repeat
     // covered directions would otherwise delay new code past the run budget.
@@ -575,7 +605,10 @@ private:
   std::unique_ptr<z3::params> solverParams_;
   Deadline deadline_;
   std::deque<Candidate> queue_;
-  std::set<std::string> paths_, negated_, checked_;
+  std::set<std::string> paths_, negated_;
+  // Bug check (kind@line) -> the paths to it it was asked on (hashed).
+  std::map<std::string, std::set<uint64_t>> checkAsks_;
+  std::set<std::string> checkFound_; // bug checks a model was found for
   std::set<std::pair<uint32_t, uint32_t>> branchesCovered_;
   std::set<std::pair<std::string, unsigned>> linesCovered_;
   unsigned longRuns_ = 0; // runs stopped at the trace byte limit, not replayed

@@ -1,8 +1,13 @@
 // Turning a solver model into a concrete input by rewriting the base input in place.
 #include "rootline/explore.h"
 
+#include "rootline/closest_input.h"
+#include "rootline/expr_text.h"
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 namespace rootline {
 
@@ -13,6 +18,8 @@ std::string printToken(const InputVar &v, uint64_t value) {
   uint64_t mask = v.bits >= 64 ? ~0ull : ((1ull << v.bits) - 1);
   value &= mask;
   char buf[64];
+  if (v.isFloat())
+    return shortestDecimal(floatOfInputBits(value, v.bits), v.bits == 32);
   switch (v.conv) {
   case 'u':
     std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(value));
@@ -43,6 +50,37 @@ const std::string *inputText(const ProgramInput &input, const InputVar &v) {
     return &input.stdinBytes;
   auto f = input.files.find(v.file);
   return f == input.files.end() ? nullptr : &f->second;
+}
+
+std::optional<uint64_t> valueIn(const ProgramInput &input, const InputVar &v) {
+  if (v.kind == InputVar::Kind::ArgvByte) {
+    if (v.argIndex < 1 || v.argIndex - 1 >= input.args.size())
+      return std::nullopt;
+    const std::string &a = input.args[v.argIndex - 1];
+    // The terminating NUL is an input byte too.
+    return v.offset < a.size()    ? std::optional<uint64_t>(static_cast<unsigned char>(a[v.offset]))
+           : v.offset == a.size() ? std::optional<uint64_t>(0)
+                                  : std::nullopt;
+  }
+  const std::string *bytes = inputText(input, v);
+  if (!bytes || v.offset >= bytes->size())
+    return std::nullopt;
+  if (v.kind == InputVar::Kind::StdinByte)
+    return static_cast<unsigned char>((*bytes)[v.offset]);
+  std::string text = bytes->substr(v.offset, v.length);
+  int base = v.conv == 'x' || v.conv == 'X' ? 16 : v.conv == 'o' ? 8 : v.conv == 'i' ? 0 : 10;
+  errno = 0;
+  char *end = nullptr;
+  uint64_t value = 0;
+  if (v.isFloat())
+    value = inputBitsOfFloat(std::strtod(text.c_str(), &end), v.bits);
+  else if (v.conv == 'd' || v.conv == 'i')
+    value = static_cast<uint64_t>(std::strtoll(text.c_str(), &end, base));
+  else
+    value = std::strtoull(text.c_str(), &end, base);
+  if (end == text.c_str())
+    return std::nullopt;
+  return value & (v.bits >= 64 ? ~0ull : (1ull << v.bits) - 1);
 }
 
 std::string *inputText(ProgramInput &input, const InputVar &v) {
@@ -101,6 +139,10 @@ ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &
     auto value = valueOf(*t);
     std::string *bytes = inputText(out, *t);
     if (!value || !bytes || t->offset + t->length > bytes->size())
+      continue;
+    // A value the text already reads as keeps its text ("1.70", "007").
+    uint64_t mask = t->bits >= 64 ? ~0ull : (1ull << t->bits) - 1;
+    if (auto was = valueIn(base, *t); was && (*was & mask) == (*value & mask))
       continue;
     bytes->replace(t->offset, t->length, printToken(*t, *value));
   }

@@ -1,6 +1,10 @@
 #include "rootline/expr_text.h"
 
+#include "symbolic/float_ops.h"
+
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -238,10 +242,13 @@ std::string unsignedOperand(const z3::expr &x) {
                         : "(" + unsignedType(x.get_sort().bv_size()) + ")" + text(x, 2);
 }
 
+// A numeral, integer or floating-point.
+bool constant(const z3::expr &e) { return e.is_numeral() || floatNumeral(e).has_value(); }
+
 std::string comparison(const z3::expr &a0, const char *op0, const z3::expr &b0, int own,
                        int limit) {
   // A constant goes on the right, as C programmers write it.
-  bool swap = a0.is_numeral() && !b0.is_numeral();
+  bool swap = constant(a0) && !constant(b0);
   const z3::expr &a = swap ? b0 : a0;
   const z3::expr &b = swap ? a0 : b0;
   std::string o = swap ? mirrored(op0) : op0;
@@ -356,6 +363,151 @@ std::string binary(const z3::expr &e, const char *op, int limit) {
 thread_local long printBudget = 0;
 constexpr long kMaxPrintedTerms = 2000;
 
+// The C of a floating-point term (float_ops.h builds them): operators, casts and the
+// libm functions they are; nullopt for a term that is not one. A negated comparison
+// reads as the opposite one (`!(x < 30.0)` as `x >= 30.0`), which differs only for NaN.
+std::optional<std::string> floatText(const z3::expr &e, int limit) {
+  if (auto v = floatNumeral(e)) {
+    std::string n = floatLiteral(*v, e.get_sort().fpa_ebits() == 8);
+    return n[0] == '-' ? wrap(n, 2, limit) : n;
+  }
+  if (!e.is_app())
+    return std::nullopt;
+  Z3_decl_kind k = e.decl().decl_kind();
+  unsigned n = e.num_args();
+  auto typeName = [](const z3::expr &x) {
+    return x.is_fpa() && x.get_sort().fpa_ebits() == 8 ? std::string("float")
+                                                       : std::string("double");
+  };
+  auto call = [&](const char *f, unsigned from) {
+    std::string s = std::string(f) + "(";
+    for (unsigned i = from; i < n; ++i)
+      s += (i > from ? ", " : "") + text(e.arg(i), kTop);
+    return s + ")";
+  };
+  auto infixOf = [&](const char *op, int own) {
+    // Arguments after the rounding mode: (rm, a, b).
+    return wrap(text(e.arg(1), own) + " " + op + " " + text(e.arg(2), own - 1), own, limit);
+  };
+  switch (k) {
+  case Z3_OP_FPA_TO_IEEE_BV:
+    return text(e.arg(0), limit);
+  case Z3_OP_FPA_TO_FP:
+    if (n == 1) // a float's bits read as the float
+      return text(e.arg(0), limit);
+    if (n == 2 && e.arg(1).is_bv()) // from a signed integer
+      return wrap("(" + typeName(e) + ")" + text(e.arg(1), 2), 2, limit);
+    if (n == 2) // float <-> double
+      return wrap("(" + typeName(e) + ")" + text(e.arg(1), 2), 2, limit);
+    return std::nullopt;
+  case Z3_OP_FPA_TO_FP_UNSIGNED:
+    return wrap("(" + typeName(e) + ")" + unsignedOperand(e.arg(1)), 2, limit);
+  case Z3_OP_FPA_FP: { // fp(x[63:63], x[62:52], x[51:0]): the bits of x
+    std::optional<z3::expr> whole;
+    for (unsigned i = 0; i < n; ++i) {
+      z3::expr a = e.arg(i);
+      if (!a.is_app() || a.decl().decl_kind() != Z3_OP_EXTRACT ||
+          (whole && !z3::eq(*whole, a.arg(0))))
+        return std::nullopt;
+      whole = a.arg(0);
+    }
+    return whole ? std::optional<std::string>(text(*whole, limit)) : std::nullopt;
+  }
+  case Z3_OP_FPA_ADD:
+    return infixOf("+", 4);
+  case Z3_OP_FPA_SUB:
+    return infixOf("-", 4);
+  case Z3_OP_FPA_MUL:
+    return infixOf("*", 3);
+  case Z3_OP_FPA_DIV:
+    return infixOf("/", 3);
+  case Z3_OP_FPA_NEG:
+    return wrap("-" + text(e.arg(0), 2), 2, limit);
+  case Z3_OP_FPA_ABS:
+    return call("fabs", 0);
+  case Z3_OP_FPA_SQRT:
+    return call("sqrt", 1);
+  case Z3_OP_FPA_MIN:
+    return call("fmin", 0);
+  case Z3_OP_FPA_MAX:
+    return call("fmax", 0);
+  case Z3_OP_FPA_FMA:
+    return call("fma", 1);
+  case Z3_OP_FPA_ROUND_TO_INTEGRAL: {
+    Z3_decl_kind mode = e.arg(0).decl().decl_kind();
+    const char *f = mode == Z3_OP_FPA_RM_TOWARD_NEGATIVE        ? "floor"
+                    : mode == Z3_OP_FPA_RM_TOWARD_POSITIVE      ? "ceil"
+                    : mode == Z3_OP_FPA_RM_TOWARD_ZERO          ? "trunc"
+                    : mode == Z3_OP_FPA_RM_NEAREST_TIES_TO_AWAY ? "round"
+                                                                : "rint";
+    return call(f, 1);
+  }
+  case Z3_OP_FPA_TO_SBV:
+  case Z3_OP_FPA_TO_UBV: {
+    unsigned bits = e.get_sort().bv_size();
+    std::string type = k == Z3_OP_FPA_TO_UBV ? unsignedType(bits) : bits <= 32 ? "int" : "long";
+    return wrap("(" + type + ")" + text(e.arg(1), 2), 2, limit);
+  }
+  case Z3_OP_FPA_LT:
+    return comparison(e.arg(0), "<", e.arg(1), 6, limit);
+  case Z3_OP_FPA_LE:
+    return comparison(e.arg(0), "<=", e.arg(1), 6, limit);
+  case Z3_OP_FPA_GT:
+    return comparison(e.arg(0), ">", e.arg(1), 6, limit);
+  case Z3_OP_FPA_GE:
+    return comparison(e.arg(0), ">=", e.arg(1), 6, limit);
+  case Z3_OP_FPA_EQ:
+    return comparison(e.arg(0), "==", e.arg(1), 7, limit);
+  case Z3_OP_FPA_IS_NAN:
+    return call("isnan", 0);
+  case Z3_OP_FPA_IS_INF:
+    return call("isinf", 0);
+  case Z3_OP_FPA_IS_NEGATIVE:
+    return call("signbit", 0);
+  case Z3_OP_FPA_IS_ZERO:
+    return comparison(e.arg(0),
+                      "==", z3::expr(e.ctx(), Z3_mk_fpa_zero(e.ctx(), e.arg(0).get_sort(), false)),
+                      7, limit);
+  default:
+    return std::nullopt;
+  }
+}
+
+// float_ops' conversion to an integer, `ite(in range, fp.to_sbv(x), indefinite)` (and the
+// unsigned one's nest): the C cast it is, without x86's out-of-range value.
+std::optional<z3::expr> guardedConversion(const z3::expr &e) {
+  if (!e.is_app() || e.decl().decl_kind() != Z3_OP_ITE)
+    return std::nullopt;
+  auto kind = [](const z3::expr &x) {
+    return x.is_app() ? x.decl().decl_kind() : Z3_OP_UNINTERPRETED;
+  };
+  z3::expr then = e.arg(1), otherwise = e.arg(2);
+  if (kind(then) == Z3_OP_FPA_TO_SBV && otherwise.is_numeral())
+    return then;
+  if (kind(otherwise) == Z3_OP_ITE && otherwise.arg(1).is_numeral() &&
+      kind(otherwise.arg(2)) == Z3_OP_FPA_TO_UBV)
+    return otherwise.arg(2);
+  return std::nullopt;
+}
+
+// The comparison that `!(a op b)` of floating-point operands reads as.
+const char *negatedFloat(Z3_decl_kind k) {
+  switch (k) {
+  case Z3_OP_FPA_LT:
+    return ">=";
+  case Z3_OP_FPA_LE:
+    return ">";
+  case Z3_OP_FPA_GT:
+    return "<=";
+  case Z3_OP_FPA_GE:
+    return "<";
+  case Z3_OP_FPA_EQ:
+    return "!=";
+  default:
+    return nullptr;
+  }
+}
+
 std::string text(const z3::expr &e, int limit) {
   if (--printBudget < 0)
     return "…";
@@ -380,8 +532,14 @@ std::string text(const z3::expr &e, int limit) {
     }
     return name;
   }
+  if (auto f = floatText(e, limit))
+    return *f;
   if (k == Z3_OP_NOT) {
     z3::expr a = e.arg(0);
+    if (a.is_app() && a.num_args() == 2)
+      if (const char *op = negatedFloat(a.decl().decl_kind()))
+        return comparison(a.arg(0), op, a.arg(1), a.decl().decl_kind() == Z3_OP_FPA_EQ ? 7 : 6,
+                          limit);
     if (a.is_app() && a.num_args() == 2)
       if (const char *op = negated(a.decl().decl_kind())) {
         int own = a.decl().decl_kind() == Z3_OP_EQ ? 7 : precedence(a.decl().decl_kind());
@@ -395,6 +553,8 @@ std::string text(const z3::expr &e, int limit) {
     return comparison(e.arg(0), "!=", e.arg(1), 7, limit);
   if (const char *op = infix(k))
     return binary(e, op, limit);
+  if (auto conversion = guardedConversion(e))
+    return text(*conversion, limit);
   if (k == Z3_OP_ITE)
     return wrap(text(e.arg(0), 12) + " ? " + text(e.arg(1), 12) + " : " + text(e.arg(2), 13), 13,
                 limit);
@@ -510,6 +670,39 @@ std::string readableConjunction(const std::vector<PathConstraint> &conjuncts,
     text += (text.empty() ? "" : " && ") + t;
   }
   return text.empty() ? "true" : text;
+}
+
+std::string shortestDecimal(double value, bool single) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  char buf[512];
+  auto same = [&] {
+    double back = std::strtod(buf, nullptr);
+    return single ? static_cast<float>(back) == static_cast<float>(value) : back == value;
+  };
+  // Plain decimals where people write them ("70", "0.001"), else exponents ("1e+300").
+  double magnitude = std::fabs(value);
+  if (magnitude == 0 || (magnitude >= 1e-4 && magnitude < 1e15))
+    for (int decimals = 0; decimals <= 20; ++decimals) {
+      std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+      if (same())
+        return buf;
+    }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (same())
+      break;
+  }
+  return buf;
+}
+
+std::string floatLiteral(double value, bool single) {
+  std::string s = shortestDecimal(value, single);
+  if (s.find_first_of(".eni") == std::string::npos)
+    s += ".0";
+  return s;
 }
 
 DisplayNames displayNamesOf(const std::vector<InputVar> &inputs) {

@@ -3,6 +3,7 @@
 // the bug checks of one run.
 #include "rootline/symbolic.h"
 
+#include "symbolic/float_ops.h"
 #include "symbolic/indexed_value.h"
 #include "symbolic/libc_models.h"
 #include "symbolic/source_names.h"
@@ -247,7 +248,9 @@ struct SymbolicReplayer::Impl {
       return 64;
     if (t->isIntegerTy() && t->getIntegerBitWidth() <= 64)
       return t->getIntegerBitWidth();
-    return 0; // floating point, aggregates, wide integers: kept concrete
+    if (isSymbolicFloat(t)) // kept as their bits; float_ops computes on them
+      return static_cast<unsigned>(t->getPrimitiveSizeInBits().getFixedValue());
+    return 0; // long double, aggregates, wide integers: kept concrete
   }
 
   const z3::expr *symOf(uint64_t def) const {
@@ -753,6 +756,17 @@ struct SymbolicReplayer::Impl {
             b, [&](const z3::expr &leaf) { return compare(cmp->getPredicate(), a, leaf); }, budget);
       z3::expr holds = pushed ? pushed->simplify() : compare(cmp->getPredicate(), a, b);
       set(I, z3::ite(holds, bv(1, 1), bv(0, 1)));
+    } else if (auto *fcmp = llvm::dyn_cast<llvm::FCmpInst>(inst)) {
+      unsigned w = bitsOf(fcmp->getOperand(0)->getType());
+      if (!w)
+        return concretize();
+      z3::expr holds =
+          floatCompare(fcmp->getPredicate(), val(I.operands[0], w), val(I.operands[1], w));
+      set(I, z3::ite(holds, bv(1, 1), bv(0, 1)), floatNodes(I, w));
+    } else if (inst->getOpcode() == llvm::Instruction::FNeg) {
+      if (!bits)
+        return concretize();
+      set(I, floatNegate(val(I.operands[0], bits)));
     } else if (inst->getOpcode() == llvm::Instruction::Select) {
       if (!bits)
         return concretize();
@@ -767,8 +781,14 @@ struct SymbolicReplayer::Impl {
     } else if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(inst)) {
       set(I, gepExpr(I, gep));
     } else {
-      concretize(); // FP, aggregates: the value stays concrete
+      concretize(); // aggregates, vectors: the value stays concrete
     }
+  }
+
+  // A floating-point operation bit-blasts to a circuit of about width² gates, like a
+  // product of two inputs: it counts as `bits` nodes (see binaryNodes).
+  uint32_t floatNodes(const Instance &I, unsigned bits) const {
+    return addNodes(nodesOver(I), bits);
   }
 
   void concretize() { ++run.concretizations; }
@@ -811,6 +831,11 @@ struct SymbolicReplayer::Impl {
 
   void binary(const Instance &I, unsigned op, unsigned bits) {
     z3::expr a = val(I.operands[0], bits), b = val(I.operands[1], bits);
+    if (I.inst->getType()->isFloatingPointTy()) {
+      if (auto r = floatArithmetic(op, a, b))
+        return Impl::set(I, *r, floatNodes(I, bits));
+      return concretize(); // frem: C's fmod
+    }
     auto set = [&](const Instance &inst, const z3::expr &e) {
       Impl::set(inst, e, binaryNodes(inst, op, bits));
     };
@@ -864,6 +889,12 @@ struct SymbolicReplayer::Impl {
     if (!bits || !from)
       return concretize();
     z3::expr e = val(I.operands[0], from);
+    if (llvm::isa<llvm::FPToSIInst, llvm::FPToUIInst, llvm::SIToFPInst, llvm::UIToFPInst,
+                  llvm::FPExtInst, llvm::FPTruncInst>(inst)) {
+      if (auto r = floatCast(inst->getOpcode(), e, inst->getOperand(0)->getType(), inst->getType()))
+        return set(I, *r, floatNodes(I, std::max(bits, from)));
+      return concretize();
+    }
     switch (inst->getOpcode()) {
     case llvm::Instruction::Trunc:
       return set(I, e.extract(bits - 1, 0));
@@ -1116,10 +1147,28 @@ struct SymbolicReplayer::Impl {
       return;
     }
     default:
-      if (anySymbolic(I))
+      if (anySymbolic(I) && !modelFloatFunction(I, c, callee->getName().str()))
         concretize();
       return;
     }
+  }
+
+  // fabs, floor, sqrt, fmin, ... (float_ops.h): as intrinsics and as libm calls.
+  bool modelFloatFunction(const Instance &I, const llvm::CallInst *c, const std::string &name) {
+    unsigned bits = bitsOf(c->getType());
+    if (!wanted || !isSymbolicFloat(c->getType()) || !anySymbolic(I))
+      return false;
+    std::vector<z3::expr> args;
+    for (unsigned k = 0; k < c->arg_size() && k < I.operands.size(); ++k) {
+      if (bitsOf(c->getArgOperand(k)->getType()) != bits)
+        return false;
+      args.push_back(val(I.operands[k], bits));
+    }
+    auto r = floatFunction(name, args, bits);
+    if (!r)
+      return false;
+    set(I, *r, floatNodes(I, bits));
+    return true;
   }
 
   std::string calleeName(const llvm::CallInst *c) {
@@ -1216,7 +1265,7 @@ struct SymbolicReplayer::Impl {
     if (readSymbolic && wroteOpaque)
       run.concretizedCalls.insert(name.empty() ? "<indirect call>" : name);
     noteCtypeLocation(I, name); // wanted or not: later table look-ups need it
-    bool modelled = wanted && modelLibcCall(I, name);
+    bool modelled = wanted && (modelFloatFunction(I, c, name) || modelLibcCall(I, name));
     bool producesOutput = false;
     for (const Event &e : I.effects)
       producesOutput |= e.tag == Ev::OUTPUT;
@@ -1566,7 +1615,7 @@ struct SymbolicReplayer::Impl {
     v.name = (currentArg            ? "atok:" + arg + "@"
               : currentFile.empty() ? std::string("tok@")
                                     : "ftok:" + currentFile + "@") +
-             std::to_string(offset) + ":i" + std::to_string(v.bits);
+             std::to_string(offset) + (conv == 'f' ? ":f" : ":i") + std::to_string(v.bits);
     v.offset = offset;
     v.length = len;
     v.conv = conv;
@@ -1588,6 +1637,25 @@ struct SymbolicReplayer::Impl {
       if (size == 0 || size > 8)
         return;
       writeSymbolic(addr, tokenVariable(offset, len, size, conv, addr), 1, size);
+      return;
+    }
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A': {
+      if (size != 4 && size != 8) { // long double stays concrete
+        forget(addr, size);
+        ++run.concretizations;
+        return;
+      }
+      z3::expr x = tokenVariable(offset, len, size, 'f', addr);
+      // A number a person can type: scanf reads "nan" as some NaN, not these bits.
+      domain.push_back(!floatOfBits(x).mk_is_nan());
+      writeSymbolic(addr, x, 1, size);
       return;
     }
     case 'c':
@@ -1613,7 +1681,7 @@ struct SymbolicReplayer::Impl {
         writeConcrete(addr + size - 1, 1, {0, 0});
       return;
     default:
-      forget(addr, size); // floating point and others stay concrete
+      forget(addr, size); // long double and others stay concrete
       ++run.concretizations;
       return;
     }

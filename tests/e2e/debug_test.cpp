@@ -126,6 +126,24 @@ TEST_CASE("a changed line the evidence does not refute ranks above an unchanged 
   CHECK_FALSE(rep.candidates[1].inChangedRegion);
 }
 
+TEST_CASE("a threshold on doubles read with %lf gets a branch deviation with a float input",
+          "[debug][float]") {
+  // bmi = weight / pow(height, 2); `bmi < 30.0` became `bmi < 35.0`. pow stays concrete
+  // (noted); the weights are symbolic doubles.
+  DebugReport rep = debugRegression(requestFor(regression("b3_bmi_category")));
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  CHECK(top.line == 20);
+  CHECK(top.kind == "branch deviation");
+  INFO(top.condition);
+  CHECK(top.condition.find("weight") != std::string::npos);
+  CHECK(top.condition.find("35.0") != std::string::npos);
+  REQUIRE(top.alternativeChanges.size() == 1);
+  CHECK(top.alternativeChanges[0].find("token") == 0);
+  CHECK(top.ran);
+  CHECK(top.removesFailure); // both versions say "obese" for it
+}
+
 TEST_CASE("the true root cause of every regression fixture is ranked first", "[debug][fixtures]") {
   for (const auto &r : regressionFixtures()) {
     if (r.program.hasTag("stress"))

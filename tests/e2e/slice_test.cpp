@@ -133,6 +133,8 @@ TEST_CASE("RSC exploration reaches the same partitions as DART on every explorat
     std::string name = dir.filename().string();
     if (name == "getchar_words")
       continue; // path explosion: DART does not finish within a test's budget
+    if (name == "float_weather")
+      continue; // Z3 settles few floating-point queries: neither search is exhaustive
     DYNAMIC_SECTION(name) {
       TracedProgram p = buildTraced(BuildRecipe{{{dir / "main.c", {}, dir}}, {}, "test"});
       std::string seedFile = j.contains("stdin") && j["stdin"].is_string()

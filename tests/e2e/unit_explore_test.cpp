@@ -256,3 +256,25 @@ TEST_CASE("unit mode on cJSON's shapes: an anonymous struct behind a typedef is 
   INFO(tests.out << tests.err);
   CHECK(tests.exitedWith(0));
 }
+
+TEST_CASE("unit mode: float and double arguments and fields are symbolic, through arithmetic, "
+          "floor and isnan",
+          "[explore][unit][float]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "weighted_grade.c", "grade");
+  INFO(e.process.out << e.process.err);
+  // Every return value: NULL, negative, each threshold, floor(total / 10) == 7, the rest.
+  for (const char *r : {"return = -2\n", "return = -1\n", "return = 4\n", "return = 3\n",
+                        "return = 2\n", "return = 0\n"}) {
+    INFO(r);
+    CHECK(anyStdout(e.cases, r));
+  }
+  const json &cov = e.summary["functions"]["grade"]["branches"];
+  // isnan(total) is the one direction left: the inputs are numbers a person types.
+  CHECK(cov["covered"].get<int>() + 1 >= cov["total"].get<int>());
+  CHECK(e.summary["divergences"] == 0);
+  CHECK(e.summary["concretized_calls"].empty());
+  ProcessResult tests = buildAndRun(e, "test_grade");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+}

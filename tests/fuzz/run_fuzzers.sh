@@ -25,7 +25,8 @@ sources_of() {
   case $1 in
     trace_reader) echo "$src/src/trace/trace_file.cpp" ;;
     recipe_json) echo "$src/src/build/recipe.cpp" ;;
-    apply_model) echo "$src/src/explore/program_input.cpp" ;;
+    apply_model) echo "$src/src/explore/program_input.cpp $src/src/symbolic/expr_text.cpp" \
+                      "$src/src/symbolic/float_ops.cpp" ;;
   esac
 }
 

@@ -3,11 +3,15 @@
 // shows up as a diff of that file; regenerate it with ROOTLINE_UPDATE_GOLDEN=1.
 #include "rootline/expr_text.h"
 #include "rootline/fs.h"
+#include "symbolic/float_ops.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <sstream>
+
+#include <llvm/IR/Instruction.h>
+#include <llvm/IR/LLVMContext.h>
 
 using namespace rootline;
 
@@ -50,6 +54,35 @@ TEST_CASE("every C operator class displays as in the golden file", "[display]") 
       {"newline literal", c == ctx.bv_val('\n', 8)},
       {"precedence", (x + y) * k2 - z},
   };
+  // Floating point (float_ops.h): doubles d and e, float f, as their bits.
+  z3::expr d = ctx.bv_const("d", 64), e = ctx.bv_const("e", 64), f = ctx.bv_const("f", 32);
+  auto dbl = [&](double v) { return ctx.bv_val(inputBitsOfFloat(v, 64), 64); };
+  auto arith = [](unsigned op, const z3::expr &a, const z3::expr &b) {
+    return *floatArithmetic(op, a, b);
+  };
+  llvm::LLVMContext llvmCtx;
+  llvm::Type *dt = llvm::Type::getDoubleTy(llvmCtx), *ft = llvm::Type::getFloatTy(llvmCtx);
+  llvm::Type *it = llvm::Type::getInt32Ty(llvmCtx);
+  cases.insert(
+      cases.end(),
+      {{"floating arithmetic",
+        floatCompare(llvm::CmpInst::FCMP_OGE,
+                     arith(llvm::Instruction::FDiv, d, arith(llvm::Instruction::FMul, e, e)),
+                     dbl(30.0))},
+       {"floating difference, fraction constant",
+        floatCompare(llvm::CmpInst::FCMP_OLT, arith(llvm::Instruction::FSub, d, dbl(0.7)), e)},
+       {"floating negated comparison", !floatCompare(llvm::CmpInst::FCMP_OLT, d, dbl(18.5))},
+       {"floating constant first", floatCompare(llvm::CmpInst::FCMP_OGT, dbl(-1.5), d)},
+       {"floating libm",
+        floatCompare(llvm::CmpInst::FCMP_OEQ,
+                     *floatFunction("floor", {*floatFunction("sqrt", {d}, 64)}, 64),
+                     *floatFunction("fabs", {e}, 64))},
+       {"floating conversions",
+        *floatCast(llvm::Instruction::FPToSI, *floatCast(llvm::Instruction::FPExt, f, ft, dt), dt,
+                   it) == x},
+       {"integer to floating",
+        floatCompare(llvm::CmpInst::FCMP_OLT, *floatCast(llvm::Instruction::SIToFP, x, it, dt), d)},
+       {"floating negation", floatCompare(llvm::CmpInst::FCMP_UNE, floatNegate(d), e)}});
   std::ostringstream out;
   for (const auto &[name, e] : cases)
     out << name << ": " << readableExpr(e) << "\n";
