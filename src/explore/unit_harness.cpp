@@ -84,7 +84,7 @@ std::string identifierOf(std::string s) {
 enum class Kind {
   Integer,     // read as a number
   Bool,        // read as a number, stored as != 0
-  Floating,    // read as a number (float, double): concrete in the exploration
+  Floating,    // read as a number (float, double): a symbolic IEEE-754 value
   StructPtr,   // a lazily initialised pointer to a struct or union
   String,      // a char pointer: NULL, or a NUL-terminated string within --max-string
   ScalarArray, // a pointer to another scalar: NULL, or within --max-array elements
@@ -805,7 +805,7 @@ std::string kindText(DriverWriter &w, const llvm::DIType *raw) {
   case Kind::Bool:
     return "symbolic boolean";
   case Kind::Floating:
-    return "floating point, read as a number (concrete in the exploration)";
+    return "symbolic floating point (not NaN)";
   case Kind::StructPtr:
     return "lazily initialised pointer (NULL, a fresh object, or an existing one)";
   case Kind::String:
