@@ -221,6 +221,21 @@ bool mixValue(z3::model &candidate, const z3::model &model, bool mentioned, cons
   return mine && *mine != *value;
 }
 
+// Into `m`: the assumptions hold (activation literals true, negated ones false). False
+// when one is not a literal.
+bool assume(z3::model &m, const z3::expr_vector &assumptions) {
+  for (const z3::expr &a : assumptions) {
+    bool negated = a.is_app() && a.decl().decl_kind() == Z3_OP_NOT;
+    z3::expr lit = negated ? a.arg(0) : a;
+    if (!lit.is_const())
+      return false;
+    z3::func_decl d = lit.decl();
+    z3::expr value = m.ctx().bool_val(!negated);
+    m.add_const_interp(d, value);
+  }
+  return true;
+}
+
 template <typename Formulas> bool holdsAll(z3::model &candidate, const Formulas &formulas) {
   for (const z3::expr &f : formulas)
     if (!candidate.eval(f, true).is_true())
@@ -237,16 +252,8 @@ std::optional<z3::model> ClosestInput::seedOutside(const z3::expr_vector &assump
   z3::model candidate(ctx);
   for (const Var &v : vars_)
     mixValue(candidate, first, mentioned.count(v.input.name) > 0, v.expr, v.seed);
-  // The assumptions hold: activation literals true, negated ones false.
-  for (const z3::expr &a : assumptions) {
-    bool negated = a.is_app() && a.decl().decl_kind() == Z3_OP_NOT;
-    z3::expr lit = negated ? a.arg(0) : a;
-    if (!lit.is_const())
-      return std::nullopt;
-    z3::func_decl d = lit.decl();
-    z3::expr value = ctx.bool_val(!negated);
-    candidate.add_const_interp(d, value);
-  }
+  if (!assume(candidate, assumptions))
+    return std::nullopt;
   if (!holdsAll(candidate, solver_.assertions()))
     return std::nullopt;
   return candidate;
@@ -284,15 +291,8 @@ std::optional<z3::model> ClosestInput::seedModel(const z3::expr_vector &assumpti
     z3::expr value = ctx.bv_val(v.seed, v.input.bits);
     m.add_const_interp(d, value);
   }
-  for (const z3::expr &a : assumptions) {
-    bool negated = a.is_app() && a.decl().decl_kind() == Z3_OP_NOT;
-    z3::expr lit = negated ? a.arg(0) : a;
-    if (!lit.is_const())
-      return std::nullopt;
-    z3::func_decl d = lit.decl();
-    z3::expr value = ctx.bool_val(!negated);
-    m.add_const_interp(d, value);
-  }
+  if (!assume(m, assumptions))
+    return std::nullopt;
   return m;
 }
 
