@@ -299,6 +299,8 @@ std::optional<z3::model> ClosestInput::seedModel(const z3::expr_vector &assumpti
 std::optional<z3::model> ClosestInput::nearSeedFloats(const z3::expr_vector &assumptions,
                                                       const z3::expr &focus,
                                                       const Deadline &deadline) {
+  if (std::none_of(vars_.begin(), vars_.end(), [](const Var &v) { return v.input.isFloat(); }))
+    return std::nullopt; // most programs: no walk over the query
   std::set<std::string> mentioned = variablesOf(focus);
   std::vector<size_t> inside, outside;
   for (size_t i = 0; i < vars_.size(); ++i)

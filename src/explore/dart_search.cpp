@@ -213,7 +213,9 @@ private:
   public:
     PrefixSolver(Explorer &e, const SymbolicRun &run, const std::vector<PathConstraint> &seq,
                  const ProgramInput &seed)
-        : e_(e), run_(run), seq_(seq), seed_(seed), s_(e.ctx_) {
+        : e_(e), run_(run), seq_(seq), seed_(seed), s_(e.ctx_),
+          floats_(std::any_of(run.inputs.begin(), run.inputs.end(),
+                              [](const InputVar &v) { return v.isFloat(); })) {
       s_.set(*e.solverParams_);
       for (const auto &d : run.domain) {
         s_.add(d);
@@ -233,16 +235,17 @@ private:
       auto t0 = Clock::now();
       // A float query first with the parent's float inputs fixed but one: the guards
       // it adds live inside this push.
-      std::optional<z3::model> model =
-          ClosestInput(s_, seed_, run_.inputs)
-              .nearSeedFloats(z3::expr_vector(e_.ctx_), extra, e_.deadline_);
+      std::optional<z3::model> model;
+      if (floats_)
+        model = ClosestInput(s_, seed_, run_.inputs)
+                    .nearSeedFloats(z3::expr_vector(e_.ctx_), extra, e_.deadline_);
       if (model) {
         e_.result_.stats.solverSeconds += elapsed(t0);
         s_.pop();
         return model;
       }
       unsigned timeoutMs = e_.options_.solverTimeoutMs;
-      if (mentionsFloatInput(extra, run_.inputs))
+      if (floats_ && mentionsFloatInput(extra, run_.inputs))
         timeoutMs = std::min(timeoutMs, kFloatQueryMs);
       s_.set("timeout", e_.deadline_.clampMs(timeoutMs));
       z3::check_result r = s_.check();
@@ -266,6 +269,7 @@ private:
     const std::vector<PathConstraint> &seq_;
     const ProgramInput &seed_;
     z3::solver s_;
+    bool floats_; // the run read float inputs: only then are queries tried near the seed
     size_t added_ = 0;
     uint64_t bytes_ = 0;
   };

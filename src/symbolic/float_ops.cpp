@@ -1,11 +1,10 @@
 #include "float_ops.h"
 
+#include "rootline/symbolic.h"
+
 #include <llvm/IR/Instruction.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <set>
 
 namespace rootline {
@@ -79,17 +78,8 @@ z3::expr floatOfBits(const z3::expr &bits) {
     return bits.arg(0);
   unsigned width = bits.get_sort().bv_size();
   uint64_t v = 0;
-  if (bits.is_numeral() && bits.is_numeral_u64(v)) {
-    if (width == 32) {
-      float f;
-      uint32_t low = static_cast<uint32_t>(v);
-      std::memcpy(&f, &low, 4);
-      return numeralOf(ctx, f, 32);
-    }
-    double d;
-    std::memcpy(&d, &v, 8);
-    return numeralOf(ctx, d, 64);
-  }
+  if (bits.is_numeral() && bits.is_numeral_u64(v))
+    return numeralOf(ctx, floatOfInputBits(v, width), width);
   return z3::expr(ctx, Z3_mk_fpa_to_fp_bv(ctx, bits, sortOfWidth(ctx, width)));
 }
 
@@ -97,17 +87,8 @@ z3::expr bitsOfFloat(const z3::expr &fp) {
   z3::context &ctx = fp.ctx();
   if (isKind(fp, Z3_OP_FPA_TO_FP) && fp.num_args() == 1 && fp.arg(0).is_bv())
     return fp.arg(0);
-  if (auto v = floatNumeral(fp); v && !std::isnan(*v)) {
-    if (widthOf(fp) == 32) {
-      float f = static_cast<float>(*v);
-      uint32_t b;
-      std::memcpy(&b, &f, 4);
-      return ctx.bv_val(b, 32);
-    }
-    uint64_t b;
-    std::memcpy(&b, &*v, 8);
-    return ctx.bv_val(b, 64);
-  }
+  if (auto v = floatNumeral(fp); v && !std::isnan(*v))
+    return ctx.bv_val(inputBitsOfFloat(*v, widthOf(fp)), widthOf(fp));
   return z3::expr(ctx, Z3_mk_fpa_to_ieee_bv(ctx, fp));
 }
 
@@ -286,15 +267,7 @@ std::optional<double> floatNumeral(const z3::expr &fp) {
   uint64_t v = 0;
   if (!bits.is_numeral_u64(v))
     return std::nullopt;
-  if (widthOf(fp) == 32) {
-    float f;
-    uint32_t low = static_cast<uint32_t>(v);
-    std::memcpy(&f, &low, 4);
-    return f;
-  }
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
+  return floatOfInputBits(v, widthOf(fp));
 }
 
 } // namespace rootline
