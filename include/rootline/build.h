@@ -69,6 +69,10 @@ struct BuiltModule {
   bool cacheHit = false;
 };
 
+// One unit's own bitcode, before linking (cached like the units of buildModule). The
+// linker merges struct types of the same layout; a unit's own module keeps clang's names.
+fs::path buildUnit(const TranslationUnit &unit);
+
 // Compiles each unit with clang-19 to bitcode and links them with the LLVM API.
 // Throws Error (exit 2) naming the file and carrying clang's diagnostics when a unit
 // does not compile, or the link error when units do not link.

@@ -145,6 +145,22 @@ LoadedModule loadModule(const fs::path &bitcode) {
   return loaded;
 }
 
+namespace {
+
+std::pair<fs::path, std::string> builtUnit(const TranslationUnit &unit) {
+  std::string key = unitKey(unit);
+  fs::path bc = buildcache::unitBitcode(key);
+  if (!fs::exists(bc)) {
+    buildcache::prepare(bc);
+    compileUnit(unit, bc);
+  }
+  return {bc, key};
+}
+
+} // namespace
+
+fs::path buildUnit(const TranslationUnit &unit) { return builtUnit(unit).first; }
+
 BuiltModule buildModule(const BuildRecipe &recipe) {
   if (recipe.units.empty())
     throw Error("no source files to build");
@@ -152,12 +168,7 @@ BuiltModule buildModule(const BuildRecipe &recipe) {
   Hasher moduleHash;
   moduleHash.add("rootline-module-v1");
   for (const auto &unit : recipe.units) {
-    std::string key = unitKey(unit);
-    fs::path bc = buildcache::unitBitcode(key);
-    if (!fs::exists(bc)) {
-      buildcache::prepare(bc);
-      compileUnit(unit, bc);
-    }
+    auto [bc, key] = builtUnit(unit);
     parts.push_back(bc);
     moduleHash.add(key);
   }

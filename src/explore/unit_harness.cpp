@@ -11,6 +11,8 @@
 // functions of the same signature: the solver picks the target.
 #include "rootline/unit_harness.h"
 
+#include "void_payloads.h"
+
 #include "rootline/error.h"
 
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -25,6 +27,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -255,8 +258,21 @@ static void rl_print_strings(void) {
     }
 }
 
+/* A `void *` on a side of its tag where the code does not use it as a type: NULL or a
+ * block of zero bytes on the heap (a function that only tests it, or frees it, gets a
+ * real object). */
+static int rl_opaque_blocks;
+static void *rl_opaque(void) {
+  if (rl_choose_pointer() <= 0 || rl_opaque_blocks >= 8)
+    return 0;
+  void *p = calloc(1, 64);
+  rl_object(p, "opaque_block", rl_opaque_blocks++);
+  return p;
+}
+
 static void rl_reset_common(void) {
   rl_reads = 0;
+  rl_opaque_blocks = 0;
   rl_pointer_choices = rl_function_choices = rl_chosen = rl_nobjects = rl_nfreed = 0;
   rl_strings = 0;
   memset(rl_string_heap, 0, sizeof rl_string_heap);
@@ -266,10 +282,24 @@ static void rl_reset_common(void) {
 
 class DriverWriter {
 public:
-  DriverWriter(const llvm::Module &module, const llvm::DISubprogram *sp, const UnitOptions &options,
-               const fs::path &definingSource)
-      : module_(module), sp_(sp), options_(options), source_(definingSource) {
+  DriverWriter(const llvm::Module &module, const llvm::Function &function,
+               const UnitOptions &options, const fs::path &definingSource,
+               const std::vector<const llvm::Module *> &units, const llvm::Module &definingUnit)
+      : module_(module), sp_(function.getSubprogram()), options_(options), source_(definingSource),
+        payloads_(findVoidPayloads(module, function, units)) {
     collectFunctionCandidates();
+    // The structs the driver can build: complete where it includes the function's file.
+    llvm::DebugInfoFinder finder;
+    finder.processModule(definingUnit);
+    for (const llvm::DIType *t : finder.types())
+      if (auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t);
+          c && !c->isForwardDecl() && !c->getName().empty())
+        completeInUnit_.insert(c->getName().str());
+      else if (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t);
+               d && d->getTag() == dw::DW_TAG_typedef)
+        if (auto *b = llvm::dyn_cast_or_null<llvm::DICompositeType>(stripped(d->getBaseType()));
+            b && !b->isForwardDecl())
+          completeInUnit_.insert(d->getName().str());
   }
 
   std::string spell(const llvm::DIType *t) {
@@ -427,6 +457,12 @@ public:
       o << indent << "RL_READ(\"" << (c.bits == 32 ? "%f" : "%lf") << "\", &" << lv << ");\n";
       return;
     case Kind::StructPtr:
+      if (!buildableHere(c.type)) { // defined in another file: opaque where the driver is
+        note(what + " (" + spellOr(raw, "a pointer") +
+             "): its struct is not defined in the function's file; it is NULL");
+        o << indent << lv << " = 0;\n";
+        return;
+      }
       // An anonymous struct is known by its typedef's name (`parse_buffer`).
       needStruct(c.pointee, spell(llvm::cast<llvm::DIDerivedType>(c.type)->getBaseType()));
       o << indent << lv << " = rl_pointer_" << structId(c.pointee) << "(" << depth << ");\n";
@@ -461,15 +497,32 @@ public:
         return;
       auto *comp = llvm::cast<llvm::DICompositeType>(c.type);
       TaggedUnion tagged = taggedUnion(comp);
-      if (tagged.tag) // the tag first: the union is built for its value
-        fill(o, lv + "." + tagged.tag->getName().str(), tagged.tag->getBaseType(), depth, indent,
-             what + "." + tagged.tag->getName().str(), nesting + 1);
+      // Tags first: the union, or the `void *` payloads, are built for their values.
+      std::vector<const llvm::DIDerivedType *> first;
+      if (tagged.tag)
+        first.push_back(tagged.tag);
+      std::vector<MemberPayload> payloads = memberPayloads(raw, comp);
+      for (const MemberPayload &p : payloads)
+        if (p.tag && std::find(first.begin(), first.end(), p.tag) == first.end())
+          first.push_back(p.tag);
+      for (const llvm::DIDerivedType *t : first)
+        fill(o, lv + "." + t->getName().str(), t->getBaseType(), depth, indent,
+             what + "." + t->getName().str(), nesting + 1);
       for (const llvm::DINode *n : comp->getElements()) {
         auto *m = llvm::dyn_cast<llvm::DIDerivedType>(n);
         if (!m || m->getTag() != dw::DW_TAG_member)
           continue;
-        if (m == tagged.tag)
+        if (std::find(first.begin(), first.end(), m) != first.end())
           continue;
+        if (auto p = std::find_if(payloads.begin(), payloads.end(),
+                                  [&](const MemberPayload &x) { return x.member == m; });
+            p != payloads.end()) {
+          std::string tagLv = p->tag ? lv + "." + p->tag->getName().str() : "";
+          fillPayload(o, lv + "." + m->getName().str(), tagLv,
+                      p->tag ? p->tag->getBaseType() : nullptr, *p->payload, depth, indent,
+                      what + "." + m->getName().str(), nesting);
+          continue;
+        }
         if (m == tagged.un) {
           forEachTag(o, lv, tagged, indent,
                      [&](const llvm::DIDerivedType *alt, const std::string &in) {
@@ -609,10 +662,17 @@ public:
         return;
       auto *comp = llvm::cast<llvm::DICompositeType>(c.type);
       TaggedUnion tagged = taggedUnion(comp);
+      std::vector<MemberPayload> payloads = memberPayloads(raw, comp);
       for (const llvm::DINode *n : comp->getElements()) {
         auto *m = llvm::dyn_cast<llvm::DIDerivedType>(n);
         if (!m || m->getTag() != dw::DW_TAG_member || m->isBitField())
           continue;
+        if (llvm::any_of(payloads, [&](const MemberPayload &x) { return x.member == m; })) {
+          o << indent << "rl_print_pointer(" << prefix << ", \"" << suffix << "."
+            << m->getName().str() << "\", (const void *)" << lv << "." << m->getName().str()
+            << ");\n";
+          continue;
+        }
         if (m == tagged.un) { // the member the tag says is there
           forEachTag(o, lv, tagged, indent,
                      [&](const llvm::DIDerivedType *alt, const std::string &in) {
@@ -649,6 +709,181 @@ public:
     case Kind::Unsupported:
       return;
     }
+  }
+
+  // A `void *` member whose types a tag member names (void_payloads.h).
+  struct MemberPayload {
+    const llvm::DIDerivedType *member = nullptr, *tag = nullptr; // tag: null when untagged
+    const VoidPayload *payload = nullptr;
+  };
+
+  static bool isVoidPointer(const llvm::DIType *raw) {
+    auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(stripped(raw));
+    return d && d->getTag() == dw::DW_TAG_pointer_type && !stripped(d->getBaseType());
+  }
+
+  // The struct's name as the IR names it: its tag, else the typedef naming it.
+  static std::string structName(const llvm::DIType *raw, const llvm::DICompositeType *comp) {
+    if (!comp->getName().empty())
+      return comp->getName().str();
+    for (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(raw); d;
+         d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(d->getBaseType()))
+      if (d->getTag() == dw::DW_TAG_typedef)
+        return d->getName().str();
+    return "";
+  }
+
+  std::vector<MemberPayload> memberPayloads(const llvm::DIType *raw,
+                                            const llvm::DICompositeType *comp) {
+    std::vector<MemberPayload> out;
+    std::string name = structName(raw, comp);
+    if (name.empty())
+      return out;
+    for (const llvm::DINode *n : comp->getElements()) {
+      auto *m = llvm::dyn_cast<llvm::DIDerivedType>(n);
+      if (!m || m->getTag() != dw::DW_TAG_member || m->getName().empty() ||
+          !isVoidPointer(m->getBaseType()))
+        continue;
+      auto it = payloads_.members.find({name, m->getOffsetInBits()});
+      if (it == payloads_.members.end() || it->second.cases.empty())
+        continue;
+      MemberPayload p{m, nullptr, &it->second};
+      if (it->second.tagged) {
+        for (const llvm::DINode *k : comp->getElements())
+          if (auto *t = llvm::dyn_cast<llvm::DIDerivedType>(k);
+              t && t->getTag() == dw::DW_TAG_member && !t->isBitField() && !t->getName().empty() &&
+              t->getOffsetInBits() == it->second.tag && isTagType(t->getBaseType()))
+            p.tag = t;
+        if (!p.tag)
+          continue;
+      }
+      out.push_back(p);
+    }
+    return out;
+  }
+
+  // The payload a `void *` parameter holds, and the parameter that tags it.
+  const VoidPayload *
+  paramPayload(const std::vector<std::pair<std::string, const llvm::DIType *>> &params, size_t i,
+               std::optional<size_t> &tag) {
+    if (!isVoidPointer(params[i].second))
+      return nullptr;
+    auto it = payloads_.params.find(static_cast<unsigned>(i + 1));
+    if (it == payloads_.params.end() || it->second.cases.empty())
+      return nullptr;
+    if (it->second.tagged) {
+      size_t t = it->second.tag - 1;
+      if (t >= params.size() || t == i || !isTagType(params[t].second))
+        return nullptr;
+      tag = t;
+    }
+    return &it->second;
+  }
+
+  // A pointer to a scalar, or to a struct the function's file defines (a payload may be
+  // used as a type of another file, opaque here: `Reprog *` in mujs's jsregexp.c).
+  bool buildableHere(const llvm::DIType *pointer) {
+    const llvm::DIType *base = llvm::cast<llvm::DIDerivedType>(stripped(pointer))->getBaseType();
+    auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(stripped(base));
+    if (!c)
+      return true;
+    std::string name = c->getName().str();
+    for (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(base); name.empty() && d;
+         d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(d->getBaseType()))
+      if (d->getTag() == dw::DW_TAG_typedef)
+        name = d->getName().str();
+    return completeInUnit_.count(name) > 0;
+  }
+
+  bool isTagType(const llvm::DIType *raw) {
+    Kind k = classify(raw).kind;
+    return k == Kind::Integer || k == Kind::Bool;
+  }
+
+  // `tag == SHAPE_RECT || tag == 7`: enumerators by name where the tag is an enum.
+  std::string tagCondition(const std::string &tagLv, const llvm::DIType *tagType,
+                           const std::vector<int64_t> &values) {
+    auto *en = llvm::dyn_cast_or_null<llvm::DICompositeType>(stripped(tagType));
+    std::string out;
+    for (int64_t v : values) {
+      std::string spelled = std::to_string(v);
+      if (en && en->getTag() == dw::DW_TAG_enumeration_type)
+        for (const llvm::DINode *n : en->getElements())
+          if (auto *e = llvm::dyn_cast<llvm::DIEnumerator>(n);
+              e && e->getValue().getSExtValue() == v)
+            spelled = e->getName().str();
+      out += (out.empty() ? "" : " || ") + tagLv + " == " + spelled;
+    }
+    return out;
+  }
+
+  // Statements building `void *` lvalue `lv` as the type the code uses it as for the
+  // tag's value: `if (s.kind == SHAPE_CIRCLE) { struct circle *rl_payload = ...; }`. A
+  // tag value the code uses as no type gets NULL or an opaque block (rl_opaque).
+  void fillPayload(std::ostringstream &o, const std::string &lv, const std::string &tagLv,
+                   const llvm::DIType *tagType, const VoidPayload &p, const std::string &depth,
+                   const std::string &indent, const std::string &what, unsigned nesting) {
+    auto build = [&](const PayloadCase &c, const std::string &in) {
+      std::string spelled = spell(c.pointer);
+      o << in << "{\n" << in << "  " << spelled << " rl_payload = 0;\n";
+      fill(o, "rl_payload", c.pointer, depth, in + "  ", what, nesting + 1);
+      o << in << "  " << lv << " = (void *)rl_payload;\n"
+        << in << "  rl_chose(\"" << what << "\", \"" << spelled << "\");\n"
+        << in << "}\n";
+    };
+    const PayloadCase *other = nullptr;
+    std::vector<const PayloadCase *> cases;
+    std::vector<int64_t> unbuilt; // used as a type the driver cannot build: NULL
+    bool otherUnbuilt = false;
+    std::set<int64_t> covered;
+    for (const PayloadCase &c : p.cases) {
+      if (spell(c.pointer).empty() || !buildableHere(c.pointer)) {
+        note(what + ": used as " + spellOr(c.pointer, "a type") + " at " + c.site +
+             ", which the function's file does not define; it is NULL there");
+        if (c.otherwise)
+          otherUnbuilt = true;
+        else
+          unbuilt.insert(unbuilt.end(), c.tags.begin(), c.tags.end());
+        continue;
+      }
+      if (c.otherwise) {
+        other = other ? other : &c;
+      } else {
+        cases.push_back(&c);
+        covered.insert(c.tags.begin(), c.tags.end());
+      }
+    }
+    size_t branches = 0;
+    auto branch = [&](const std::string &condition) {
+      o << indent << (branches++ ? "} else if (" : "if (") << condition << ") {\n";
+    };
+    for (const PayloadCase *c : cases) {
+      branch(tagCondition(tagLv, tagType, c->tags));
+      build(*c, indent + "  ");
+    }
+    if (!unbuilt.empty()) {
+      branch(tagCondition(tagLv, tagType, unbuilt));
+      o << indent << "  " << lv << " = 0;\n";
+    }
+    if (other) { // the values the else side excludes, and no case names, get no type
+      std::vector<int64_t> excluded;
+      for (int64_t v : other->tags)
+        if (!covered.count(v))
+          excluded.push_back(v);
+      if (!excluded.empty()) {
+        branch(tagCondition(tagLv, tagType, excluded));
+        o << indent << "  " << lv << " = rl_opaque();\n";
+      }
+    }
+    std::string in = branches ? indent + "  " : indent;
+    if (branches)
+      o << indent << "} else {\n";
+    if (other)
+      build(*other, in);
+    else
+      o << in << lv << (otherUnbuilt ? " = 0;\n" : " = rl_opaque();\n");
+    if (branches)
+      o << indent << "}\n";
   }
 
   // A tagged union: a struct with an enum member (the tag) and a union member. Each
@@ -795,6 +1030,8 @@ private:
   std::map<std::string, std::pair<std::string, const llvm::DIType *>> arrays_;
   std::vector<std::string> notes_;
   std::ostringstream resets_;
+  VoidPayloads payloads_;
+  std::set<std::string> completeInUnit_; // struct and typedef names
 };
 
 std::string kindText(DriverWriter &w, const llvm::DIType *raw) {
@@ -853,12 +1090,41 @@ DriverWriter::write(const std::vector<std::pair<std::string, const llvm::DIType 
                   ExitBadInput);
     else
       decls << "static " << spelled << (spelled.back() == '*' ? "" : " ") << arg << ";\n";
-    fill(build, arg, type, "0", "  ", name);
     inputs.push_back({name, spellOr(type, "?"), kindText(*this, type)});
     call << (i ? ", " : "") << arg;
     if (c.kind == Kind::Struct)
       print(state, "\"\"", name, arg, type, "  ");
     resets_ << "  memset(&" << arg << ", 0, sizeof " << arg << ");\n";
+  }
+  // The parameters are built in order, except that a tag is built before the `void *`
+  // payload it tags (`measure(void *payload, int kind)`).
+  std::vector<bool> built(params.size(), false);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (built[i])
+      continue;
+    const auto &[name, type] = params[i];
+    std::string arg = "arg_" + identifierOf(name);
+    std::optional<size_t> tag;
+    const VoidPayload *payload = paramPayload(params, i, tag);
+    if (!payload) {
+      fill(build, arg, type, "0", "  ", name);
+      built[i] = true;
+      continue;
+    }
+    std::string tagLv;
+    if (tag) {
+      tagLv = "arg_" + identifierOf(params[*tag].first);
+      if (!built[*tag])
+        fill(build, tagLv, params[*tag].second, "0", "  ", params[*tag].first);
+      built[*tag] = true;
+      inputs[i].how = "void * built as the type the code uses it as for the value of " +
+                      params[*tag].first + " (or NULL)";
+    } else {
+      inputs[i].how = "void * built as the one type the code uses it as (or NULL)";
+    }
+    fillPayload(build, arg, tagLv, tag ? params[*tag].second : nullptr, *payload, "0", "  ", name,
+                0);
+    built[i] = true;
   }
   for (const auto &[name, type] : globals)
     print(state, "\"\"", name, name, type, "  ");
@@ -1103,7 +1369,17 @@ UnitHarness makeUnitHarness(const BuildRecipe &program, const UnitOptions &optio
       }
   }
 
-  DriverWriter writer(*loaded.module, sp, options, h.definingSource);
+  // The units' own modules, for the struct names the linker merged (void_payloads.h).
+  std::vector<LoadedModule> unitModules;
+  std::vector<const llvm::Module *> units;
+  const llvm::Module *definingUnit = nullptr;
+  for (const auto &u : program.units) {
+    unitModules.push_back(loadModule(buildUnit(u)));
+    units.push_back(unitModules.back().module.get());
+    if (&u == unit)
+      definingUnit = units.back();
+  }
+  DriverWriter writer(*loaded.module, *fn, options, h.definingSource, units, *definingUnit);
   // A global that holds pointers (allocator hooks, a list head) keeps its initial value:
   // the program set it up, and the function relies on it.
   std::erase_if(globals, [&](const auto &g) {

@@ -278,3 +278,70 @@ TEST_CASE("unit mode: float and double arguments and fields are symbolic, throug
   INFO(tests.out << tests.err);
   CHECK(tests.exitedWith(0));
 }
+
+TEST_CASE("unit mode: a void * payload is built per tag value as the type the code uses it as, "
+          "and each test records the type",
+          "[explore][unit][payload]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "shape_payload.c", "shape_area");
+  INFO(e.process.out << e.process.err);
+  REQUIRE(e.process.exitedWith(1)); // the division by zero behind a rect payload
+  std::set<std::string> targets;
+  for (const auto &c : e.cases["cases"])
+    for (const auto &target : c["targets"])
+      targets.insert(target.get<std::string>());
+  // A local of that type, a parameter it is passed to, a string it is read as.
+  CHECK(targets.count("shape.data = const struct circle *"));
+  CHECK(targets.count("shape.data = const struct rect *"));
+  CHECK(targets.count("shape.data = const char *"));
+  for (const char *r : {"return = 0\n", "return = -1\n", "return = 3\n", "return = 2\n",
+                        "return = 1\n", "return = -2\n"}) {
+    INFO(r);
+    CHECK(anyStdout(e.cases, r));
+  }
+  // A tag the code gives no type: NULL or an opaque block, so the default case runs.
+  CHECK(anyStdout(e.cases, "shape_object[0].data = &opaque_block[0]\nshape_object[0].kind = "));
+  CHECK(e.process.err.find("div-by-zero at") != std::string::npos);
+  for (const char *f : {"shape_area", "aspect"}) {
+    const json &cov = e.summary["functions"][f]["branches"];
+    INFO(f);
+    CHECK(cov["covered"] == cov["total"]);
+  }
+  CHECK(e.summary["divergences"] == 0);
+  ProcessResult tests = buildAndRun(e, "test_shape_area");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+  ProcessResult crash = buildAndRun(e, "crash_shape_area");
+  CHECK((crash.out + crash.err).find("div-by-zero at shape_payload.c:23 in aspect") !=
+        std::string::npos);
+}
+
+TEST_CASE("unit mode: a void * parameter tagged by a later parameter is built after its tag",
+          "[explore][unit][payload]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "shape_payload.c", "measure");
+  INFO(e.process.out << e.process.err);
+  std::string driver = readFile(e.out / "unit" / "driver.c");
+  size_t tag = driver.find("RL_READ(\"%d\", (int *)&arg_kind);");
+  size_t payload = driver.find("arg_payload = (void *)rl_payload;");
+  REQUIRE(tag != std::string::npos);
+  REQUIRE(payload != std::string::npos);
+  CHECK(tag < payload);
+  // A cast to a struct, and a pointer to int read as an array.
+  for (const char *r : {"return = 1\n", "return = 0\n", "return = -1\n", "return = -3\n",
+                        "return = 4\n", "return = 3\n"}) {
+    INFO(r);
+    CHECK(anyStdout(e.cases, r));
+  }
+  CHECK(e.process.err.find("null-deref at") != std::string::npos);
+  const json &cov = e.summary["functions"]["measure"]["branches"];
+  CHECK(cov["covered"] == cov["total"]);
+  bool described = false;
+  for (const auto &in : e.cases["inputs"])
+    described |= in["name"] == "payload" &&
+                 in["how"].get<std::string>().find("for the value of kind") != std::string::npos;
+  CHECK(described);
+  ProcessResult tests = buildAndRun(e, "test_measure");
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+}
