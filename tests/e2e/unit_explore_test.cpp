@@ -65,6 +65,15 @@ bool anyStdout(const json &cases, const std::string &needle) {
   return false;
 }
 
+// Every "what = target" the cases record (function pointers, void * payload types).
+std::set<std::string> targetsOf(const json &cases) {
+  std::set<std::string> targets;
+  for (const auto &c : cases["cases"])
+    for (const auto &target : c["targets"])
+      targets.insert(target.get<std::string>());
+  return targets;
+}
+
 } // namespace
 
 TEST_CASE("unit mode: a list function is explored through lazily built lists, and its cmocka "
@@ -137,10 +146,7 @@ TEST_CASE("unit mode: a function pointer is a symbolic choice among the file's f
   TempDir t;
   Explored e = exploreFunction(t, "dispatch.c", "run_op");
   INFO(e.process.out << e.process.err);
-  std::set<std::string> targets;
-  for (const auto &c : e.cases["cases"])
-    for (const auto &target : c["targets"])
-      targets.insert(target.get<std::string>());
+  std::set<std::string> targets = targetsOf(e.cases);
   CHECK(targets.count("op.apply = add"));
   CHECK(targets.count("op.apply = sub"));
   CHECK(targets.count("op.apply = divide"));
@@ -286,10 +292,7 @@ TEST_CASE("unit mode: a void * payload is built per tag value as the type the co
   Explored e = exploreFunction(t, "shape_payload.c", "shape_area");
   INFO(e.process.out << e.process.err);
   REQUIRE(e.process.exitedWith(1)); // the division by zero behind a rect payload
-  std::set<std::string> targets;
-  for (const auto &c : e.cases["cases"])
-    for (const auto &target : c["targets"])
-      targets.insert(target.get<std::string>());
+  std::set<std::string> targets = targetsOf(e.cases);
   // A local of that type, a parameter it is passed to, a string it is read as.
   CHECK(targets.count("shape.data = const struct circle *"));
   CHECK(targets.count("shape.data = const struct rect *"));
