@@ -65,13 +65,12 @@ BuildRecipe rebaseRecipe(const BuildRecipe &recipe, const fs::path &from, const 
 
 struct BuiltModule {
   fs::path bitcode; // linked module, inside the cache
-  std::string key;  // content hash of everything that went into it
+  // Each unit's own bitcode before linking, in the recipe's order. The linker merges
+  // struct types of the same layout; a unit's own module keeps clang's names.
+  std::vector<fs::path> unitBitcode;
+  std::string key; // content hash of everything that went into it
   bool cacheHit = false;
 };
-
-// One unit's own bitcode, before linking (cached like the units of buildModule). The
-// linker merges struct types of the same layout; a unit's own module keeps clang's names.
-fs::path buildUnit(const TranslationUnit &unit);
 
 // Compiles each unit with clang-19 to bitcode and links them with the LLVM API.
 // Throws Error (exit 2) naming the file and carrying clang's diagnostics when a unit

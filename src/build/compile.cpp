@@ -145,22 +145,6 @@ LoadedModule loadModule(const fs::path &bitcode) {
   return loaded;
 }
 
-namespace {
-
-std::pair<fs::path, std::string> builtUnit(const TranslationUnit &unit) {
-  std::string key = unitKey(unit);
-  fs::path bc = buildcache::unitBitcode(key);
-  if (!fs::exists(bc)) {
-    buildcache::prepare(bc);
-    compileUnit(unit, bc);
-  }
-  return {bc, key};
-}
-
-} // namespace
-
-fs::path buildUnit(const TranslationUnit &unit) { return builtUnit(unit).first; }
-
 BuiltModule buildModule(const BuildRecipe &recipe) {
   if (recipe.units.empty())
     throw Error("no source files to build");
@@ -168,11 +152,17 @@ BuiltModule buildModule(const BuildRecipe &recipe) {
   Hasher moduleHash;
   moduleHash.add("rootline-module-v1");
   for (const auto &unit : recipe.units) {
-    auto [bc, key] = builtUnit(unit);
+    std::string key = unitKey(unit);
+    fs::path bc = buildcache::unitBitcode(key);
+    if (!fs::exists(bc)) {
+      buildcache::prepare(bc);
+      compileUnit(unit, bc);
+    }
     parts.push_back(bc);
     moduleHash.add(key);
   }
   BuiltModule result;
+  result.unitBitcode = parts;
   result.key = moduleHash.hex();
   result.bitcode = buildcache::moduleBitcode(result.key);
   result.cacheHit = fs::exists(result.bitcode);

@@ -14,6 +14,7 @@
 #include "void_payloads.h"
 
 #include "rootline/error.h"
+#include "support/debug_types.h"
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfo.h>
@@ -44,14 +45,7 @@ bool isQualifier(unsigned tag) {
 }
 
 // Typedefs and qualifiers say nothing about what a value is.
-const llvm::DIType *stripped(const llvm::DIType *t) {
-  while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
-    if (!isQualifier(d->getTag()))
-      break;
-    t = d->getBaseType();
-  }
-  return t;
-}
+const llvm::DIType *stripped(const llvm::DIType *t) { return strippedType(t); }
 
 // Qualifiers off, typedef names kept: how a declaration spells the type.
 const llvm::DIType *unqualified(const llvm::DIType *t) {
@@ -722,21 +716,10 @@ public:
     return d && d->getTag() == dw::DW_TAG_pointer_type && !stripped(d->getBaseType());
   }
 
-  // The struct's name as the IR names it: its tag, else the typedef naming it.
-  static std::string structName(const llvm::DIType *raw, const llvm::DICompositeType *comp) {
-    if (!comp->getName().empty())
-      return comp->getName().str();
-    for (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(raw); d;
-         d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(d->getBaseType()))
-      if (d->getTag() == dw::DW_TAG_typedef)
-        return d->getName().str();
-    return "";
-  }
-
   std::vector<MemberPayload> memberPayloads(const llvm::DIType *raw,
                                             const llvm::DICompositeType *comp) {
     std::vector<MemberPayload> out;
-    std::string name = structName(raw, comp);
+    std::string name = structNameOf(raw);
     if (name.empty())
       return out;
     for (const llvm::DINode *n : comp->getElements()) {
@@ -784,15 +767,9 @@ public:
   // used as a type of another file, opaque here: `Reprog *` in mujs's jsregexp.c).
   bool buildableHere(const llvm::DIType *pointer) {
     const llvm::DIType *base = llvm::cast<llvm::DIDerivedType>(stripped(pointer))->getBaseType();
-    auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(stripped(base));
-    if (!c)
+    if (!llvm::isa_and_nonnull<llvm::DICompositeType>(stripped(base)))
       return true;
-    std::string name = c->getName().str();
-    for (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(base); name.empty() && d;
-         d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(d->getBaseType()))
-      if (d->getTag() == dw::DW_TAG_typedef)
-        name = d->getName().str();
-    return completeInUnit_.count(name) > 0;
+    return completeInUnit_.count(structNameOf(base)) > 0;
   }
 
   bool isTagType(const llvm::DIType *raw) {
@@ -1373,8 +1350,9 @@ UnitHarness makeUnitHarness(const BuildRecipe &program, const UnitOptions &optio
   std::vector<LoadedModule> unitModules;
   std::vector<const llvm::Module *> units;
   const llvm::Module *definingUnit = nullptr;
-  for (const auto &u : program.units) {
-    unitModules.push_back(loadModule(buildUnit(u)));
+  for (size_t i = 0; i < program.units.size(); ++i) {
+    const TranslationUnit &u = program.units[i];
+    unitModules.push_back(loadModule(built.unitBitcode[i]));
     units.push_back(unitModules.back().module.get());
     if (&u == unit)
       definingUnit = units.back();

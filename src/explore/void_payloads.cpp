@@ -3,6 +3,8 @@
 // load of its `.addr` alloca, and locals carry debug declarations with their C types.
 #include "void_payloads.h"
 
+#include "support/debug_types.h"
+
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/CFG.h>
@@ -29,23 +31,10 @@ namespace {
 
 namespace dw = llvm::dwarf;
 
-// A type without its typedefs and qualifiers.
-const llvm::DIType *bare(const llvm::DIType *t) {
-  while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
-    unsigned tag = d->getTag();
-    if (tag != dw::DW_TAG_typedef && tag != dw::DW_TAG_const_type &&
-        tag != dw::DW_TAG_volatile_type && tag != dw::DW_TAG_restrict_type &&
-        tag != dw::DW_TAG_atomic_type)
-      break;
-    t = d->getBaseType();
-  }
-  return t;
-}
-
 // A pointer type to something (not `void *`): what a payload can be built as.
 const llvm::DIType *typedPointer(const llvm::DIType *t) {
-  auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(bare(t));
-  if (!d || d->getTag() != dw::DW_TAG_pointer_type || !bare(d->getBaseType()))
+  auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(strippedType(t));
+  if (!d || d->getTag() != dw::DW_TAG_pointer_type || !strippedType(d->getBaseType()))
     return nullptr;
   return t;
 }
@@ -91,30 +80,15 @@ public:
         composites_.try_emplace(c->getName().str(), c);
       if (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t);
           d && d->getTag() == dw::DW_TAG_typedef)
-        if (auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(bare(d->getBaseType()));
+        if (auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(strippedType(d->getBaseType()));
             c && c->getName().empty() && c->getTag() == dw::DW_TAG_structure_type)
           composites_.try_emplace(d->getName().str(), c);
       auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t);
       if (!d || d->getTag() != dw::DW_TAG_pointer_type)
         continue;
-      // The name the struct is known by: its tag, or the typedef an anonymous one has.
-      std::string name;
-      for (const llvm::DIType *b = d->getBaseType(); b;) {
-        if (auto *c = llvm::dyn_cast<llvm::DICompositeType>(b)) {
-          if (!c->getName().empty())
-            name = c->getName().str();
-          break;
-        }
-        auto *q = llvm::dyn_cast<llvm::DIDerivedType>(b);
-        if (!q)
-          break;
-        if (q->getTag() == dw::DW_TAG_typedef && name.empty())
-          name = q->getName().str();
-        b = q->getBaseType();
-      }
-      if (llvm::isa_and_nonnull<llvm::DICompositeType>(bare(d->getBaseType())) && !name.empty())
+      if (std::string name = structNameOf(d->getBaseType()); !name.empty())
         byName_.try_emplace(name, d);
-      if (auto *b = llvm::dyn_cast_or_null<llvm::DIBasicType>(bare(d->getBaseType()))) {
+      if (auto *b = llvm::dyn_cast_or_null<llvm::DIBasicType>(strippedType(d->getBaseType()))) {
         bool isFloat = b->getEncoding() == dw::DW_ATE_float;
         auto key = std::make_pair(b->getSizeInBits(), isFloat);
         // A plain `char` or `int` rather than `unsigned char`: the common reading.
@@ -300,13 +274,13 @@ private:
     }
     if (auto *load = llvm::dyn_cast<llvm::LoadInst>(ptr)) {
       auto *p = llvm::dyn_cast_or_null<llvm::DIDerivedType>(
-          bare(objectType(load->getPointerOperand(), depth + 1)));
+          strippedType(objectType(load->getPointerOperand(), depth + 1)));
       return p && p->getTag() == dw::DW_TAG_pointer_type ? p->getBaseType() : nullptr;
     }
     auto *gep = llvm::dyn_cast<llvm::GEPOperator>(ptr);
     if (!gep)
       return nullptr;
-    const llvm::DIType *base = bare(objectType(gep->getPointerOperand(), depth + 1));
+    const llvm::DIType *base = strippedType(objectType(gep->getPointerOperand(), depth + 1));
     if (gep->getNumIndices() == 1) // p + i: an element like *p
       return base;
     auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(base);
@@ -330,17 +304,7 @@ private:
   // anonymous one), from the object's debug type; the IR name only when there is none.
   std::string ownerOf(const llvm::GEPOperator *gep, const llvm::StructType *st) const {
     const llvm::DIType *t = objectType(gep->getPointerOperand());
-    std::string typedefName;
-    while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
-      if (d->getTag() == dw::DW_TAG_typedef && typedefName.empty())
-        typedefName = d->getName().str();
-      else if (d->getTag() != dw::DW_TAG_const_type && d->getTag() != dw::DW_TAG_volatile_type)
-        break;
-      t = d->getBaseType();
-    }
-    if (auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t))
-      return c->getName().empty() ? typedefName : c->getName().str();
-    return t ? "" : structName(st);
+    return t ? structNameOf(t) : structName(st);
   }
 
   std::optional<Slot> slotOf(const llvm::Value *ptr, const llvm::Function &f) const {

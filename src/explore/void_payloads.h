@@ -45,7 +45,7 @@ struct VoidPayloads {
 };
 
 // Reads every use of a loaded pointer in the module's functions. `units` are the
-// program's units' own modules (buildUnit), when at hand: a cast to a struct whose
+// program's units' own modules (BuiltModule::unitBitcode), when at hand: a cast to a struct whose
 // layout another struct shares is known by its name there, which the linker merged.
 VoidPayloads findVoidPayloads(const llvm::Module &module, const llvm::Function &function,
                               const std::vector<const llvm::Module *> &units = {});

@@ -1,5 +1,7 @@
 #include "symbolic/source_names.h"
 
+#include "support/debug_types.h"
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
@@ -12,27 +14,14 @@ namespace rootline {
 
 namespace {
 
-// Typedefs and qualifiers say nothing about layout.
-const llvm::DIType *stripped(const llvm::DIType *t) {
-  while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
-    unsigned tag = d->getTag();
-    if (tag != llvm::dwarf::DW_TAG_typedef && tag != llvm::dwarf::DW_TAG_const_type &&
-        tag != llvm::dwarf::DW_TAG_volatile_type && tag != llvm::dwarf::DW_TAG_restrict_type &&
-        tag != llvm::dwarf::DW_TAG_atomic_type)
-      break;
-    t = d->getBaseType();
-  }
-  return t;
-}
-
 // The element, member and index path of byte `offset` inside an object of type `t`.
 std::string pathIn(const llvm::DIType *t, uint64_t offset, unsigned depth = 0) {
-  t = stripped(t);
+  t = strippedType(t);
   auto *c = llvm::dyn_cast_or_null<llvm::DICompositeType>(t);
   if (!c || depth > 8)
     return "";
   if (c->getTag() == llvm::dwarf::DW_TAG_array_type) {
-    const llvm::DIType *elem = stripped(c->getBaseType());
+    const llvm::DIType *elem = strippedType(c->getBaseType());
     uint64_t size = elem ? elem->getSizeInBits() / 8 : 0;
     if (size == 0)
       return "";

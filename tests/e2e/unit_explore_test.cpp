@@ -65,6 +65,20 @@ bool anyStdout(const json &cases, const std::string &needle) {
   return false;
 }
 
+// Every branch direction of `function` was taken (summary.json, "functions").
+void checkAllBranches(const json &summary, const std::string &function) {
+  const json &cov = summary["functions"][function]["branches"];
+  INFO(function << " branches: " << cov.dump());
+  CHECK(cov["covered"] == cov["total"]);
+}
+
+// The generated unit tests `exe` build and pass.
+void checkTestsPass(const Explored &e, const std::string &exe) {
+  ProcessResult tests = buildAndRun(e, exe);
+  INFO(tests.out << tests.err);
+  CHECK(tests.exitedWith(0));
+}
+
 // Every "what = target" the cases record (function pointers, void * payload types).
 std::set<std::string> targetsOf(const json &cases) {
   std::set<std::string> targets;
@@ -85,8 +99,7 @@ TEST_CASE("unit mode: a list function is explored through lazily built lists, an
   REQUIRE(e.process.exitedWith(0));
   // Every branch of the function, by lists the driver built: none, one, two nodes, and a
   // node aliasing an earlier one (a cycle, walked until `limit`).
-  const json &cov = e.summary["functions"]["list_sum"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
+  checkAllBranches(e.summary, "list_sum");
   CHECK(e.summary["functions"].size() == 1); // not the driver's functions
   CHECK(anyStdout(e.cases, "node_object[0].next = NULL"));
   CHECK(anyStdout(e.cases, "node_object[0].next = &node_object[1]"));
@@ -128,16 +141,13 @@ TEST_CASE("unit mode: a tagged union is built per tag value, and every case is r
   TempDir t;
   Explored e = exploreFunction(t, "expr_eval.c", "eval");
   INFO(e.process.out << e.process.err);
-  const json &cov = e.summary["functions"]["eval"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
+  checkAllBranches(e.summary, "eval");
   // NUM reads the number, NEG builds `neg`, ADD and MUL build `bin`'s operands.
   CHECK(anyStdout(e.cases, "expr_object[0].kind = 0\nexpr_object[0].u.num = "));
   CHECK(anyStdout(e.cases, "expr_object[0].kind = 1\nexpr_object[0].u.neg = "));
   CHECK(anyStdout(e.cases, "expr_object[0].kind = 2\nexpr_object[0].u.bin.l = "));
   CHECK(anyStdout(e.cases, "expr_object[0].kind = 3\nexpr_object[0].u.bin.l = "));
-  ProcessResult tests = buildAndRun(e, "test_eval");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkTestsPass(e, "test_eval");
 }
 
 TEST_CASE("unit mode: a function pointer is a symbolic choice among the file's functions of its "
@@ -154,11 +164,8 @@ TEST_CASE("unit mode: a function pointer is a symbolic choice among the file's f
   CHECK(e.process.err.find("div-by-zero at") != std::string::npos);
   // The functions it may call through the pointer are covered too.
   CHECK(e.summary["functions"].contains("divide"));
-  const json &cov = e.summary["functions"]["run_op"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
-  ProcessResult tests = buildAndRun(e, "test_run_op");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkAllBranches(e.summary, "run_op");
+  checkTestsPass(e, "test_run_op");
   ProcessResult crash = buildAndRun(e, "crash_run_op");
   CHECK((crash.out + crash.err).find("div-by-zero at dispatch.c:11 in divide") !=
         std::string::npos);
@@ -189,8 +196,7 @@ TEST_CASE("unit mode: strings and arrays behind pointers get symbolic lengths wi
 
   Explored stack = exploreFunction(t, "stack.c", "stack_push");
   INFO(stack.process.out << stack.process.err);
-  const json &cov = stack.summary["functions"]["stack_push"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
+  checkAllBranches(stack.summary, "stack_push");
   // `pushes` is a global of the file: the third push onwards returns 2.
   CHECK(anyStdout(stack.cases, "return = 2"));
   CHECK(anyStdout(stack.cases, "pushes = "));
@@ -221,17 +227,14 @@ TEST_CASE("unit mode: branches on strcmp, strncmp, strlen, strchr and ctype of a
   TempDir t;
   Explored e = exploreFunction(t, "keyword.c", "classify");
   INFO(e.process.out << e.process.err);
-  const json &cov = e.summary["functions"]["classify"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
+  checkAllBranches(e.summary, "classify");
   for (const char *ret : {"return = -1", "return = 0", "return = 1", "return = 2", "return = 3",
                           "return = 4", "return = 5"}) {
     INFO(ret);
     CHECK(anyStdout(e.cases, std::string(ret) + "\n"));
   }
   CHECK(e.summary["concretized_calls"].empty());
-  ProcessResult tests = buildAndRun(e, "test_classify");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkTestsPass(e, "test_classify");
 }
 
 TEST_CASE("unit mode: atoi of a string argument is modelled over its digits",
@@ -239,8 +242,7 @@ TEST_CASE("unit mode: atoi of a string argument is modelled over its digits",
   TempDir t;
   Explored e = exploreFunction(t, "keyword.c", "parse_port");
   INFO(e.process.out << e.process.err);
-  const json &cov = e.summary["functions"]["parse_port"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
+  checkAllBranches(e.summary, "parse_port");
   CHECK(anyStdout(e.cases, "return = -2\n")); // four digits, above 999
   CHECK(e.summary["concretized_calls"].empty());
 }
@@ -256,11 +258,8 @@ TEST_CASE("unit mode on cJSON's shapes: an anonymous struct behind a typedef is 
   CHECK(e.process.err.find("global skips") == std::string::npos); // a count is symbolic
   CHECK(anyStdout(e.cases, "parse_buffer_object[0].offset = "));
   CHECK(anyStdout(e.cases, "skips = "));
-  const json &cov = e.summary["functions"]["skip_spaces"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
-  ProcessResult tests = buildAndRun(e, "test_skip_spaces");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkAllBranches(e.summary, "skip_spaces");
+  checkTestsPass(e, "test_skip_spaces");
 }
 
 TEST_CASE("unit mode: float and double arguments and fields are symbolic, through arithmetic, "
@@ -280,9 +279,7 @@ TEST_CASE("unit mode: float and double arguments and fields are symbolic, throug
   CHECK(cov["covered"].get<int>() + 1 >= cov["total"].get<int>());
   CHECK(e.summary["divergences"] == 0);
   CHECK(e.summary["concretized_calls"].empty());
-  ProcessResult tests = buildAndRun(e, "test_grade");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkTestsPass(e, "test_grade");
 }
 
 TEST_CASE("unit mode: a void * payload is built per tag value as the type the code uses it as, "
@@ -305,15 +302,10 @@ TEST_CASE("unit mode: a void * payload is built per tag value as the type the co
   // A tag the code gives no type: NULL or an opaque block, so the default case runs.
   CHECK(anyStdout(e.cases, "shape_object[0].data = &opaque_block[0]\nshape_object[0].kind = "));
   CHECK(e.process.err.find("div-by-zero at") != std::string::npos);
-  for (const char *f : {"shape_area", "aspect"}) {
-    const json &cov = e.summary["functions"][f]["branches"];
-    INFO(f);
-    CHECK(cov["covered"] == cov["total"]);
-  }
+  for (const char *f : {"shape_area", "aspect"})
+    checkAllBranches(e.summary, f);
   CHECK(e.summary["divergences"] == 0);
-  ProcessResult tests = buildAndRun(e, "test_shape_area");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkTestsPass(e, "test_shape_area");
   ProcessResult crash = buildAndRun(e, "crash_shape_area");
   CHECK((crash.out + crash.err).find("div-by-zero at shape_payload.c:23 in aspect") !=
         std::string::npos);
@@ -337,14 +329,11 @@ TEST_CASE("unit mode: a void * parameter tagged by a later parameter is built af
     CHECK(anyStdout(e.cases, r));
   }
   CHECK(e.process.err.find("null-deref at") != std::string::npos);
-  const json &cov = e.summary["functions"]["measure"]["branches"];
-  CHECK(cov["covered"] == cov["total"]);
+  checkAllBranches(e.summary, "measure");
   bool described = false;
   for (const auto &in : e.cases["inputs"])
     described |= in["name"] == "payload" &&
                  in["how"].get<std::string>().find("for the value of kind") != std::string::npos;
   CHECK(described);
-  ProcessResult tests = buildAndRun(e, "test_measure");
-  INFO(tests.out << tests.err);
-  CHECK(tests.exitedWith(0));
+  checkTestsPass(e, "test_measure");
 }

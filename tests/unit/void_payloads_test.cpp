@@ -25,8 +25,9 @@ Analysed analyse(const TempDir &t, const std::string &source, const std::string 
   recipe.origin = "test";
   recipe.units.push_back({t.path / "main.c", {}, t.path});
   Analysed a;
-  a.module = loadModule(buildModule(recipe).bitcode);
-  a.unit = loadModule(buildUnit(recipe.units.front()));
+  BuiltModule built = buildModule(recipe);
+  a.module = loadModule(built.bitcode);
+  a.unit = loadModule(built.unitBitcode.front());
   const llvm::Function *f = a.module.module->getFunction(function);
   REQUIRE(f);
   a.payloads = findVoidPayloads(*a.module.module, *f, {a.unit.module.get()});
