@@ -3,6 +3,7 @@
 #include "rl_runtime.h"
 #include "rl_writer_state.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #define RL_ON()                                                                                    \
@@ -20,6 +21,17 @@ static inline uint64_t rl_daddr(const void *addr) {
 }
 
 static void rl_put_daddr(const void *addr) { rl_put_uv(rl_daddr(addr)); }
+
+/* Previous ENTER_FRAME anchor: frames are logged as deltas from each other (a few
+ * bytes apart on the stack), not from the last data address. */
+static uint64_t rl_last_frame;
+
+static inline uint64_t rl_fdaddr(const void *anchor) {
+  uint64_t a = (uint64_t)(uintptr_t)anchor;
+  int64_t d = (int64_t)(a - rl_last_frame);
+  rl_last_frame = a;
+  return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
 
 /* The hot events below have a fast path that writes straight into the buffer when it
  * has room (rl_writer_state.h), and fall back to the writer's calls otherwise. */
@@ -55,6 +67,67 @@ void __rl_enter(uint32_t fn) {
   rl_put_tag(RL_EV_ENTER);
   rl_put_uv(fn);
   rl_end();
+}
+
+/* Functions whose LAYOUT is in the trace, a bit each. A function beyond the map logs
+ * its layout at every entry, which replay accepts. */
+#define RL_LAYOUT_FNS (1u << 20)
+static unsigned char rl_layout_logged[RL_LAYOUT_FNS / 8];
+
+static int rl_layout_needed(uint32_t fn) {
+  return fn >= RL_LAYOUT_FNS || !(rl_layout_logged[fn >> 3] & (1u << (fn & 7)));
+}
+
+/* ENTER of a function with anchored locals (src/instrument/frame_layout.cpp): the
+ * first one's address stands for all of them, so they log no ALLOCA_LOCAL. Returns
+ * whether the function's LAYOUT must follow (__rl_layout): once per trace. */
+int __rl_enter_frame(uint32_t fn, const void *anchor) {
+  if (rl_fast_room(32)) {
+    unsigned char *p = rl_buf + rl_len;
+    *p++ = RL_EV_ENTER_FRAME;
+    p = rl_fast_uv(p, rl_fdaddr(anchor));
+    rl_fast_publish(rl_fast_uv(p, fn));
+    return rl_layout_needed(fn);
+  }
+  if (!rl_tracing())
+    return 0;
+  rl_put_tag(RL_EV_ENTER_FRAME);
+  rl_put_uv(rl_fdaddr(anchor));
+  rl_put_uv(fn);
+  rl_end();
+  return rl_layout_needed(fn);
+}
+
+static uint64_t rl_zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
+
+static unsigned rl_uv_size(uint64_t v) {
+  unsigned n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+/* The distances (int64) of a function's `n` anchored locals from the first one. */
+void __rl_layout(uint32_t fn, uint32_t n, ...) {
+  RL_ON();
+  va_list ap, again;
+  va_start(ap, n);
+  va_copy(again, ap);
+  uint64_t len = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    len += rl_uv_size(rl_zigzag(va_arg(ap, int64_t)));
+  va_end(ap);
+  rl_put_tag(RL_EV_LAYOUT);
+  rl_put_uv(fn);
+  rl_put_uv(len);
+  for (uint32_t i = 0; i < n; ++i) /* the bytes are the offsets' varints */
+    rl_put_uv(rl_zigzag(va_arg(again, int64_t)));
+  va_end(again);
+  rl_end();
+  if (fn < RL_LAYOUT_FNS)
+    rl_layout_logged[fn >> 3] |= (unsigned char)(1u << (fn & 7));
 }
 
 void __rl_arg(uint64_t value) {

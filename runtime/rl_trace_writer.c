@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define RL_TRACE_VERSION 3u
+#define RL_TRACE_VERSION 4u
 /* Exit status of a traced program stopped at the trace byte limit. */
 #define RL_LIMIT_EXIT 86
 

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
@@ -71,6 +73,20 @@ void instrumentModule(llvm::Module &module, const std::string &moduleKey);
 // mem2reg's isAllocaPromotable): replay models its contents itself, so the trace logs
 // only its initial bytes (ALLOCA_LOCAL), not its loads and stores.
 bool isReplayModelledLocal(const llvm::Value *pointer);
+
+// The replay-modelled locals of `fn` that replay places from their frame's anchor
+// instead of an ALLOCA_LOCAL event each: among the entry block's leading allocas
+// (static frame objects, at fixed distances from each other), those every path stores
+// before it loads them, so their initial bytes are never read. In instruction order;
+// the first is the anchor, logged by ENTER_FRAME (docs/trace-format.md).
+std::vector<const llvm::AllocaInst *> anchoredLocals(const llvm::Function &fn);
+
+// The conditional branches of `fn` that log no BR event. Replay computes every
+// condition itself; the event only checks it. A branch whose two successors begin
+// with events of different kinds (a LOAD on one side, a RET or another branch on the
+// other) is checked by the next event instead: had replay gone the wrong way, it
+// would not be the event replay expects (docs/trace-format.md, "Silent branches").
+llvm::DenseSet<const llvm::BranchInst *> silentBranches(const llvm::Function &fn);
 
 // Whether a function's arguments are logged at its entry (ARG events): main, functions
 // uninstrumented code may call (address taken), and functions taking a struct by value

@@ -15,7 +15,7 @@ class MemoryBuffer;
 
 namespace rootline {
 
-inline constexpr uint32_t kTraceVersion = 3;
+inline constexpr uint32_t kTraceVersion = 4;
 inline constexpr int kTraceLimitExitCode = 86; // runtime exit status at the byte limit
 
 enum class Ev : uint8_t {
@@ -71,7 +71,8 @@ private:
   const unsigned char *data_ = nullptr;
   uint64_t size_ = 0, pos_ = 0;
   bool truncated_ = false;
-  uint64_t lastAddr_ = 0; // addresses of LOAD/STORE are deltas from the previous one
+  uint64_t lastAddr_ = 0;  // addresses of LOAD/STORE are deltas from the previous one
+  uint64_t lastFrame_ = 0; // ENTER_FRAME anchors are deltas from the previous anchor
   TraceHeader header_;
   std::string name_;
 };
@@ -86,7 +87,7 @@ public:
 private:
   void uv(uint64_t v);
   std::string out_;
-  uint64_t lastAddr_ = 0;
+  uint64_t lastAddr_ = 0, lastFrame_ = 0;
 };
 
 } // namespace rootline

@@ -80,8 +80,9 @@ std::string weakness(const DebugCandidate &c, const RunSummary &oldFailing,
   return "";
 }
 
-// The branch outcomes of a traced run in order (0/1 for a branch, 2 + value for a
-// switch), at most `limit` of them.
+// The logged branch outcomes of a traced run in order (0/1 for a branch, 2 + value
+// for a switch), at most `limit` of them. Silent branches (silentBranches) are not in
+// it; both runs are of one module, so they are left out of both alike.
 std::vector<uint64_t> branchPath(const fs::path &trace, const std::string &key, size_t limit) {
   std::vector<uint64_t> out;
   TraceReader reader(trace, key);

@@ -11,6 +11,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 #include <llvm/Transforms/Utils/PromoteMemToReg.h>
 
@@ -64,6 +65,10 @@ public:
     br_ = hook("__rl_br", {i8_});
     switch_ = hook("__rl_switch", {i64_});
     enter_ = hook("__rl_enter", {i32_});
+    enterFrame_ = m_.getOrInsertFunction("__rl_enter_frame",
+                                         llvm::FunctionType::get(i32_, {i32_, ptr_}, false));
+    layout_ =
+        m_.getOrInsertFunction("__rl_layout", llvm::FunctionType::get(void_, {i32_, i32_}, true));
     arg_ = hook("__rl_arg", {i64_});
     ret_ = hook("__rl_ret", {i32_});
     load_ = hook("__rl_load", {ptr_, i64_});
@@ -139,9 +144,41 @@ private:
           modelled_.insert(&inst);
       }
 
+    std::vector<const llvm::AllocaInst *> anchored = anchoredLocals(fn);
+    silent_ = silentBranches(fn);
+    anchored_.clear();
+    anchored_.insert(anchored.begin(), anchored.end());
+
+    // Entry hooks go after the entry block's leading allocas (the frame exists there),
+    // and so do those allocas' own hooks, in order after them.
+    leadingAllocas_.clear();
+    llvm::Instruction *body = &*fn.getEntryBlock().begin();
+    for (; llvm::isa<llvm::AllocaInst>(body); body = body->getNextNode())
+      leadingAllocas_.insert(body);
+    afterLeadingAllocas_ = body;
+
     uint32_t fnIndex = index_.indexOf(&fn);
-    llvm::IRBuilder<> entry(&*fn.getEntryBlock().getFirstInsertionPt());
-    entry.CreateCall(enter_, {llvm::ConstantInt::get(i32_, fnIndex)});
+    llvm::Value *fnId = llvm::ConstantInt::get(i32_, fnIndex);
+    llvm::IRBuilder<> entry(body);
+    if (anchored.empty()) {
+      entry.CreateCall(enter_, {fnId});
+    } else {
+      // ENTER_FRAME logs the first anchored local's address; the first entry of the
+      // function in a trace also logs the others' distances from it (LAYOUT).
+      auto *anchor = const_cast<llvm::AllocaInst *>(anchored.front());
+      llvm::Value *need = entry.CreateCall(enterFrame_, {fnId, anchor});
+      llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(
+          entry.CreateICmpNE(need, llvm::ConstantInt::get(i32_, 0)), body->getIterator(), false);
+      llvm::IRBuilder<> lb(then);
+      llvm::SmallVector<llvm::Value *, 8> args = {fnId,
+                                                  llvm::ConstantInt::get(i32_, anchored.size())};
+      llvm::Value *base = lb.CreatePtrToInt(anchor, i64_);
+      for (const llvm::AllocaInst *al : anchored)
+        args.push_back(
+            lb.CreateSub(lb.CreatePtrToInt(const_cast<llvm::AllocaInst *>(al), i64_), base));
+      lb.CreateCall(layout_, args);
+      entry.SetInsertPoint(body);
+    }
     // Arguments are logged where replay cannot know them (logsArguments).
     bool isMain = fn.getName() == "main";
     if (logsArguments(fn))
@@ -171,14 +208,16 @@ private:
       llvm::IRBuilder<> b(st);
       b.CreateCall(store_, {st->getPointerOperand()});
     } else if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
-      llvm::IRBuilder<> b(al->getNextNode());
+      if (anchored_.contains(al))
+        return; // placed by replay from ENTER_FRAME
+      llvm::IRBuilder<> b(leadingAllocas_.contains(al) ? afterLeadingAllocas_ : al->getNextNode());
       llvm::Value *size = llvm::ConstantInt::get(
           i64_, dl_.getTypeAllocSize(al->getAllocatedType()).getFixedValue());
       if (al->isArrayAllocation())
         size = b.CreateMul(size, b.CreateZExtOrTrunc(al->getArraySize(), i64_));
       b.CreateCall(modelled_.contains(al) ? allocaLocal_ : alloca_, {al, size});
     } else if (auto *br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
-      if (!br->isConditional())
+      if (!br->isConditional() || silent_.contains(br))
         return;
       llvm::IRBuilder<> b(br);
       b.CreateCall(br_, {b.CreateZExt(br->getCondition(), i8_)});
@@ -216,9 +255,8 @@ private:
       llvm::IRBuilder<> before(&inst);
       before.CreateCall(store_, {ptr});
       llvm::IRBuilder<> after(inst.getNextNode());
-      llvm::Value *old = llvm::isa<llvm::AtomicRMWInst>(&inst)
-                             ? static_cast<llvm::Value *>(&inst)
-                             : after.CreateExtractValue(&inst, 0);
+      llvm::Value *old = llvm::isa<llvm::AtomicRMWInst>(&inst) ? static_cast<llvm::Value *>(&inst)
+                                                               : after.CreateExtractValue(&inst, 0);
       if (llvm::Value *bits = asI64(after, old))
         after.CreateCall(load_, {ptr, bits});
       else
@@ -319,12 +357,16 @@ private:
   llvm::Module &m_;
   const ModuleIndex &index_;
   llvm::DenseSet<const llvm::Value *> modelled_; // locals replay models, in the current function
+  llvm::DenseSet<const llvm::Value *> anchored_; // of those, the ones ENTER_FRAME places
+  llvm::DenseSet<const llvm::Value *> leadingAllocas_; // the entry block's first allocas
+  llvm::DenseSet<const llvm::BranchInst *> silent_;    // branches that log no BR
+  llvm::Instruction *afterLeadingAllocas_ = nullptr;
   const llvm::DataLayout &dl_;
   llvm::LLVMContext &ctx_;
   llvm::Type *i8_, *i32_, *i64_, *void_;
   llvm::PointerType *ptr_;
-  llvm::FunctionCallee br_, switch_, enter_, arg_, ret_, load_, loadWide_, store_, alloca_,
-      allocaLocal_, extRet_, extRetWide_, main_, mainReturn_, copy_, set_;
+  llvm::FunctionCallee br_, switch_, enter_, enterFrame_, layout_, arg_, ret_, load_, loadWide_,
+      store_, alloca_, allocaLocal_, extRet_, extRetWide_, main_, mainReturn_, copy_, set_;
 };
 
 } // namespace

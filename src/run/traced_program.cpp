@@ -65,6 +65,12 @@ TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs
   spec.termGraceSeconds = 2; // lets the runtime flush the trace on SIGTERM
   if (!traceFile.parent_path().empty())
     fs::create_directories(traceFile.parent_path());
+  // A trace left by an earlier run is removed first: it must not pass for this run's if
+  // the program does not start, and truncating a large file in place is slow on ext4
+  // (auto_da_alloc starts writing it back at close, in the traced program's time).
+  std::error_code ignored;
+  if (fs::is_regular_file(traceFile, ignored))
+    fs::remove(traceFile, ignored);
   TracedRun run;
   run.process = runProcess(spec);
   run.trace = traceFile;

@@ -1,6 +1,7 @@
 // The replay machine: an LLVM IR interpreter driven by the trace. Control never
 // diverges silently: every branch, switch, call target and memory address that the
-// trace logged is checked against the recomputation.
+// trace logged is checked against the recomputation, and a branch that logs nothing
+// (silentBranches) by the next event, which its other side could not log.
 #include "rootline/replay.h"
 
 #include "rootline/error.h"
@@ -17,6 +18,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <unordered_map>
 
 namespace rootline {
 
@@ -36,6 +38,13 @@ struct LocalSlot {
   uint64_t size = 0;
 };
 
+// Where a function's anchored locals (anchoredLocals) lie from the first one, once
+// its LAYOUT event has been read.
+struct FrameLayout {
+  llvm::DenseMap<const llvm::AllocaInst *, unsigned> position;
+  std::vector<int64_t> offsets; // empty until LAYOUT
+};
+
 // x86-64's va_list: {gp_offset, fp_offset, overflow_arg_area, reg_save_area}.
 constexpr uint64_t kVaListBytes = 24;
 
@@ -47,7 +56,9 @@ struct Frame {
   // Contents of locals that replay models itself (isReplayModelledLocal).
   llvm::DenseMap<const llvm::AllocaInst *, LocalSlot> locals;
   const llvm::CallBase *callSite = nullptr; // null: entered from uninstrumented code
-  bool indirect = false;                    // the caller logs EXT_RET after we return
+  uint64_t anchor = 0;                      // address of the first anchored local (ENTER_FRAME)
+  const llvm::DenseSet<const llvm::BranchInst *> *silent = nullptr; // silentBranches(fn)
+  bool indirect = false; // the caller logs EXT_RET after we return
   uint64_t id = 0;
   // A call into uninstrumented code in progress, and what it logged so far.
   const llvm::CallBase *pending = nullptr;
@@ -181,6 +192,7 @@ private:
       }
       return true;
     case Ev::ENTER:
+    case Ev::ENTER_FRAME:
       enterFromOutside(ev);
       return true;
     case Ev::EXIT:
@@ -249,6 +261,10 @@ private:
     stack_.emplace_back();
     Frame &f = stack_.back();
     f.fn = fn;
+    auto [known, fresh] = silent_.try_emplace(fn);
+    if (fresh)
+      known->second = silentBranches(*fn);
+    f.silent = &known->second;
     f.block = &fn->getEntryBlock();
     f.pc = f.block->begin();
     f.id = ++frameCounter_;
@@ -274,11 +290,57 @@ private:
     }
   }
 
+  // ENTER logs the function; ENTER_FRAME also its anchored locals' first address.
+  static uint64_t enteredFunction(const Event &enter) {
+    return enter.tag == Ev::ENTER_FRAME ? enter.b : enter.a;
+  }
+
+  const FrameLayout &layoutOf(const llvm::Function *fn) {
+    auto [it, fresh] = layouts_.try_emplace(fn);
+    if (fresh) {
+      std::vector<const llvm::AllocaInst *> anchored = anchoredLocals(*fn);
+      for (unsigned i = 0; i < anchored.size(); ++i)
+        it->second.position[anchored[i]] = i;
+    }
+    return it->second;
+  }
+
+  // The anchor of `fn`'s new frame from its ENTER/ENTER_FRAME, reading the LAYOUT that
+  // follows the function's first ENTER_FRAME of the trace.
+  uint64_t frameAnchor(const llvm::Function *fn, const Event &enter, const llvm::Instruction *at) {
+    const FrameLayout &layout = layoutOf(fn);
+    bool framed = enter.tag == Ev::ENTER_FRAME;
+    if (framed != !layout.position.empty())
+      mismatch(at, describeEvent(enter) + (framed ? " places locals " : " places no locals ") +
+                       "of " + fn->getName().str() + ", replay expected otherwise");
+    Event ev;
+    if (!framed || !trace_.peek(ev) || ev.tag != Ev::LAYOUT || ev.a != enteredFunction(enter))
+      return enter.a;
+    nextEvent(ev);
+    std::vector<int64_t> offsets;
+    for (size_t pos = 0; pos < ev.bytes.size();) {
+      uint64_t z = 0;
+      for (int shift = 0; pos < ev.bytes.size() && shift < 64; shift += 7) {
+        auto byte = static_cast<unsigned char>(ev.bytes[pos++]);
+        z |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+          break;
+      }
+      offsets.push_back(static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1));
+    }
+    if (offsets.size() != layout.position.size())
+      mismatch(at, describeEvent(ev) + " places " + std::to_string(offsets.size()) +
+                       " locals, replay expected " + std::to_string(layout.position.size()));
+    layouts_[fn].offsets = std::move(offsets);
+    return enter.a;
+  }
+
   void enterFromOutside(const Event &enter) {
-    const llvm::Function *fn = index_.function(static_cast<uint32_t>(enter.a));
+    uint64_t fnId = enteredFunction(enter);
+    const llvm::Function *fn = index_.function(static_cast<uint32_t>(fnId));
     if (!fn || fn->isDeclaration())
-      throw Error("replay: trace enters unknown function #" + std::to_string(enter.a),
-                  ExitInternal);
+      throw Error("replay: trace enters unknown function #" + std::to_string(fnId), ExitInternal);
+    uint64_t anchor = frameAnchor(fn, enter, &*fn->getEntryBlock().begin());
     llvm::SmallVector<Val, 4> args;
     consumeEntryEvents(fn, &args);
     if (args.size() != fn->arg_size())
@@ -287,20 +349,24 @@ private:
                       "its arguments logged",
                   ExitInternal);
     Frame &f = pushFrame(fn);
+    f.anchor = anchor;
     for (size_t i = 0; i < args.size(); ++i)
       f.slots[fn->getArg(i)] = {args[i], kNoDef};
   }
 
   void enterFromCall(const llvm::Function *fn, const llvm::CallBase *call, bool indirect,
                      const llvm::SmallVectorImpl<Operand> &args) {
-    Event ev = expect(Ev::ENTER, call);
-    if (ev.a != index_.indexOf(fn))
-      mismatch(call, "trace enters " +
-                         index_.function(static_cast<uint32_t>(ev.a))->getName().str() +
+    Event ev = expect(Ev::ENTER, call, Ev::ENTER_FRAME);
+    if (enteredFunction(ev) != index_.indexOf(fn)) {
+      const llvm::Function *other = index_.function(static_cast<uint32_t>(enteredFunction(ev)));
+      mismatch(call, "trace enters " + (other ? other->getName().str() : "an unknown function") +
                          ", replay calls " + fn->getName().str());
+    }
+    uint64_t anchor = frameAnchor(fn, ev, call);
     llvm::SmallVector<Val, 4> logged;
     consumeEntryEvents(fn, &logged);
     Frame &f = pushFrame(fn);
+    f.anchor = anchor;
     f.callSite = call;
     f.indirect = indirect;
     for (size_t i = 0; i < fn->arg_size() && i < args.size(); ++i) {
@@ -727,6 +793,23 @@ private:
     Instance &I = begin(f, al);
     if (al->isArrayAllocation())
       use(f, I, al->getArraySize());
+    const FrameLayout &layout = layoutOf(f.fn);
+    if (auto it = layout.position.find(al); it != layout.position.end()) {
+      // Placed from the frame's anchor; stored before it is first read, so its
+      // initial bytes do not matter.
+      if (layout.offsets.size() <= it->second) {
+        expect(Ev::LAYOUT, al); // ends replay if the trace ended or a signal came first
+        mismatch(al, "no LAYOUT placed this local at its function's entry");
+      }
+      I.addr = f.anchor + static_cast<uint64_t>(layout.offsets[it->second]);
+      I.size = dl_.getTypeAllocSize(al->getAllocatedType()).getFixedValue();
+      I.result = {I.addr, 0};
+      f.locals[al] = {Val{}, kNoDef, I.addr, I.size};
+      shadow_.set(I.addr, I.size, kModelledLocalMark);
+      finish(f, I);
+      ++f.pc;
+      return;
+    }
     bool local = isReplayModelledLocal(al);
     Event ev = expect(local ? Ev::ALLOCA_LOCAL : Ev::ALLOCA, al);
     I.addr = ev.a;
@@ -767,7 +850,8 @@ private:
         bool known = value || fill >= 0;
         for (uint64_t b = lo; b < hi && b - slot.addr < 16; ++b)
           if (known)
-            bytes[b - slot.addr] = value && b - addr < 16 ? in[b - addr] : static_cast<unsigned char>(fill);
+            bytes[b - slot.addr] =
+                value && b - addr < 16 ? in[b - addr] : static_cast<unsigned char>(fill);
         if (known) {
           std::memcpy(&slot.v.lo, bytes, 8);
           std::memcpy(&slot.v.hi, bytes + 8, 8);
@@ -776,7 +860,8 @@ private:
         shadow_.set(slot.addr, slot.size, kModelledLocalMark);
         std::string name = ModuleIndex::describe(al);
         result_.clobberedLocals.push_back(
-            name + (known ? " overwritten by instance " : " overwritten (bytes unknown) by instance ") +
+            name +
+            (known ? " overwritten by instance " : " overwritten (bytes unknown) by instance ") +
             std::to_string(writer));
       }
   }
@@ -786,8 +871,7 @@ private:
     for (const Frame &frame : stack_)
       for (const auto &[al, slot] : frame.locals)
         if (std::max(addr, slot.addr) < std::min(addr + len, slot.addr + slot.size) &&
-            slot.def != kNoDef &&
-            std::find(out.begin(), out.end(), slot.def) == out.end())
+            slot.def != kNoDef && std::find(out.begin(), out.end(), slot.def) == out.end())
           out.push_back(slot.def);
   }
 
@@ -876,7 +960,8 @@ private:
     crashIfSignalNext(inst);
     Event ld = expect(Ev::LOAD, inst, Ev::LOAD_WIDE);
     unsigned bits = ops::scalarBits(type, dl_);
-    Val old = ld.tag == Ev::LOAD ? ops::truncTo({ld.b, 0}, std::min(64u, bits)) : bytesToVal(ld.bytes);
+    Val old =
+        ld.tag == Ev::LOAD ? ops::truncTo({ld.b, 0}, std::min(64u, bits)) : bytesToVal(ld.bytes);
     I.memUnwritten = shadow_.writers(addr, I.size, I.memDefs);
     bool writes = true;
     Val now = old;
@@ -945,6 +1030,12 @@ private:
       return;
     }
     bool cond = use(f, I, br->getCondition()).value.lo & 1;
+    if (f.silent->contains(br)) { // checked by the next event instead
+      I.successor = cond ? 0 : 1;
+      finish(f, I);
+      jump(f, br->getSuccessor(I.successor));
+      return;
+    }
     Event ev = expect(Ev::BR_TRUE, br, Ev::BR_FALSE);
     if ((ev.tag == Ev::BR_TRUE) != cond)
       mismatch(br, std::string("native run took the ") +
@@ -1037,6 +1128,7 @@ private:
       throw RunEnd{RunOutcome::Incomplete};
     switch (ev.tag) {
     case Ev::ENTER:
+    case Ev::ENTER_FRAME:
       enterFromOutside(ev);
       return;
     case Ev::EXT_RET:
@@ -1361,6 +1453,9 @@ private:
   std::vector<uint64_t> globalAddr_;
   std::vector<bool> globalKnown_;
   llvm::DenseMap<uint64_t, const llvm::Function *> funcAt_;
+  llvm::DenseMap<const llvm::Function *, FrameLayout> layouts_;
+  // Per function, its silent branches; node-stable, as frames point into it.
+  std::unordered_map<const llvm::Function *, llvm::DenseSet<const llvm::BranchInst *>> silent_;
   llvm::DenseMap<const llvm::Constant *, Val> constants_;
   WriterShadow shadow_;
   Instance cur_;

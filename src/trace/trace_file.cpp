@@ -49,6 +49,7 @@ Shape shapeOf(Ev tag) {
   case Ev::HEAP_ALLOC:
   case Ev::FUNC:
   case Ev::SIGNAL:
+  case Ev::ENTER_FRAME:
     return {2, false};
   case Ev::MEM_COPY:
   case Ev::MEM_SET:
@@ -68,6 +69,7 @@ Shape shapeOf(Ev tag) {
   case Ev::ARGV:
     return {3, true};
   case Ev::OPEN:
+  case Ev::LAYOUT:
     return {2, true};
   }
   return {-1, false};
@@ -83,7 +85,7 @@ unsigned valueBytes(uint64_t v) {
 }
 
 // LOAD, LOAD_WIDE, STORE, ALLOCA and ALLOCA_LOCAL log their address as a zigzag delta
-// from the previous one.
+// from the previous one; ENTER_FRAME its anchor as one from the previous anchor.
 bool hasDeltaAddress(Ev tag) {
   return tag == Ev::LOAD || tag == Ev::LOAD_WIDE || tag == Ev::STORE || tag == Ev::ALLOCA ||
          tag == Ev::ALLOCA_LOCAL;
@@ -130,8 +132,8 @@ TraceReader::~TraceReader() = default;
 
 TraceReader::TraceReader(TraceReader &&o) noexcept
     : buffer_(std::move(o.buffer_)), owned_(std::move(o.owned_)), size_(o.size_), pos_(o.pos_),
-      truncated_(o.truncated_), lastAddr_(o.lastAddr_), header_(std::move(o.header_)),
-      name_(std::move(o.name_)) {
+      truncated_(o.truncated_), lastAddr_(o.lastAddr_), lastFrame_(o.lastFrame_),
+      header_(std::move(o.header_)), name_(std::move(o.name_)) {
   data_ = buffer_ ? reinterpret_cast<const unsigned char *>(buffer_->getBufferStart())
                   : reinterpret_cast<const unsigned char *>(owned_.data());
 }
@@ -203,6 +205,9 @@ bool TraceReader::decode(Event &ev) {
   if (hasDeltaAddress(ev.tag)) {
     lastAddr_ += static_cast<uint64_t>(unzigzag(ev.a));
     ev.a = lastAddr_;
+  } else if (ev.tag == Ev::ENTER_FRAME) {
+    lastFrame_ += static_cast<uint64_t>(unzigzag(ev.a));
+    ev.a = lastFrame_;
   }
   if (shape.bytes) {
     uint64_t n = *fields[shape.ints - 1];
@@ -227,11 +232,12 @@ bool TraceReader::decodeLoad(Event &ev, unsigned valueBytes) {
 }
 
 bool TraceReader::peek(Event &ev) {
-  uint64_t savedPos = pos_, savedAddr = lastAddr_;
+  uint64_t savedPos = pos_, savedAddr = lastAddr_, savedFrame = lastFrame_;
   bool savedTruncated = truncated_;
   bool ok = next(ev);
   pos_ = savedPos;
   lastAddr_ = savedAddr;
+  lastFrame_ = savedFrame;
   truncated_ = savedTruncated;
   return ok;
 }
@@ -268,6 +274,9 @@ void TraceWriter::put(const Event &ev) {
     if (i == 0 && hasDeltaAddress(ev.tag)) {
       uv(zigzag(static_cast<int64_t>(ev.a - lastAddr_)));
       lastAddr_ = ev.a;
+    } else if (i == 0 && ev.tag == Ev::ENTER_FRAME) {
+      uv(zigzag(static_cast<int64_t>(ev.a - lastFrame_)));
+      lastFrame_ = ev.a;
     } else {
       uv(fields[i]);
     }

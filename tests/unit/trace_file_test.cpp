@@ -178,3 +178,38 @@ TEST_CASE("an unknown event tag is reported as corruption", "[trace]") {
   Event e;
   CHECK(expectError([&] { r.next(e); }).find("corrupt") != std::string::npos);
 }
+
+TEST_CASE("ENTER_FRAME anchors are deltas from each other, apart from data addresses, and "
+          "LAYOUT carries its offsets",
+          "[trace][frame]") {
+  // Calls alternate with loads of a global far away from the stack: each anchor costs
+  // two bytes as a delta from the previous anchor, not eight from the last load.
+  const uint64_t global = 0x404000, stack = 0x7ffd12345000ull;
+  const std::string offsets = "\x00\x08\x10"; // zigzag varints of 0, 4, 8
+  TraceWriter w("k");
+  w.put(ev(Ev::ENTER_FRAME, stack, 7));
+  w.put(ev(Ev::LAYOUT, 7, 3, 0, 0, 0, std::string_view(offsets.data(), 3)));
+  w.put(ev(Ev::LOAD, global, 1));
+  size_t before = w.bytes().size();
+  for (int depth = 1; depth <= 3; ++depth) {
+    w.put(ev(Ev::LOAD, global + 4 * static_cast<uint64_t>(depth), 1));
+    w.put(ev(Ev::ENTER_FRAME, stack - 0x30 * static_cast<uint64_t>(depth), 7));
+  }
+  CHECK(w.bytes().size() - before == 3 * (3 /* LOAD */ + 3 /* ENTER_FRAME */));
+  TraceReader r = TraceReader::fromBytes(w.bytes(), "k");
+  Event e;
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::ENTER_FRAME && e.a == stack && e.b == 7));
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::LAYOUT && e.a == 7 && e.bytes == std::string_view(offsets.data(), 3)));
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::LOAD && e.a == global));
+  for (uint64_t depth = 1; depth <= 3; ++depth) {
+    REQUIRE(r.next(e));
+    CHECK((e.tag == Ev::LOAD && e.a == global + 4 * depth));
+    REQUIRE(r.peek(e)); // peeking keeps both delta chains
+    REQUIRE(r.next(e));
+    CHECK((e.tag == Ev::ENTER_FRAME && e.a == stack - 0x30 * depth && e.b == 7));
+  }
+  CHECK_FALSE(r.next(e));
+}
