@@ -232,8 +232,13 @@ void realProject(const fs::path &fixtures) {
   fs::remove_all(work);
 }
 
-int main() {
+int main(int argc, char **argv) {
   fs::path fixtures = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
+  // `debug_bench real`: only the real project's row (the corpora take about 20 min).
+  if (argc > 1 && std::string(argv[1]) == "real") {
+    realProject(fixtures);
+    return 0;
+  }
   Total totals[kConfigs], mixed[kConfigs];
   corpus(fixtures / "regressions", totals);
   corpus(fixtures / "mixed", mixed);
