@@ -10,28 +10,25 @@
   if (!rl_tracing())                                                                               \
   return
 
-/* Previous address of a LOAD/LOAD_WIDE/STORE: addresses are logged as deltas. */
-static uint64_t rl_last_addr;
+static inline uint64_t rl_zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
 
-static inline uint64_t rl_daddr(const void *addr) {
+/* `addr` as the zigzag difference from *last, which becomes addr. */
+static inline uint64_t rl_delta(uint64_t *last, const void *addr) {
   uint64_t a = (uint64_t)(uintptr_t)addr;
-  int64_t d = (int64_t)(a - rl_last_addr);
-  rl_last_addr = a;
-  return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+  int64_t d = (int64_t)(a - *last);
+  *last = a;
+  return rl_zigzag(d);
 }
+
+/* Previous address of a LOAD/LOAD_WIDE/STORE/ALLOCA: addresses are logged as deltas.
+ * ENTER_FRAME anchors have a chain of their own: frames are a few bytes apart on the
+ * stack, data is elsewhere. */
+static uint64_t rl_last_addr, rl_last_frame;
+
+static inline uint64_t rl_daddr(const void *addr) { return rl_delta(&rl_last_addr, addr); }
+static inline uint64_t rl_fdaddr(const void *anchor) { return rl_delta(&rl_last_frame, anchor); }
 
 static void rl_put_daddr(const void *addr) { rl_put_uv(rl_daddr(addr)); }
-
-/* Previous ENTER_FRAME anchor: frames are logged as deltas from each other (a few
- * bytes apart on the stack), not from the last data address. */
-static uint64_t rl_last_frame;
-
-static inline uint64_t rl_fdaddr(const void *anchor) {
-  uint64_t a = (uint64_t)(uintptr_t)anchor;
-  int64_t d = (int64_t)(a - rl_last_frame);
-  rl_last_frame = a;
-  return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-}
 
 /* The hot events below have a fast path that writes straight into the buffer when it
  * has room (rl_writer_state.h), and fall back to the writer's calls otherwise. */
@@ -97,8 +94,6 @@ int __rl_enter_frame(uint32_t fn, const void *anchor) {
   rl_end();
   return rl_layout_needed(fn);
 }
-
-static uint64_t rl_zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
 
 static unsigned rl_uv_size(uint64_t v) {
   unsigned n = 1;

@@ -1,7 +1,9 @@
 // The tracing instrumentation: every instruction keeps the id ModuleIndex gives it in
 // the original module, and the calls inserted here log the events replay needs
 // (docs/trace-format.md). Loads, stores, allocas, branches, switches, entries, returns
-// and calls into uninstrumented code are logged; arithmetic is recomputed by replay.
+// and calls into uninstrumented code are logged; arithmetic is recomputed by replay, and
+// so are what modelled locals hold, where anchored locals lie (anchoredLocals) and
+// which way silent branches go (silentBranches).
 #include "rootline/module_index.h"
 
 #include <llvm/ADT/DenseSet.h>
