@@ -125,6 +125,15 @@ void __rl_layout(uint32_t fn, uint32_t n, ...) {
     rl_layout_logged[fn >> 3] |= (unsigned char)(1u << (fn & 7));
 }
 
+/* After a setjmp-like call returns, first or through longjmp: the frame it returns
+ * in, so replay resumes the right one of several frames of a recursive function. */
+void __rl_resume(const void *anchor) {
+  RL_ON();
+  rl_put_tag(RL_EV_RESUME);
+  rl_put_uv(rl_fdaddr(anchor));
+  rl_end();
+}
+
 void __rl_arg(uint64_t value) {
   if (rl_fast_room(16)) {
     unsigned char *p = rl_buf + rl_len;

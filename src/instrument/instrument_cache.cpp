@@ -14,7 +14,7 @@
 namespace rootline {
 
 // Bumped whenever the instrumentation changes what it emits.
-static const char *kInstrumentVersion = "instrument-v8";
+static const char *kInstrumentVersion = "instrument-v9";
 
 // The wrapped libc functions decide which calls the pass redirects, so they are part
 // of what an instrumented module is.

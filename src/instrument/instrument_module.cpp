@@ -67,6 +67,7 @@ public:
     br_ = hook("__rl_br", {i8_});
     switch_ = hook("__rl_switch", {i64_});
     enter_ = hook("__rl_enter", {i32_});
+    resume_ = hook("__rl_resume", {ptr_});
     enterFrame_ = m_.getOrInsertFunction("__rl_enter_frame",
                                          llvm::FunctionType::get(i32_, {i32_, ptr_}, false));
     layout_ =
@@ -150,6 +151,7 @@ private:
     silent_ = silentBranches(fn);
     anchored_.clear();
     anchored_.insert(anchored.begin(), anchored.end());
+    anchor_ = anchored.empty() ? nullptr : const_cast<llvm::AllocaInst *>(anchored.front());
 
     // Entry hooks go after the entry block's leading allocas (the frame exists there),
     // and so do those allocas' own hooks, in order after them.
@@ -282,6 +284,9 @@ private:
     // Every call that is not a direct call to instrumented code ends with EXT_RET, so
     // replay knows where the callee's events (callbacks, memory effects) stop.
     llvm::IRBuilder<> b(call.getNextNode());
+    // A setjmp returns (again, after a longjmp) in one frame of possibly several of its
+    // function: RESUME names it by its anchor.
+    bool setjmp = callee && isSetjmpLike(callee->getName()) && anchor_;
     if (call.getType()->isVoidTy()) {
       b.CreateCall(extRet_, {id(&call), llvm::ConstantInt::get(i64_, 0)});
     } else if (llvm::Value *bits = asI64(b, &call)) {
@@ -292,6 +297,8 @@ private:
       b.CreateStore(&call, slot);
       b.CreateCall(extRetWide_, {id(&call), slot, sizeOf(call.getType())});
     }
+    if (setjmp)
+      b.CreateCall(resume_, {anchor_});
   }
 
   void instrumentIntrinsic(llvm::CallInst &call, llvm::Intrinsic::ID iid) {
@@ -363,12 +370,14 @@ private:
   llvm::DenseSet<const llvm::Value *> leadingAllocas_; // the entry block's first allocas
   llvm::DenseSet<const llvm::BranchInst *> silent_;    // branches that log no BR
   llvm::Instruction *afterLeadingAllocas_ = nullptr;
+  llvm::AllocaInst *anchor_ = nullptr; // the first anchored local, or null
   const llvm::DataLayout &dl_;
   llvm::LLVMContext &ctx_;
   llvm::Type *i8_, *i32_, *i64_, *void_;
   llvm::PointerType *ptr_;
-  llvm::FunctionCallee br_, switch_, enter_, enterFrame_, layout_, arg_, ret_, load_, loadWide_,
-      store_, alloca_, allocaLocal_, extRet_, extRetWide_, main_, mainReturn_, copy_, set_;
+  llvm::FunctionCallee br_, switch_, enter_, enterFrame_, layout_, resume_, arg_, ret_, load_,
+      loadWide_, store_, alloca_, allocaLocal_, extRet_, extRetWide_, main_, mainReturn_, copy_,
+      set_;
 };
 
 } // namespace

@@ -1182,8 +1182,15 @@ private:
     if (!target || !target->getCalledFunction() ||
         !isSetjmpLike(target->getCalledFunction()->getName()))
       return false;
+    // Of several frames of the setjmp's function (recursion), the one RESUME names;
+    // a function without anchored locals logs none: its innermost frame.
+    const llvm::Function *fn = target->getFunction();
+    bool named = !layoutOf(fn).position.empty();
+    Event resume;
+    if (named && !(trace_.peek(resume) && resume.tag == Ev::RESUME))
+      mismatch(target, "no RESUME names the frame this longjmp returns in");
     size_t at = stack_.size();
-    while (at > 0 && stack_[at - 1].fn != target->getFunction())
+    while (at > 0 && (stack_[at - 1].fn != fn || (named && stack_[at - 1].anchor != resume.a)))
       --at;
     if (at == 0)
       mismatch(f.pending, "longjmp to a setjmp in no active frame");
@@ -1267,6 +1274,12 @@ private:
     f.pending = nullptr;
     finish(f, I);
     ++f.pc;
+    const llvm::Function *callee = call->getCalledFunction();
+    if (callee && isSetjmpLike(callee->getName()) && !layoutOf(f.fn).position.empty()) {
+      Event ev = expect(Ev::RESUME, call);
+      if (ev.a != f.anchor)
+        mismatch(call, "setjmp returns in another frame than replay's");
+    }
   }
 
   void stepIntrinsic(Frame &f, const llvm::CallInst *call, llvm::Intrinsic::ID iid) {

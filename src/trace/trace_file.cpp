@@ -40,6 +40,7 @@ Shape shapeOf(Ev tag) {
   case Ev::EXIT:
   case Ev::LIMIT:
   case Ev::SOURCE:
+  case Ev::RESUME:
     return {1, false};
   case Ev::LOAD: // its value is sized by the tag: decodeLoad
   case Ev::ALLOCA:
@@ -90,6 +91,8 @@ bool hasDeltaAddress(Ev tag) {
   return tag == Ev::LOAD || tag == Ev::LOAD_WIDE || tag == Ev::STORE || tag == Ev::ALLOCA ||
          tag == Ev::ALLOCA_LOCAL;
 }
+// ENTER_FRAME and RESUME log a frame's anchor as a delta from the previous anchor.
+bool hasFrameDelta(Ev tag) { return tag == Ev::ENTER_FRAME || tag == Ev::RESUME; }
 int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
 uint64_t zigzag(int64_t d) {
   return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
@@ -205,7 +208,7 @@ bool TraceReader::decode(Event &ev) {
   if (hasDeltaAddress(ev.tag)) {
     lastAddr_ += static_cast<uint64_t>(unzigzag(ev.a));
     ev.a = lastAddr_;
-  } else if (ev.tag == Ev::ENTER_FRAME) {
+  } else if (hasFrameDelta(ev.tag)) {
     lastFrame_ += static_cast<uint64_t>(unzigzag(ev.a));
     ev.a = lastFrame_;
   }
@@ -274,7 +277,7 @@ void TraceWriter::put(const Event &ev) {
     if (i == 0 && hasDeltaAddress(ev.tag)) {
       uv(zigzag(static_cast<int64_t>(ev.a - lastAddr_)));
       lastAddr_ = ev.a;
-    } else if (i == 0 && ev.tag == Ev::ENTER_FRAME) {
+    } else if (i == 0 && hasFrameDelta(ev.tag)) {
       uv(zigzag(static_cast<int64_t>(ev.a - lastFrame_)));
       lastFrame_ = ev.a;
     } else {

@@ -52,8 +52,9 @@ std::vector<std::string> recipeArgs(const nlohmann::json &c) {
     cflags += (cflags.empty() ? "" : " ") + f.get<std::string>();
   if (!cflags.empty())
     args.insert(args.end(), {"--cflags", cflags});
-  args.insert(args.end(),
-              {"--stdin", (fixturesDir() / "realworld" / c["stdin_file"].get<std::string>()).string()});
+  args.insert(
+      args.end(),
+      {"--stdin", (fixturesDir() / "realworld" / c["stdin_file"].get<std::string>()).string()});
   return args;
 }
 
@@ -66,8 +67,8 @@ TEST_CASE("real mujs regressions: the fix's line ranks first between the two com
     DYNAMIC_SECTION(name) {
       nlohmann::json c = realCase(name);
       fs::path repo = clone(c["bundle"]);
-      std::vector<std::string> args = {"--json", "debug", "--repo", repo.string(), "--good",
-                                       c["good"], "--bad", c["bad"], "--budget", "120"};
+      std::vector<std::string> args = {"--json",  "debug", "--repo", repo.string(), "--good",
+                                       c["good"], "--bad", c["bad"], "--budget",    "120"};
       for (const auto &a : recipeArgs(c))
         args.push_back(a);
       ProcessResult p = runRootline(args, {}, 600);
@@ -95,8 +96,8 @@ TEST_CASE("bisect over 64 real mujs commits finds the commit that broke array ho
           "[realworld][bisect]") {
   nlohmann::json c = realCase("mujs_bisect_array_elision");
   fs::path repo = clone(c["bundle"]);
-  std::vector<std::string> args = {"--json", "bisect", "--repo", repo.string(), "--good",
-                                   c["good"], "--bad", c["bad"], "--no-debug"};
+  std::vector<std::string> args = {"--json",  "bisect", "--repo", repo.string(), "--good",
+                                   c["good"], "--bad",  c["bad"], "--no-debug"};
   for (const auto &a : recipeArgs(c))
     args.push_back(a);
   ProcessResult p = runRootline(args, {}, 900);
@@ -126,8 +127,10 @@ TEST_CASE("a Makefile project recorded with bear: --target picks the shell among
                 (work / "opnames.h").string(), (work / "one.c").string()};
   REQUIRE(runProcess(touch).exitedWith(0));
   ProcessSpec bear;
-  bear.argv = {"/usr/bin/bear", "--", "/usr/bin/make", "-o", "utfdata.h", "HAVE_READLINE=no", "build/debug/mujs",
-               "build/debug/mujs-pp"};
+  bear.argv = {"/usr/bin/bear",    "--",
+               "/usr/bin/make",    "-o",
+               "utfdata.h",        "HAVE_READLINE=no",
+               "build/debug/mujs", "build/debug/mujs-pp"};
   bear.workDir = work.string();
   bear.timeoutSeconds = 600;
   ProcessResult made = runProcess(bear);
@@ -155,8 +158,8 @@ TEST_CASE("a real project's HTML report folds code around what matters and rende
   fs::path repo = clone(c["bundle"]);
   TempDir t;
   fs::path out = t.path / "report";
-  std::vector<std::string> args = {"debug",  "--repo", repo.string(), "--good", c["good"],
-                                   "--bad",  c["bad"],  "--out",      out.string(), "-q"};
+  std::vector<std::string> args = {"debug", "--repo", repo.string(), "--good",     c["good"],
+                                   "--bad", c["bad"], "--out",       out.string(), "-q"};
   for (const auto &a : recipeArgs(c))
     args.push_back(a);
   ProcessResult p = runRootline(args, {}, 600);
@@ -169,12 +172,16 @@ TEST_CASE("a real project's HTML report folds code around what matters and rende
   CHECK(html.find("<details>") != std::string::npos);
   CHECK(html.find("lines not included") != std::string::npos);
   CHECK(html.find("id=\"new-169\"") != std::string::npos); // the cause, shown
-  CHECK(md.size() < 20000);                                 // fits a ticket
+  CHECK(md.size() < 20000);                                // fits a ticket
   // Headless Chromium renders it (a screenshot) and its DOM holds the candidates.
   fs::path png = t.path / "report.png";
   ProcessSpec shot;
-  shot.argv = {"/usr/bin/chromium",       "--headless",  "--no-sandbox", "--disable-gpu",
-               "--window-size=1400,2400", "--screenshot=" + png.string(),
+  shot.argv = {"/usr/bin/chromium",
+               "--headless",
+               "--no-sandbox",
+               "--disable-gpu",
+               "--window-size=1400,2400",
+               "--screenshot=" + png.string(),
                "file://" + (out / "report.html").string()};
   shot.timeoutSeconds = 120;
   shot.extraEnv["HOME"] = t.path.string();
@@ -185,9 +192,31 @@ TEST_CASE("a real project's HTML report folds code around what matters and rende
   CHECK(image.size() > 10000);
   CHECK(image.substr(1, 3) == "PNG");
   ProcessSpec dom = shot;
-  dom.argv = {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-              "file://" + (out / "report.html").string()};
+  dom.argv = {"/usr/bin/chromium", "--headless", "--no-sandbox",
+              "--disable-gpu",     "--dump-dom", "file://" + (out / "report.html").string()};
   ProcessResult d = runProcess(dom);
   CHECK(d.out.find("Candidates") != std::string::npos);
   CHECK(d.out.find("jsbuiltin.c:169") != std::string::npos);
+}
+
+TEST_CASE("a real interpreter's exceptions through nested calls replay in the catching frame",
+          "[realworld][trace][setjmp]") {
+  // mujs implements try/catch with setjmp in its recursive bytecode loop (jsR_run); a
+  // throw from a JS call nested 19 deep longjmps to the handler several jsR_run frames
+  // up. Replay used to resume the innermost jsR_run frame there and stop at a mismatch.
+  fs::path repo = clone("mujs.bundle");
+  TempDir t;
+  fs::path work = t.path / "mujs";
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/git", "clone", "-q", repo.string(), work.string()};
+  spec.timeoutSeconds = 300;
+  REQUIRE(runProcess(spec).exitedWith(0));
+  REQUIRE(git(work, {"checkout", "-q", "05cd646"}).exitedWith(0));
+  std::string js = (fixturesDir() / "realworld" / "mujs_nested_throw.js").string();
+  ProcessResult traced = runRootline(
+      {"trace", "--project", work.string(), "--src", (work / "one.c").string(), "--src",
+       (work / "main.c").string(), "--lib", "m", "--cflags", "-std=c99", "--stdin", js});
+  INFO(traced.err);
+  CHECK(traced.out.find("deep\n0 16\nTHE-QUICK-BROWN-FOX\ntrue false\n") != std::string::npos);
+  CHECK(traced.err.find("replay verified (0 mismatches)") != std::string::npos);
 }

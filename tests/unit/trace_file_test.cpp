@@ -179,8 +179,8 @@ TEST_CASE("an unknown event tag is reported as corruption", "[trace]") {
   CHECK(expectError([&] { r.next(e); }).find("corrupt") != std::string::npos);
 }
 
-TEST_CASE("ENTER_FRAME anchors are deltas from each other, apart from data addresses, and "
-          "LAYOUT carries its offsets",
+TEST_CASE("ENTER_FRAME and RESUME anchors are deltas from each other, apart from data "
+          "addresses, and LAYOUT carries its offsets",
           "[trace][frame]") {
   // Calls alternate with loads of a global far away from the stack: each anchor costs
   // two bytes as a delta from the previous anchor, not eight from the last load.
@@ -196,6 +196,7 @@ TEST_CASE("ENTER_FRAME anchors are deltas from each other, apart from data addre
     w.put(ev(Ev::ENTER_FRAME, stack - 0x30 * static_cast<uint64_t>(depth), 7));
   }
   CHECK(w.bytes().size() - before == 3 * (3 /* LOAD */ + 3 /* ENTER_FRAME */));
+  w.put(ev(Ev::RESUME, stack)); // a longjmp back to the outermost frame: same chain
   TraceReader r = TraceReader::fromBytes(w.bytes(), "k");
   Event e;
   REQUIRE(r.next(e));
@@ -211,5 +212,7 @@ TEST_CASE("ENTER_FRAME anchors are deltas from each other, apart from data addre
     REQUIRE(r.next(e));
     CHECK((e.tag == Ev::ENTER_FRAME && e.a == stack - 0x30 * depth && e.b == 7));
   }
+  REQUIRE(r.next(e));
+  CHECK((e.tag == Ev::RESUME && e.a == stack));
   CHECK_FALSE(r.next(e));
 }
