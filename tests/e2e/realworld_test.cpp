@@ -33,6 +33,17 @@ fs::path clone(const std::string &name) {
   return clones[name] = to;
 }
 
+// A working copy of the cloned bundle `repo` at `commit`, in `dir`.
+fs::path checkoutAt(const fs::path &repo, const std::string &commit, const fs::path &dir) {
+  fs::path work = dir / repo.filename();
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/git", "clone", "-q", repo.string(), work.string()};
+  spec.timeoutSeconds = 300;
+  REQUIRE(runProcess(spec).exitedWith(0));
+  REQUIRE(git(work, {"checkout", "-q", commit}).exitedWith(0));
+  return work;
+}
+
 nlohmann::json realCase(const std::string &name) {
   for (const auto &c : nlohmann::json::parse(readFile(fixturesDir() / "realworld" / "cases.json")))
     if (c["name"] == name)
@@ -112,14 +123,8 @@ TEST_CASE("bisect over 64 real mujs commits finds the commit that broke array ho
 
 TEST_CASE("a Makefile project recorded with bear: --target picks the shell among its programs",
           "[realworld][bear]") {
-  fs::path repo = clone("mujs.bundle");
   TempDir t;
-  fs::path work = t.path / "mujs";
-  ProcessSpec spec;
-  spec.argv = {"/usr/bin/git", "clone", "-q", repo.string(), work.string()};
-  spec.timeoutSeconds = 300;
-  REQUIRE(runProcess(spec).exitedWith(0));
-  REQUIRE(git(work, {"checkout", "-q", "05cd646"}).exitedWith(0));
+  fs::path work = checkoutAt(clone("mujs.bundle"), "05cd646", t.path);
   // The generated headers are committed; make them newer than what they come from, and
   // tell make not to remake utfdata.h, whose Unicode tables it would download.
   ProcessSpec touch;
@@ -204,14 +209,8 @@ TEST_CASE("a real interpreter's exceptions through nested calls replay in the ca
   // mujs implements try/catch with setjmp in its recursive bytecode loop (jsR_run); a
   // throw from a JS call nested 19 deep longjmps to the handler several jsR_run frames
   // up. Replay used to resume the innermost jsR_run frame there and stop at a mismatch.
-  fs::path repo = clone("mujs.bundle");
   TempDir t;
-  fs::path work = t.path / "mujs";
-  ProcessSpec spec;
-  spec.argv = {"/usr/bin/git", "clone", "-q", repo.string(), work.string()};
-  spec.timeoutSeconds = 300;
-  REQUIRE(runProcess(spec).exitedWith(0));
-  REQUIRE(git(work, {"checkout", "-q", "05cd646"}).exitedWith(0));
+  fs::path work = checkoutAt(clone("mujs.bundle"), "05cd646", t.path);
   std::string js = (fixturesDir() / "realworld" / "mujs_nested_throw.js").string();
   ProcessResult traced = runRootline(
       {"trace", "--project", work.string(), "--src", (work / "one.c").string(), "--src",
