@@ -86,7 +86,9 @@ std::vector<const llvm::AllocaInst *> anchoredLocals(const llvm::Function &fn);
 // with events of different kinds (a LOAD on one side, a RET or another branch on the
 // other) is checked by the next event instead: had replay gone the wrong way, it
 // would not be the event replay expects (docs/trace-format.md, "Silent branches").
-llvm::DenseSet<const llvm::BranchInst *> silentBranches(const llvm::Function &fn);
+// `anchored` is anchoredLocals(fn): those log nothing.
+llvm::DenseSet<const llvm::BranchInst *>
+silentBranches(const llvm::Function &fn, llvm::ArrayRef<const llvm::AllocaInst *> anchored);
 
 // Whether a function's arguments are logged at its entry (ARG events): main, functions
 // uninstrumented code may call (address taken), and functions taking a struct by value

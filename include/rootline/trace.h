@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace llvm {
 class MemoryBuffer;
@@ -25,6 +26,10 @@ enum class Ev : uint8_t {
 };
 
 const char *eventName(Ev tag);
+
+struct Event;
+// A LAYOUT event's distances (its bytes: zigzag varints); empty if they are malformed.
+std::vector<int64_t> layoutOffsets(const Event &layout);
 
 // One decoded event. Integer fields a..e follow the order of the event's fields in
 // rl_events.def (delta-encoded addresses are already made absolute); `bytes` views

@@ -148,7 +148,7 @@ private:
       }
 
     std::vector<const llvm::AllocaInst *> anchored = anchoredLocals(fn);
-    silent_ = silentBranches(fn);
+    silent_ = silentBranches(fn, anchored);
     anchored_.clear();
     anchored_.insert(anchored.begin(), anchored.end());
     anchor_ = anchored.empty() ? nullptr : const_cast<llvm::AllocaInst *>(anchored.front());

@@ -74,13 +74,12 @@ struct BlockSummary {
 
 } // namespace
 
-llvm::DenseSet<const llvm::BranchInst *> silentBranches(const llvm::Function &fn) {
+llvm::DenseSet<const llvm::BranchInst *>
+silentBranches(const llvm::Function &fn, llvm::ArrayRef<const llvm::AllocaInst *> anchoredList) {
   llvm::DenseSet<const llvm::BranchInst *> silent;
   if (fn.isDeclaration())
     return silent;
-  llvm::DenseSet<const llvm::AllocaInst *> anchored;
-  for (const llvm::AllocaInst *al : anchoredLocals(fn))
-    anchored.insert(al);
+  llvm::DenseSet<const llvm::AllocaInst *> anchored(anchoredList.begin(), anchoredList.end());
 
   // Reachable blocks, successors before predecessors (so one pass settles all but
   // cycles), and every conditional branch in a fixed order: instrumentation and

@@ -38,11 +38,14 @@ struct LocalSlot {
   uint64_t size = 0;
 };
 
-// Where a function's anchored locals (anchoredLocals) lie from the first one, once
-// its LAYOUT event has been read.
-struct FrameLayout {
+// What replay knows of a function's trace shape, computed once: where its anchored
+// locals (anchoredLocals) lie from the first one, once its LAYOUT event has been read,
+// and which of its branches log nothing (silentBranches).
+struct FunctionFacts {
   llvm::DenseMap<const llvm::AllocaInst *, unsigned> position;
   std::vector<int64_t> offsets; // empty until LAYOUT
+  llvm::DenseSet<const llvm::BranchInst *> silent;
+  bool anchored() const { return !position.empty(); }
 };
 
 // x86-64's va_list: {gp_offset, fp_offset, overflow_arg_area, reg_save_area}.
@@ -57,8 +60,8 @@ struct Frame {
   llvm::DenseMap<const llvm::AllocaInst *, LocalSlot> locals;
   const llvm::CallBase *callSite = nullptr; // null: entered from uninstrumented code
   uint64_t anchor = 0;                      // address of the first anchored local (ENTER_FRAME)
-  const llvm::DenseSet<const llvm::BranchInst *> *silent = nullptr; // silentBranches(fn)
-  bool indirect = false; // the caller logs EXT_RET after we return
+  FunctionFacts *facts = nullptr;           // factsOf(fn)
+  bool indirect = false;                    // the caller logs EXT_RET after we return
   uint64_t id = 0;
   // A call into uninstrumented code in progress, and what it logged so far.
   const llvm::CallBase *pending = nullptr;
@@ -261,10 +264,7 @@ private:
     stack_.emplace_back();
     Frame &f = stack_.back();
     f.fn = fn;
-    auto [known, fresh] = silent_.try_emplace(fn);
-    if (fresh)
-      known->second = silentBranches(*fn);
-    f.silent = &known->second;
+    f.facts = &factsOf(fn);
     f.block = &fn->getEntryBlock();
     f.pc = f.block->begin();
     f.id = ++frameCounter_;
@@ -295,12 +295,13 @@ private:
     return enter.tag == Ev::ENTER_FRAME ? enter.b : enter.a;
   }
 
-  const FrameLayout &layoutOf(const llvm::Function *fn) {
-    auto [it, fresh] = layouts_.try_emplace(fn);
+  FunctionFacts &factsOf(const llvm::Function *fn) {
+    auto [it, fresh] = facts_.try_emplace(fn);
     if (fresh) {
       std::vector<const llvm::AllocaInst *> anchored = anchoredLocals(*fn);
       for (unsigned i = 0; i < anchored.size(); ++i)
         it->second.position[anchored[i]] = i;
+      it->second.silent = silentBranches(*fn, anchored);
     }
     return it->second;
   }
@@ -308,30 +309,20 @@ private:
   // The anchor of `fn`'s new frame from its ENTER/ENTER_FRAME, reading the LAYOUT that
   // follows the function's first ENTER_FRAME of the trace.
   uint64_t frameAnchor(const llvm::Function *fn, const Event &enter, const llvm::Instruction *at) {
-    const FrameLayout &layout = layoutOf(fn);
+    FunctionFacts &facts = factsOf(fn);
     bool framed = enter.tag == Ev::ENTER_FRAME;
-    if (framed != !layout.position.empty())
+    if (framed != facts.anchored())
       mismatch(at, describeEvent(enter) + (framed ? " places locals " : " places no locals ") +
                        "of " + fn->getName().str() + ", replay expected otherwise");
     Event ev;
     if (!framed || !trace_.peek(ev) || ev.tag != Ev::LAYOUT || ev.a != enteredFunction(enter))
       return enter.a;
     nextEvent(ev);
-    std::vector<int64_t> offsets;
-    for (size_t pos = 0; pos < ev.bytes.size();) {
-      uint64_t z = 0;
-      for (int shift = 0; pos < ev.bytes.size() && shift < 64; shift += 7) {
-        auto byte = static_cast<unsigned char>(ev.bytes[pos++]);
-        z |= static_cast<uint64_t>(byte & 0x7f) << shift;
-        if (!(byte & 0x80))
-          break;
-      }
-      offsets.push_back(static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1));
-    }
-    if (offsets.size() != layout.position.size())
+    std::vector<int64_t> offsets = layoutOffsets(ev);
+    if (offsets.size() != facts.position.size())
       mismatch(at, describeEvent(ev) + " places " + std::to_string(offsets.size()) +
-                       " locals, replay expected " + std::to_string(layout.position.size()));
-    layouts_[fn].offsets = std::move(offsets);
+                       " locals, replay expected " + std::to_string(facts.position.size()));
+    facts.offsets = std::move(offsets);
     return enter.a;
   }
 
@@ -793,7 +784,7 @@ private:
     Instance &I = begin(f, al);
     if (al->isArrayAllocation())
       use(f, I, al->getArraySize());
-    const FrameLayout &layout = layoutOf(f.fn);
+    const FunctionFacts &layout = *f.facts;
     if (auto it = layout.position.find(al); it != layout.position.end()) {
       // Placed from the frame's anchor; stored before it is first read, so its
       // initial bytes do not matter.
@@ -1030,7 +1021,7 @@ private:
       return;
     }
     bool cond = use(f, I, br->getCondition()).value.lo & 1;
-    if (f.silent->contains(br)) { // checked by the next event instead
+    if (f.facts->silent.contains(br)) { // checked by the next event instead
       I.successor = cond ? 0 : 1;
       finish(f, I);
       jump(f, br->getSuccessor(I.successor));
@@ -1185,7 +1176,7 @@ private:
     // Of several frames of the setjmp's function (recursion), the one RESUME names;
     // a function without anchored locals logs none: its innermost frame.
     const llvm::Function *fn = target->getFunction();
-    bool named = !layoutOf(fn).position.empty();
+    bool named = factsOf(fn).anchored();
     Event resume;
     if (named && !(trace_.peek(resume) && resume.tag == Ev::RESUME))
       mismatch(target, "no RESUME names the frame this longjmp returns in");
@@ -1275,7 +1266,7 @@ private:
     finish(f, I);
     ++f.pc;
     const llvm::Function *callee = call->getCalledFunction();
-    if (callee && isSetjmpLike(callee->getName()) && !layoutOf(f.fn).position.empty()) {
+    if (callee && isSetjmpLike(callee->getName()) && f.facts->anchored()) {
       Event ev = expect(Ev::RESUME, call);
       if (ev.a != f.anchor)
         mismatch(call, "setjmp returns in another frame than replay's");
@@ -1466,9 +1457,8 @@ private:
   std::vector<uint64_t> globalAddr_;
   std::vector<bool> globalKnown_;
   llvm::DenseMap<uint64_t, const llvm::Function *> funcAt_;
-  llvm::DenseMap<const llvm::Function *, FrameLayout> layouts_;
-  // Per function, its silent branches; node-stable, as frames point into it.
-  std::unordered_map<const llvm::Function *, llvm::DenseSet<const llvm::BranchInst *>> silent_;
+  // Node-stable: frames point into it.
+  std::unordered_map<const llvm::Function *, FunctionFacts> facts_;
   llvm::DenseMap<const llvm::Constant *, Val> constants_;
   WriterShadow shadow_;
   Instance cur_;

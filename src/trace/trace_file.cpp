@@ -100,6 +100,27 @@ uint64_t zigzag(int64_t d) {
 
 } // namespace
 
+std::vector<int64_t> layoutOffsets(const Event &layout) {
+  std::vector<int64_t> out;
+  uint64_t z = 0;
+  int shift = 0;
+  for (char c : layout.bytes) {
+    auto byte = static_cast<unsigned char>(c);
+    if (shift >= 64)
+      return {};
+    z |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    shift += 7;
+    if (!(byte & 0x80)) {
+      out.push_back(unzigzag(z));
+      z = 0;
+      shift = 0;
+    }
+  }
+  if (shift != 0)
+    return {}; // ends inside a varint
+  return out;
+}
+
 const char *eventName(Ev tag) {
   switch (tag) {
 #define RL_EVENT(name, value, fields)                                                              \

@@ -20,7 +20,8 @@ namespace {
 // The names of the blocks whose terminating branch is silent in `fn`.
 std::set<std::string> silentBlocks(const llvm::Module &m, const char *fn) {
   std::set<std::string> out;
-  for (const llvm::BranchInst *br : silentBranches(*m.getFunction(fn)))
+  const llvm::Function &f = *m.getFunction(fn);
+  for (const llvm::BranchInst *br : silentBranches(f, anchoredLocals(f)))
     out.insert(br->getParent()->getName().str());
   return out;
 }
