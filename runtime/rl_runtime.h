@@ -22,6 +22,13 @@ void rl_put_bytes(const void *data, size_t n);
 void rl_flush(void);  /* async-signal-safe */
 void rl_finish(void); /* appends END, flushes and closes the trace (at exit, _exit) */
 int rl_tracing(void); /* 0 once the trace is closed/disabled */
+/* Bytes of the trace so far, counting those not yet written (the offset of the next
+ * event), and this process's trace number + 1 under ROOTLINE_TRACE_DIR (else 0). */
+uint64_t rl_trace_position(void);
+uint64_t rl_trace_seq(void);
+/* In the child of a fork made by the program: a trace of its own that continues the
+ * parent's (number parent_seq - 1) from `fork_offset`; untraced in single-file mode. */
+void rl_trace_forked_child(uint64_t parent_seq, uint64_t fork_offset);
 
 /* --- events used by the libc wrappers --------------------------------------- */
 /* Bytes consumed from stdin so far, and bytes written to fds 1 and 2 so far. */

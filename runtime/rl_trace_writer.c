@@ -17,10 +17,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define RL_TRACE_VERSION 4u
+#define RL_TRACE_VERSION 5u
 /* Exit status of a traced program stopped at the trace byte limit. */
 #define RL_LIMIT_EXIT 86
 
@@ -249,7 +251,9 @@ static void rl_install_signal_handlers(void) {
   }
 }
 
-/* A forked child has no writer thread and shares the file: it runs untraced. */
+/* A child forked from uninstrumented code (daemon(), a library) has no writer thread
+ * and shares the file: it runs untraced. A fork the program itself makes goes through
+ * __rl_wrap_fork, which then starts the child's own trace (rl_trace_forked_child). */
 static void rl_in_forked_child(void) {
   if (rl_fd >= 0)
     close(rl_fd);
@@ -257,30 +261,153 @@ static void rl_in_forked_child(void) {
   rl_stop();
 }
 
+/* Per-process traces (ROOTLINE_TRACE_DIR): every traced process of a test, forked
+ * children and exec'd images included, writes <dir>/p<seq>.trace, seq counting
+ * processes in the order they start (docs/trace-format.md, "Processes"). */
+static char rl_trace_dir[4096];
+static uint64_t rl_seq; /* this trace's number + 1; 0 in single-file mode */
+
+/* The next process number, from a counter file under a lock (processes of one test
+ * start concurrently: a pipeline, make -j). */
+static uint64_t rl_next_seq(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/.seq", rl_trace_dir);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return 0;
+  uint64_t n = 0;
+  if (flock(fd, LOCK_EX) == 0) {
+    char buf[32] = {0};
+    if (pread(fd, buf, sizeof buf - 1, 0) > 0)
+      n = strtoull(buf, 0, 10);
+    int len = snprintf(buf, sizeof buf, "%020llu\n", (unsigned long long)(n + 1));
+    if (pwrite(fd, buf, (size_t)len, 0) != len)
+      n = 0;
+    flock(fd, LOCK_UN);
+  }
+  close(fd);
+  return n + 1;
+}
+
+static void rl_put_string(const char *s, size_t n) {
+  rl_put_uv(n);
+  rl_put_bytes(s, n);
+}
+
+/* Up to `cap` bytes of a /proc file (or a symlink's target when `link`). */
+static size_t rl_read_proc(const char *path, char *out, size_t cap, int link) {
+  if (link) {
+    ssize_t n = readlink(path, out, cap);
+    return n > 0 ? (size_t)n : 0;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  size_t got = 0;
+  ssize_t n;
+  while (got < cap && (n = read(fd, out + got, cap - got)) > 0)
+    got += (size_t)n;
+  close(fd);
+  return got;
+}
+
+/* Header: magic, version, module key, then the process: its number, pid, parent pid,
+ * the trace it was forked from (number + 1, 0: none) and where in that trace, its
+ * working directory, executable and arguments. */
+static void rl_write_header(uint64_t parent_seq, uint64_t fork_offset) {
+  static char text[64 * 1024];
+  memcpy(rl_buf, "RLTRACE\0", 8);
+  rl_len = 8;
+  rl_put_uv(RL_TRACE_VERSION);
+  rl_put_string(rl_module_key, strlen(rl_module_key));
+  rl_put_uv(rl_seq);
+  rl_put_uv((uint64_t)getpid());
+  rl_put_uv((uint64_t)getppid());
+  rl_put_uv(parent_seq);
+  rl_put_uv(fork_offset);
+  const char *cwd = getcwd(text, sizeof text);
+  rl_put_string(text, cwd ? strlen(text) : 0);
+  rl_put_string(text, rl_read_proc("/proc/self/exe", text, sizeof text, 1));
+  size_t n = rl_read_proc("/proc/self/cmdline", text, sizeof text, 0);
+  uint64_t argc = 0;
+  for (size_t i = 0; i < n; ++i)
+    argc += text[i] == 0;
+  rl_put_uv(argc);
+  for (size_t i = 0, start = 0; i < n; ++i)
+    if (text[i] == 0) {
+      rl_put_string(text + start, i - start);
+      start = i + 1;
+    }
+}
+
+/* Opens this process's trace file: the given path, or the next p<seq>.trace. */
+static int rl_open_trace(const char *path) {
+  if (path)
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  rl_seq = rl_next_seq();
+  if (!rl_seq)
+    return -1;
+  char name[4200];
+  snprintf(name, sizeof name, "%s/p%llu.trace", rl_trace_dir, (unsigned long long)(rl_seq - 1));
+  return open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static void rl_start(uint64_t parent_seq, uint64_t fork_offset) {
+  rl_state = 1;
+  rl_set_buffer_end();
+  rl_write_header(parent_seq, fork_offset);
+}
+
 void rl_ensure_init(void) {
   if (rl_state != 0)
     return;
   rl_stop();
   const char *path = getenv("ROOTLINE_TRACE");
-  if (!path || !*path)
+  const char *dir = getenv("ROOTLINE_TRACE_DIR");
+  if (path && *path) {
+    dir = 0;
+  } else if (dir && *dir && strlen(dir) < sizeof rl_trace_dir) {
+    strcpy(rl_trace_dir, dir);
+    path = 0;
+  } else {
     return;
-  rl_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (rl_fd < 0)
-    return;
+  }
+  rl_fd = rl_open_trace(path);
   const char *limit = getenv("ROOTLINE_MAX_TRACE_BYTES");
   rl_limit = limit ? strtoull(limit, 0, 10) : 0;
-  rl_state = 1;
-  rl_set_buffer_end();
-  /* Header: magic, version, module key. */
-  memcpy(rl_buf, "RLTRACE\0", 8);
-  rl_len = 8;
-  rl_put_uv(RL_TRACE_VERSION);
-  size_t klen = strlen(rl_module_key);
-  rl_put_uv(klen);
-  rl_put_bytes(rl_module_key, klen);
+  /* One file is this process's alone: programs it runs must not write over it. */
+  if (path) {
+    unsetenv("ROOTLINE_TRACE");
+    unsetenv("ROOTLINE_MAX_TRACE_BYTES");
+  }
+  if (rl_fd < 0)
+    return;
+  rl_start(0, 0);
   atexit(rl_finish);
   pthread_atfork(0, 0, rl_in_forked_child);
   rl_install_signal_handlers();
+}
+
+uint64_t rl_trace_position(void) { return rl_written + rl_len; }
+uint64_t rl_trace_seq(void) { return rl_seq; }
+
+/* The child of a fork the program made: the parent's unwritten buffers are the
+ * parent's to write, the writer thread did not survive the fork. With per-process
+ * traces the child continues in a trace of its own, which names the parent's trace
+ * and the offset it continues from. */
+void rl_trace_forked_child(uint64_t parent_seq, uint64_t fork_offset) {
+  rl_in_forked_child();
+  rl_writer_started = 0;
+  rl_queued = rl_done = 0;
+  rl_buf = rl_bufs[0];
+  rl_len = 0;
+  rl_written = 0;
+  rl_committed = RL_UNKNOWN;
+  if (!parent_seq || !rl_trace_dir[0])
+    return;
+  rl_fd = rl_open_trace(0);
+  if (rl_fd >= 0)
+    rl_start(parent_seq, fork_offset);
 }
 
 int rl_tracing(void) { return rl_state == 1; }

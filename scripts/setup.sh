@@ -13,6 +13,7 @@ packages=(
   libzstd-dev libfmt-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   python3 python3-jsonschema jq bear dpkg-dev chromium
   libcmocka-dev
+  autoconf automake
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -76,6 +76,9 @@ struct BuiltModule {
 // Throws Error (exit 2) naming the file and carrying clang's diagnostics when a unit
 // does not compile, or the link error when units do not link.
 BuiltModule buildModule(const BuildRecipe &recipe);
+// Links bitcode files already compiled (by rootline-cc, content-addressed: each file's
+// name is its content's hash) into one module, cached like buildModule's.
+BuiltModule linkBitcodeModule(const std::vector<fs::path> &units);
 
 struct BuiltExecutable {
   fs::path path;

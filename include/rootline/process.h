@@ -10,6 +10,9 @@ namespace rootline {
 
 struct ProcessSpec {
   std::vector<std::string> argv;               // argv[0] is the program path
+  // The file to execute when it is not argv[0] (a program started under the name a
+  // test gives it, "./src/prog", from wherever it was built).
+  std::string program;
   std::optional<std::string> stdinFile;        // else stdin is /dev/null
   std::map<std::string, std::string> extraEnv; // added to the inherited environment
   std::string workDir;                         // empty: inherit

@@ -106,7 +106,8 @@ private:
 // Stopped: replay itself stopped at its deadline; the instances so far were reported.
 // Diverged: the trace and the recomputation disagreed (or replay met something it does
 // not model) and the caller asked to keep what agreed (ReplayLimits::stopAtMismatch).
-enum class RunOutcome { Exit, Signal, Limit, Incomplete, Stopped, Diverged };
+// Exec: the process replaced its image (execve and friends); its trace ends there.
+enum class RunOutcome { Exit, Signal, Limit, Incomplete, Stopped, Diverged, Exec };
 
 struct ReplayResult {
   RunOutcome outcome = RunOutcome::Incomplete;

@@ -30,6 +30,9 @@ struct TracedProgram {
 
 // Builds (or fetches from the cache) the instrumented executable of a recipe.
 TracedProgram buildTraced(const BuildRecipe &recipe);
+// The same for a module already built (a project's program): `linkFlags` are what its
+// own link line adds after the objects (archives, -L, -l, -pthread, ...).
+TracedProgram buildTracedModule(const BuiltModule &module, const std::vector<std::string> &linkFlags);
 // The uninstrumented native executable of a module (for comparisons).
 fs::path buildNative(const BuildRecipe &recipe, const BuiltModule &module);
 

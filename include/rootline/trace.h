@@ -16,7 +16,7 @@ class MemoryBuffer;
 
 namespace rootline {
 
-inline constexpr uint32_t kTraceVersion = 4;
+inline constexpr uint32_t kTraceVersion = 5;
 inline constexpr int kTraceLimitExitCode = 86; // runtime exit status at the byte limit
 
 enum class Ev : uint8_t {
@@ -41,15 +41,28 @@ struct Event {
   uint64_t offset = 0; // byte offset of the event in the file
 };
 
+// The process a trace belongs to (docs/trace-format.md, "Processes"). `seq` is the
+// trace's number + 1 among a test's per-process traces (0: a single-file trace); a
+// forked child's trace names the trace it continues (`parentSeq`, its number + 1) and
+// the byte offset in it where the fork happened.
+struct TraceProcess {
+  uint64_t seq = 0, pid = 0, ppid = 0, parentSeq = 0, forkOffset = 0;
+  std::string cwd, exe;
+  std::vector<std::string> argv;
+};
+
 struct TraceHeader {
   uint32_t version = 0;
   std::string moduleKey;
+  TraceProcess process;
 };
 
 class TraceReader {
 public:
   // Throws Error naming the file when it cannot be read, is not a trace, has another
   // version, or (if expectedKey is given) belongs to another module.
+  // A forked child's trace reads as its parent's events up to the fork, then its own
+  // (the parent's file, p<N>.trace, is looked for beside it).
   explicit TraceReader(const fs::path &path, const std::string &expectedKey = {});
   static TraceReader fromBytes(std::string bytes, const std::string &expectedKey = {});
   ~TraceReader();
@@ -67,6 +80,7 @@ public:
 private:
   TraceReader() = default;
   void parseHeader(const std::string &name, const std::string &expectedKey);
+  void prependParent(const fs::path &path);
   uint64_t uv();
   bool decode(Event &ev);
   bool decodeLoad(Event &ev, unsigned valueBytes);
@@ -78,6 +92,9 @@ private:
   bool truncated_ = false;
   uint64_t lastAddr_ = 0;  // addresses of LOAD/STORE are deltas from the previous one
   uint64_t lastFrame_ = 0; // ENTER_FRAME anchors are deltas from the previous anchor
+  // Where the file's events start in data_ (its header's end in the file, or after a
+  // parent's prefix), and that header's end: file offsets map to data_ through them.
+  uint64_t eventsStart_ = 0, headerEnd_ = 0;
   TraceHeader header_;
   std::string name_;
 };

@@ -91,7 +91,9 @@ std::unique_ptr<llvm::Module> loadBitcode(const fs::path &path, llvm::LLVMContex
   return std::move(*mod);
 }
 
-void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, const fs::path &out) {
+// `names` name each part in errors (its source file).
+void linkUnits(const std::vector<fs::path> &parts, const std::vector<std::string> &names,
+               const fs::path &out) {
   llvm::LLVMContext ctx;
   auto linked = std::make_unique<llvm::Module>("rootline-program", ctx);
   llvm::Linker linker(*linked);
@@ -107,7 +109,7 @@ void linkUnits(const std::vector<fs::path> &parts, const BuildRecipe &recipe, co
   for (size_t i = 0; i < parts.size(); ++i) {
     auto mod = loadBitcode(parts[i], ctx);
     if (linker.linkInModule(std::move(mod)))
-      throw Error("cannot link '" + recipe.units[i].source.string() +
+      throw Error("cannot link '" + names[i] +
                       "' into the program: " + firstLine(diagnostics),
                   ExitBadInput, diagnostics);
   }
@@ -168,7 +170,32 @@ BuiltModule buildModule(const BuildRecipe &recipe) {
   result.cacheHit = fs::exists(result.bitcode);
   if (!result.cacheHit) {
     buildcache::prepare(result.bitcode);
-    linkUnits(parts, recipe, result.bitcode);
+    std::vector<std::string> names;
+    for (const auto &unit : recipe.units)
+      names.push_back(unit.source.string());
+    linkUnits(parts, names, result.bitcode);
+  }
+  return result;
+}
+
+BuiltModule linkBitcodeModule(const std::vector<fs::path> &units) {
+  if (units.empty())
+    throw Error("no bitcode to link");
+  Hasher moduleHash;
+  moduleHash.add("rootline-module-v1");
+  for (const auto &bc : units) // content-addressed: the name is the content's hash
+    moduleHash.add(bc.filename().string());
+  BuiltModule result;
+  result.unitBitcode = units;
+  result.key = moduleHash.hex();
+  result.bitcode = buildcache::moduleBitcode(result.key);
+  result.cacheHit = fs::exists(result.bitcode);
+  if (!result.cacheHit) {
+    buildcache::prepare(result.bitcode);
+    std::vector<std::string> names;
+    for (const auto &bc : units)
+      names.push_back(bc.string());
+    linkUnits(units, names, result.bitcode);
   }
   return result;
 }

@@ -43,6 +43,8 @@ std::string outcomeText(const TracedRun &run, const ReplayResult &replay) {
   }
   if (replay.outcome == RunOutcome::Exit)
     return "exit " + std::to_string(replay.exitStatus);
+  if (replay.outcome == RunOutcome::Exec)
+    return "exec (the process replaced its image)";
   return "incomplete trace";
 }
 

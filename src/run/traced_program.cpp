@@ -22,19 +22,34 @@ fs::path runtimeLibrary() {
   return ROOTLINE_RUNTIME_LIB; // the build tree
 }
 
-TracedProgram buildTraced(const BuildRecipe &recipe) {
-  TracedProgram p;
-  p.recipe = recipe;
-  p.module = buildModule(recipe);
+namespace {
+
+TracedProgram instrumentAndLink(TracedProgram p, const std::vector<std::string> &libs,
+                                const std::vector<std::string> &linkFlags) {
   bool instrHit = false;
   fs::path bc = instrumentedBitcode(p.module, instrHit);
   fs::path rt = runtimeLibrary();
   if (!fs::exists(rt))
     throw Error("rootline runtime library not found at '" + rt.string() + "'", ExitInternal);
-  BuiltExecutable exe = linkExecutable(bc, p.module.key, "traced", {rt}, recipe.libs);
+  BuiltExecutable exe = linkExecutable(bc, p.module.key, "traced", {rt}, libs, linkFlags);
   p.instrumentedExe = exe.path;
   p.cacheHit = p.module.cacheHit && instrHit && exe.cacheHit;
   return p;
+}
+
+} // namespace
+
+TracedProgram buildTraced(const BuildRecipe &recipe) {
+  TracedProgram p;
+  p.recipe = recipe;
+  p.module = buildModule(recipe);
+  return instrumentAndLink(std::move(p), recipe.libs, {});
+}
+
+TracedProgram buildTracedModule(const BuiltModule &module, const std::vector<std::string> &linkFlags) {
+  TracedProgram p;
+  p.module = module;
+  return instrumentAndLink(std::move(p), {}, linkFlags);
 }
 
 fs::path buildNative(const BuildRecipe &recipe, const BuiltModule &module) {

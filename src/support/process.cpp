@@ -81,7 +81,7 @@ void closeFd(int &fd) {
   for (const auto &a : spec.argv)
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
-  execv(args[0], args.data());
+  execv(spec.program.empty() ? args[0] : spec.program.c_str(), args.data());
   _exit(127);
 }
 

@@ -1138,6 +1138,12 @@ private:
       throw RunEnd{sawExit_ ? RunOutcome::Exit : RunOutcome::Incomplete};
     case Ev::LIMIT:
       throw RunEnd{RunOutcome::Limit};
+    case Ev::EXEC: { // the image is replaced, unless the exec failed and the call returns
+      Event after;
+      if (!trace_.peek(after))
+        throw RunEnd{RunOutcome::Exec};
+      return;
+    }
     case Ev::INPUT:
     case Ev::INPUT_CHAR:
     case Ev::TOKEN:

@@ -29,6 +29,7 @@ Shape shapeOf(Ev tag) {
   case Ev::BR_TRUE:
   case Ev::END:
   case Ev::CONCRETIZED:
+  case Ev::EXEC:
     return {0, false};
   case Ev::SWITCH:
   case Ev::STORE:
@@ -141,6 +142,33 @@ TraceReader::TraceReader(const fs::path &path, const std::string &expectedKey) {
   data_ = reinterpret_cast<const unsigned char *>(buffer_->getBufferStart());
   size_ = buffer_->getBufferSize();
   parseHeader(path.string(), expectedKey);
+  if (header_.process.parentSeq)
+    prependParent(path);
+}
+
+void TraceReader::prependParent(const fs::path &path) {
+  fs::path parentPath =
+      path.parent_path() / ("p" + std::to_string(header_.process.parentSeq - 1) + ".trace");
+  std::error_code ec;
+  if (!fs::exists(parentPath, ec))
+    throw Error("trace '" + path.string() + "' continues '" + parentPath.string() +
+                "', which is missing");
+  TraceReader parent(parentPath);
+  uint64_t forkAt = header_.process.forkOffset;
+  if (forkAt < parent.headerEnd_ || forkAt - parent.headerEnd_ > parent.size_ - parent.eventsStart_)
+    throw Error("trace '" + path.string() + "' continues '" + parentPath.string() +
+                "' from byte " + std::to_string(forkAt) + ", past its end");
+  uint64_t prefixEnd = parent.eventsStart_ + (forkAt - parent.headerEnd_);
+  std::string joined(reinterpret_cast<const char *>(parent.data_ + parent.eventsStart_),
+                     prefixEnd - parent.eventsStart_);
+  uint64_t prefix = joined.size();
+  joined.append(reinterpret_cast<const char *>(data_ + pos_), size_ - pos_);
+  buffer_.reset();
+  owned_ = std::move(joined);
+  data_ = reinterpret_cast<const unsigned char *>(owned_.data());
+  size_ = owned_.size();
+  pos_ = 0;
+  eventsStart_ = prefix;
 }
 
 TraceReader TraceReader::fromBytes(std::string bytes, const std::string &expectedKey) {
@@ -157,7 +185,8 @@ TraceReader::~TraceReader() = default;
 TraceReader::TraceReader(TraceReader &&o) noexcept
     : buffer_(std::move(o.buffer_)), owned_(std::move(o.owned_)), size_(o.size_), pos_(o.pos_),
       truncated_(o.truncated_), lastAddr_(o.lastAddr_), lastFrame_(o.lastFrame_),
-      header_(std::move(o.header_)), name_(std::move(o.name_)) {
+      eventsStart_(o.eventsStart_), headerEnd_(o.headerEnd_), header_(std::move(o.header_)),
+      name_(std::move(o.name_)) {
   data_ = buffer_ ? reinterpret_cast<const unsigned char *>(buffer_->getBufferStart())
                   : reinterpret_cast<const unsigned char *>(owned_.data());
 }
@@ -194,7 +223,29 @@ void TraceReader::parseHeader(const std::string &name, const std::string &expect
     throw Error("trace '" + name + "' is truncated in its header");
   header_.moduleKey.assign(reinterpret_cast<const char *>(data_ + pos_), klen);
   pos_ += klen;
+  auto text = [&] {
+    uint64_t n = uv();
+    if (n > size_ - pos_)
+      throw Error("trace '" + name + "' is truncated in its header");
+    std::string out(reinterpret_cast<const char *>(data_ + pos_), n);
+    pos_ += n;
+    return out;
+  };
+  TraceProcess &p = header_.process;
+  p.seq = uv();
+  p.pid = uv();
+  p.ppid = uv();
+  p.parentSeq = uv();
+  p.forkOffset = uv();
+  p.cwd = text();
+  p.exe = text();
+  uint64_t argc = uv();
+  if (argc > size_ - pos_)
+    throw Error("trace '" + name + "' is truncated in its header");
+  for (uint64_t i = 0; i < argc; ++i)
+    p.argv.push_back(text());
   inHeader_ = false;
+  headerEnd_ = eventsStart_ = pos_;
   if (!expectedKey.empty() && header_.moduleKey != expectedKey)
     throw Error("trace '" + name + "' belongs to another program (module " +
                 header_.moduleKey.substr(0, 12) + ", expected " + expectedKey.substr(0, 12) + ")");
@@ -271,6 +322,8 @@ TraceWriter::TraceWriter(const std::string &moduleKey, uint32_t version) {
   uv(version);
   uv(moduleKey.size());
   out_ += moduleKey;
+  if (version == kTraceVersion)
+    out_.append(8, '\0'); // no process: seq, pid, ppid, parent, offset, cwd, exe, argc
 }
 
 void TraceWriter::uv(uint64_t v) {

@@ -1,0 +1,93 @@
+// A project built by its own build system and tested by its own test command
+// (docs/project.md): configure + make, CMake, Meson or a Makefile builds each version
+// in a private tree under the cache, with rootline-cc as the compiler, which records
+// every unit's bitcode and every link; the programs the build links become rootline's
+// traced and native executables.
+#pragma once
+
+#include "rootline/fs.h"
+#include "rootline/process_traces.h"
+#include "rootline/progress.h"
+#include "rootline/run.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// The one path every version is built and tested at (so paths a build records, and
+// paths a test prints, are the same for both versions): $ROOTLINE_WORK_DIR, else
+// <cache>/work/tree. One job at a time holds it (WorkPathLock).
+fs::path projectWorkPath();
+
+// Holds the work path for this process (an exclusive lock on a file beside it); a
+// second rootline job waits, saying so on `progress`.
+class WorkPathLock {
+public:
+  explicit WorkPathLock(Progress *progress = nullptr);
+  ~WorkPathLock();
+  WorkPathLock(const WorkPathLock &) = delete;
+  WorkPathLock &operator=(const WorkPathLock &) = delete;
+
+private:
+  int fd_ = -1;
+};
+
+// The build command a tree gets without --build, in this order: `configure` →
+// `./configure && make`; `configure.ac` → `autoreconf -fi && ./configure && make`;
+// `CMakeLists.txt` → CMake into _build; `meson.build` → Meson into _build; a Makefile →
+// `make`. Empty when none applies.
+std::string detectBuildCommand(const fs::path &tree);
+
+// One program the build linked.
+struct ProjectProgram {
+  std::string name;                  // the output's file name
+  std::string path;                  // relative to the tree's top
+  std::string linkDir;               // where the link ran, relative to the top
+  std::vector<std::string> linkArgs; // the link's arguments, as the build gave them
+  std::vector<fs::path> bitcode;     // its units' bitcode, from the program itself
+};
+
+struct BuiltProject {
+  std::string label;   // names the version in messages ("old", a commit)
+  fs::path home;       // the built tree, in the cache
+  std::string command; // the build command that ran
+  std::vector<ProjectProgram> programs;
+  fs::path log; // the build's output
+  bool cacheHit = false;
+  double seconds = 0;
+};
+
+struct ProjectBuildOptions {
+  std::string command; // --build; empty: detectBuildCommand
+  double timeoutSeconds = 3600;
+  Progress *progress = nullptr;
+};
+
+// Builds a copy of `sourceTree` (never the tree itself) with the project's build, or
+// takes the built tree from the cache. A build that fails is an Error (exit 2) naming
+// the version, the command and its first error line, with the log's path.
+BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
+                          const ProjectBuildOptions &options);
+
+// The program under test: `target` (a program's name or path), else the only program
+// the build linked. An unknown or ambiguous choice is an Error listing the programs.
+const ProjectProgram &selectProgram(const BuiltProject &project, const std::string &target);
+
+// A program's own bitcode files: the `.rootline_bc` section rootline-cc puts in every
+// object it compiles, which the linker concatenates. Empty when it has none.
+std::vector<fs::path> programBitcode(const fs::path &executable);
+
+// The program linked traced (its units' module instrumented, with the runtime and its
+// own link line's libraries and archives) and natively (the project's own binary).
+struct ProjectExecutables {
+  TracedProgram traced;
+  fs::path native;
+};
+ProjectExecutables programExecutables(const BuiltProject &project, const ProjectProgram &program);
+
+// The compiler wrapper installed beside rootline (ROOTLINE_CC_WRAPPER overrides).
+fs::path ccWrapperPath();
+
+} // namespace rootline

@@ -1,0 +1,323 @@
+// The project's own build: each version is copied into a home under the cache, moved
+// to the work path, built there with rootline-cc as CC, and moved back. The links the
+// build made are read from rootline-cc's log (docs/project.md).
+#include "rootline/error.h"
+#include "rootline/hash.h"
+#include "rootline/process.h"
+#include "rootline/project.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace rootline {
+
+namespace {
+
+// Bumped when what a built tree holds changes (the wrapper's recording, the layout).
+constexpr const char *kProjectBuildVersion = "rootline-project-v1";
+
+bool present(const fs::path &p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+std::string firstErrorLine(const std::string &log) {
+  std::istringstream in(log);
+  std::string line, fallback;
+  while (std::getline(in, line)) {
+    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
+      return line;
+    if (!line.empty())
+      fallback = line;
+  }
+  return fallback; // the last line said something
+}
+
+// What identifies a source tree's content cheaply: every file's path, size and
+// modification time (a tree from git is written once per commit, so this is stable).
+std::string treeStamp(const fs::path &tree) {
+  Hasher h;
+  std::vector<std::string> rows;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(tree, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    std::string rel = fs::relative(it->path(), tree, ec).string();
+    if (rel == ".git" || rel.starts_with(".git/")) {
+      if (it->is_directory(ec))
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec))
+      continue;
+    auto size = it->file_size(ec);
+    auto mtime = fs::last_write_time(it->path(), ec).time_since_epoch().count();
+    rows.push_back(rel + "\t" + std::to_string(size) + "\t" + std::to_string(mtime));
+  }
+  std::sort(rows.begin(), rows.end());
+  for (const auto &r : rows)
+    h.add(r);
+  return h.hex();
+}
+
+// Copies a tree with its modes and times (make decides what to rebuild by them).
+void copyTree(const fs::path &from, const fs::path &to) {
+  fs::create_directories(to.parent_path());
+  ProcessSpec spec;
+  spec.argv = {"/bin/cp", "-a", from.string() + "/.", to.string()};
+  fs::create_directories(to);
+  ProcessResult r = runProcess(spec);
+  if (!r.exitedWith(0))
+    throw Error("cannot copy '" + from.string() + "' to '" + to.string() + "': " +
+                firstErrorLine(r.err));
+}
+
+// Moves a home tree to the work path for as long as it lives, and back.
+class TreeAtWorkPath {
+public:
+  TreeAtWorkPath(const fs::path &home) : home_(home), work_(projectWorkPath()) {
+    std::error_code ec;
+    fs::remove_all(work_, ec); // left by a job that was killed
+    fs::create_directories(work_.parent_path());
+    fs::rename(home_, work_);
+  }
+  ~TreeAtWorkPath() {
+    std::error_code ec;
+    fs::rename(work_, home_, ec);
+  }
+  TreeAtWorkPath(const TreeAtWorkPath &) = delete;
+  TreeAtWorkPath &operator=(const TreeAtWorkPath &) = delete;
+
+private:
+  fs::path home_, work_;
+};
+
+bool isElfExecutable(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F' && access(p.c_str(), X_OK) == 0;
+}
+
+// The programs of a build, from rootline-cc's link log: each executable linked inside
+// the work path that still exists at the end (the last link of a path wins).
+std::vector<ProjectProgram> linkedPrograms(const fs::path &logFile, const fs::path &home) {
+  std::vector<ProjectProgram> out;
+  std::ifstream in(logFile);
+  std::string line;
+  fs::path work = projectWorkPath();
+  while (std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("shared", false))
+      continue;
+    fs::path output = j.value("output", "");
+    fs::path rel = output.lexically_normal().lexically_relative(work);
+    if (rel.empty() || *rel.begin() == "..")
+      continue;
+    ProjectProgram p;
+    p.path = rel.string();
+    p.name = output.filename().string();
+    fs::path cwdRel = fs::path(j.value("cwd", "")).lexically_relative(work);
+    p.linkDir = cwdRel.empty() || *cwdRel.begin() == ".." ? "." : cwdRel.string();
+    for (const auto &a : j.value("args", nlohmann::json::array()))
+      p.linkArgs.push_back(a.get<std::string>());
+    std::erase_if(out, [&](const ProjectProgram &q) { return q.path == p.path; });
+    out.push_back(std::move(p));
+  }
+  std::vector<ProjectProgram> kept;
+  for (auto &p : out) {
+    fs::path exe = home / p.path;
+    if (!isElfExecutable(exe))
+      continue;
+    p.bitcode = programBitcode(exe);
+    if (!p.bitcode.empty())
+      kept.push_back(std::move(p));
+  }
+  return kept;
+}
+
+nlohmann::json programsJson(const std::vector<ProjectProgram> &programs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto &p : programs) {
+    nlohmann::json bc = nlohmann::json::array();
+    for (const auto &b : p.bitcode)
+      bc.push_back(b.string());
+    a.push_back({{"name", p.name},
+                 {"path", p.path},
+                 {"link_dir", p.linkDir},
+                 {"link_args", p.linkArgs},
+                 {"bitcode", bc}});
+  }
+  return a;
+}
+
+std::vector<ProjectProgram> programsFromJson(const nlohmann::json &a) {
+  std::vector<ProjectProgram> out;
+  for (const auto &j : a) {
+    ProjectProgram p;
+    p.name = j.at("name");
+    p.path = j.at("path");
+    p.linkDir = j.at("link_dir");
+    p.linkArgs = j.at("link_args").get<std::vector<std::string>>();
+    for (const auto &b : j.at("bitcode"))
+      p.bitcode.push_back(b.get<std::string>());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+} // namespace
+
+fs::path projectWorkPath() {
+  if (const char *w = getenv("ROOTLINE_WORK_DIR"); w && *w)
+    return fs::absolute(w) / "tree";
+  return cacheRoot() / "work" / "tree";
+}
+
+WorkPathLock::WorkPathLock(Progress *progress) {
+  fs::path lock = projectWorkPath().parent_path() / "tree.lock";
+  fs::create_directories(lock.parent_path());
+  fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw Error("cannot open the work path's lock '" + lock.string() + "'");
+  if (flock(fd_, LOCK_EX | LOCK_NB) == 0)
+    return;
+  if (progress)
+    progress->update("waiting for another rootline job to release " + projectWorkPath().string());
+  if (flock(fd_, LOCK_EX) != 0)
+    throw Error("cannot lock the work path '" + lock.string() + "'");
+}
+
+WorkPathLock::~WorkPathLock() {
+  if (fd_ >= 0)
+    close(fd_); // releases the lock
+}
+
+std::string detectBuildCommand(const fs::path &tree) {
+  std::string make = "make -j" + std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  if (present(tree / "configure"))
+    return "./configure && " + make;
+  if (present(tree / "configure.ac") || present(tree / "configure.in"))
+    return "autoreconf -fi && ./configure && " + make;
+  if (present(tree / "CMakeLists.txt"))
+    return "cmake -S . -B _build -DCMAKE_BUILD_TYPE=Debug && cmake --build _build -j" +
+           std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  if (present(tree / "meson.build"))
+    return "meson setup _build && meson compile -C _build";
+  for (const char *m : {"GNUmakefile", "makefile", "Makefile"})
+    if (present(tree / m))
+      return make;
+  return "";
+}
+
+fs::path ccWrapperPath() {
+  if (const char *w = getenv("ROOTLINE_CC_WRAPPER"); w && *w)
+    return w;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path &candidate :
+       {self.parent_path() / "rootline-cc", self.parent_path().parent_path() / "rootline-cc"})
+    if (!ec && present(candidate))
+      return candidate;
+  throw Error("rootline-cc, the compiler wrapper, is not installed beside rootline", ExitInternal);
+}
+
+BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
+                          const ProjectBuildOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  BuiltProject out;
+  out.label = label;
+  out.command = options.command.empty() ? detectBuildCommand(sourceTree) : options.command;
+  if (out.command.empty())
+    throw Error("the " + label + " version has no configure, CMakeLists.txt, meson.build or "
+                "Makefile; say how it builds with --build 'CMD'");
+  Hasher key;
+  key.add(kProjectBuildVersion).add(out.command).add(treeStamp(sourceTree)).add(clangPath());
+  fs::path dir = cacheRoot() / "project" / key.hex().substr(0, 32);
+  out.home = dir / "tree";
+  out.log = dir / "build.log";
+  fs::path done = dir / "programs.json", failed = dir / "failed.txt";
+  auto finish = [&] {
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  };
+  if (present(done)) {
+    out.programs = programsFromJson(nlohmann::json::parse(readFile(done)));
+    out.cacheHit = true;
+    return finish();
+  }
+  if (present(failed))
+    throw Error(readFile(failed), ExitBadInput);
+
+  if (options.progress)
+    options.progress->stage("build", label + ": " + out.command);
+  WorkPathLock lock(options.progress);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  copyTree(sourceTree, out.home);
+  fs::path store = cacheRoot() / "build" / "cc";
+  fs::create_directories(store);
+  fs::path links = dir / "links.jsonl";
+  ProcessResult r;
+  {
+    TreeAtWorkPath at(out.home);
+    fs::path wrapper = ccWrapperPath();
+    fs::path cxx = wrapper.parent_path() / "rootline-c++";
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", out.command};
+    spec.workDir = projectWorkPath().string();
+    spec.timeoutSeconds = options.timeoutSeconds;
+    spec.noAddressRandomization = false;
+    spec.extraEnv["CC"] = wrapper.string();
+    spec.extraEnv["CXX"] = present(cxx) ? cxx.string() : "clang++-19";
+    spec.extraEnv["ROOTLINE_CC_STORE"] = store.string();
+    spec.extraEnv["ROOTLINE_CC_LOG"] = links.string();
+    spec.extraEnv["ROOTLINE_CC_REAL"] = clangPath();
+    spec.extraEnv["ROOTLINE_CC_PREFIX_MAP"] = projectWorkPath().string() + "=" + out.home.string();
+    r = runProcess(spec);
+  }
+  writeFileAtomic(out.log, "$ " + out.command + "\n" + r.out + r.err);
+  if (!r.exitedWith(0)) {
+    std::string why = r.timedOut ? "timed out" : firstErrorLine(r.err + r.out);
+    std::string msg = "the " + label + " version does not build: '" + out.command + "' failed" +
+                      (why.empty() ? "" : ": " + why) + " (log: " + out.log.string() + ")";
+    writeFileAtomic(failed, msg);
+    throw Error(msg, ExitBadInput);
+  }
+  out.programs = linkedPrograms(links, out.home);
+  if (out.programs.empty())
+    throw Error("the " + label + " version built, but '" + out.command +
+                    "' linked no C program through rootline-cc (does the build honour $CC?)",
+                ExitBadInput);
+  writeFileAtomic(done, programsJson(out.programs).dump(1));
+  return finish();
+}
+
+const ProjectProgram &selectProgram(const BuiltProject &project, const std::string &target) {
+  std::vector<const ProjectProgram *> hits;
+  for (const auto &p : project.programs)
+    if (target.empty() || p.name == target || p.path == target)
+      hits.push_back(&p);
+  if (hits.size() == 1)
+    return *hits[0];
+  std::string list;
+  for (const auto &p : project.programs)
+    list += (list.empty() ? "" : ", ") + p.path;
+  if (hits.empty())
+    throw Error("the " + project.label + " version builds no program '" + target +
+                "'; it builds: " + list);
+  throw Error("the " + project.label + " version builds " + std::to_string(project.programs.size()) +
+              " programs: " + list + "; choose one with --target NAME");
+}
+
+} // namespace rootline
