@@ -138,4 +138,6 @@ void rl_ev_open(uint32_t id, const char *name) {
   rl_put_uv(len);
   rl_put_bytes(name, len);
   rl_end();
+  if (id)
+    rl_capture_input_file(id, name);
 }

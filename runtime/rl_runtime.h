@@ -29,6 +29,10 @@ uint64_t rl_trace_seq(void);
 /* In the child of a fork made by the program: a trace of its own that continues the
  * parent's (number parent_seq - 1) from `fork_offset`; untraced in single-file mode. */
 void rl_trace_forked_child(uint64_t parent_seq, uint64_t fork_offset);
+/* Under ROOTLINE_TRACE_DIR, a copy of a file opened for reading as source `id`, taken
+ * when it is opened (p<N>.in<id>): a test may delete its files before it ends, and the
+ * process is re-run alone from them. */
+void rl_capture_input_file(uint32_t id, const char *name);
 
 /* --- events used by the libc wrappers --------------------------------------- */
 /* Bytes consumed from stdin so far, and bytes written to fds 1 and 2 so far. */

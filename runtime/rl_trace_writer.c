@@ -19,6 +19,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -352,6 +353,82 @@ static int rl_open_trace(const char *path) {
   return open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+/* At most this much of one input is copied (docs/project.md, "Inputs of a process"). */
+#define RL_CAPTURE_CAP (64u << 20)
+
+/* Copies from `in` (from its offset `at`, or its current position if at < 0) to a new
+ * file `name` under the trace directory; returns that file's descriptor (at offset 0),
+ * or -1. */
+static int rl_copy_to_capture(int in, off_t at, const char *suffix) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/p%llu.%s", rl_trace_dir, (unsigned long long)(rl_seq - 1),
+           suffix);
+  int out = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
+    return -1;
+  static char buf[1 << 16];
+  size_t total = 0;
+  for (;;) {
+    ssize_t n = at >= 0 ? pread(in, buf, sizeof buf, at + (off_t)total) : read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    if (write(out, buf, (size_t)n) != n)
+      break;
+    total += (size_t)n;
+    if (total >= RL_CAPTURE_CAP)
+      break;
+  }
+  lseek(out, 0, SEEK_SET);
+  return out;
+}
+
+void rl_capture_input_file(uint32_t id, const char *name) {
+  if (!rl_seq || rl_state != 1)
+    return;
+  int saved = errno;
+  int in = open(name, O_RDONLY | O_CLOEXEC);
+  if (in >= 0) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "in%u", id);
+    int out = rl_copy_to_capture(in, 0, suffix);
+    if (out >= 0)
+      close(out);
+    close(in);
+  }
+  errno = saved;
+}
+
+/* A copy of what the process gets on stdin (p<N>.stdin): a file is copied from its
+ * current offset without moving it (a shell reading the same file keeps its place); a
+ * pipe is read to its end and the process reads the copy instead; /dev/null gives an
+ * empty copy; a terminal none. */
+static void rl_capture_stdin(void) {
+  struct stat st;
+  if (fstat(0, &st) != 0)
+    return;
+  if (S_ISREG(st.st_mode)) {
+    off_t at = lseek(0, 0, SEEK_CUR);
+    int out = rl_copy_to_capture(0, at < 0 ? 0 : at, "stdin");
+    if (out >= 0)
+      close(out);
+  } else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+    int out = rl_copy_to_capture(0, -1, "stdin");
+    if (out >= 0) {
+      dup2(out, 0);
+      close(out);
+    }
+  } else if (S_ISCHR(st.st_mode)) {
+    struct stat null;
+    if (stat("/dev/null", &null) == 0 && null.st_rdev == st.st_rdev) {
+      int out = rl_copy_to_capture(0, 0, "stdin");
+      if (out >= 0)
+        close(out);
+    }
+  }
+}
+
 static void rl_start(uint64_t parent_seq, uint64_t fork_offset) {
   rl_state = 1;
   rl_set_buffer_end();
@@ -383,6 +460,8 @@ void rl_ensure_init(void) {
   if (rl_fd < 0)
     return;
   rl_start(0, 0);
+  if (rl_seq)
+    rl_capture_stdin();
   atexit(rl_finish);
   pthread_atfork(0, 0, rl_in_forked_child);
   rl_install_signal_handlers();

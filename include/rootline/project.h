@@ -10,6 +10,7 @@
 #include "rootline/progress.h"
 #include "rootline/run.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,5 +90,56 @@ ProjectExecutables programExecutables(const BuiltProject &project, const Project
 
 // The compiler wrapper installed beside rootline (ROOTLINE_CC_WRAPPER overrides).
 fs::path ccWrapperPath();
+
+} // namespace rootline
+
+namespace rootline {
+
+// A test command (--test): run by /bin/sh from the top of a scratch copy of the built
+// tree at the work path. Exit 0 passes, 125 cannot test, anything else fails.
+struct TestCommand {
+  std::string command;
+  double timeoutSeconds = 600;
+};
+
+struct TestCommandRun {
+  ProcessResult result;                // the command's own status and output
+  std::vector<ProcessTrace> processes; // traced runs: every traced process, in start order
+  fs::path traceDir;                   // where the traces and input copies are
+  // How the run was kept apart from others: "" (a PID and mount namespace with a
+  // private /tmp) or why not ("no namespaces: a private TMPDIR only").
+  std::string isolationNote;
+  bool passed() const { return result.exitedWith(0); }
+  bool cannotTest() const { return result.exitedWith(125); }
+};
+
+// Runs the test on a scratch copy of `project` (the home itself is never changed).
+// `traced` maps programs (their paths in the tree) to executables put in their place;
+// with any, every traced process writes its trace under `traceDir`.
+TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &test,
+                              const std::vector<std::pair<std::string, fs::path>> &traced,
+                              const fs::path &traceDir);
+
+// What one traced process did that others can see: its output per file descriptor
+// (1 stdout, 2 stderr, others files it wrote) and how it ended.
+struct ProcessBehaviour {
+  std::map<uint64_t, std::string> output;
+  std::string ending; // "exit 0", "signal 11", "exec", "incomplete"
+};
+ProcessBehaviour processBehaviour(const ProcessTrace &p);
+
+// The failing process of a test (docs/project.md): the first, in the order the old run
+// started them, whose behaviour differs in the new run.
+struct FailingProcess {
+  size_t oldIndex = 0;              // into the old run's processes
+  std::optional<size_t> newIndex;   // its counterpart, if the new run started one
+  std::string why;                  // "its stdout differs at byte 4: ..."
+  std::optional<uint64_t> outputFd; // the descriptor whose output differs first
+};
+std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTrace> &oldRun,
+                                                    const std::vector<ProcessTrace> &newRun);
+
+// A process's command line as a shell would show it.
+std::string commandLine(const TraceProcess &p);
 
 } // namespace rootline

@@ -206,7 +206,7 @@ TEST_CASE("LTO, sanitizers, profiling, coverage and optimisation flags go, the r
   CHECK(lenient < strict);
 }
 
-TEST_CASE("-g is added unless the project's flags leave debug info on", "[cc-args]") {
+TEST_CASE("a -g is added unless the project's flags leave debug info on", "[cc-args]") {
   CHECK(rewriteArgs(words("-ggdb3 -c a.c")).back() == "a.c");
   CHECK(rewriteArgs(words("-gdwarf-4 -c a.c")).back() == "a.c");
   CHECK(rewriteArgs(words("-gline-tables-only -c a.c")).back() == "a.c");
@@ -217,7 +217,7 @@ TEST_CASE("-g is added unless the project's flags leave debug info on", "[cc-arg
   CHECK(rewriteArgs(words("-gsplit-dwarf -c a.c")).back() == "-g");
 }
 
-TEST_CASE("-x decides the language of the inputs after it, and the link drops it", "[cc-args]") {
+TEST_CASE("an input's language is that of the -x before it, and the link drops -x", "[cc-args]") {
   Invocation inv = classifyC("-c -x c prog.txt -x c++ util.c -x none main.c -xc gen.in asm.S");
   REQUIRE(inv.action == Action::Compile);
   REQUIRE(inv.inputs.size() == 5);
