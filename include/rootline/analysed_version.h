@@ -26,6 +26,15 @@ struct AnalysedVersion {
   std::unique_ptr<StaticAnalysis> analysis;
 };
 
+// A version built elsewhere (by the project's own build, docs/project.md): its traced
+// program and its native executable.
+struct BuiltVersion {
+  TracedProgram traced;
+  fs::path native;
+};
+// Takes `v`'s programs from `built` and analyses its module.
+void analyseBuiltVersion(AnalysedVersion &v, const BuiltVersion &built);
+
 // Builds `v` from `recipe` (name and root already set). A build failure is an Error
 // naming the version ("the new version does not build: ...") with clang's diagnostics.
 void buildAnalysedVersion(AnalysedVersion &v, const BuildRecipe &recipe);

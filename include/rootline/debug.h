@@ -24,6 +24,11 @@ enum class ConditionKind { Rsc, Pc };
 
 struct DebugRequest {
   BuildRecipe oldRecipe, newRecipe;
+  // Versions the project's own build made (--build; docs/project.md): used instead of
+  // the recipes. Revert trials need a rebuild per trial and are not made for them yet.
+  std::optional<BuiltVersion> oldBuilt, newBuilt;
+  // Said first in the report's notes (the test command, the failing process).
+  std::vector<std::string> leadNotes;
   fs::path oldRoot, newRoot;                      // for file names in reports and the diff
   std::string oldLabel = "old", newLabel = "new"; // directories, or commits' short hashes
   // Between two commits: their metadata for the reports, and git's diff of the two

@@ -124,6 +124,7 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
 // (1 stdout, 2 stderr, others files it wrote) and how it ended.
 struct ProcessBehaviour {
   std::map<uint64_t, std::string> output;
+  std::map<uint64_t, std::string> opened; // input source id -> the name it was opened by
   std::string ending; // "exit 0", "signal 11", "exec", "incomplete"
 };
 ProcessBehaviour processBehaviour(const ProcessTrace &p);

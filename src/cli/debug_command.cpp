@@ -1,5 +1,6 @@
 // rootline debug: root-cause a regression between two source trees.
 #include "cli/cli.h"
+#include "cli/project_debug.h"
 #include "cli/versions.h"
 #include "rootline/debug.h"
 #include "rootline/error.h"
@@ -23,6 +24,7 @@ struct DebugOptions {
   unsigned maxCandidates = 20;
   bool firstModels = false;
   std::vector<std::string> args, files;
+  ProjectDebugOptions project;
 };
 
 int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
@@ -58,8 +60,12 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   RecipeRequest recipe = opt.recipe;
   if (!req.repository.empty() && recipe.recipeBase.empty())
     recipe.recipeBase = req.repository; // --recipe paths are the work tree's
-  req.oldRecipe = recipeOf(recipe, oldV);
-  req.newRecipe = recipeOf(recipe, newV);
+  if (opt.project.given() && !oldV.singleFile.empty())
+    throw Error("--build and --test take two project trees or commits, not single files");
+  if (!opt.project.given()) {
+    req.oldRecipe = recipeOf(recipe, oldV);
+    req.newRecipe = recipeOf(recipe, newV);
+  }
   req.oldLabel = oldV.label;
   req.newLabel = newV.label;
   req.inputSearchDirs = {fs::current_path()};
@@ -81,6 +87,12 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.closestInputs = !opt.firstModels;
   Progress progress = Progress::toStderr(!global.json && !global.quiet);
   req.progress = &progress;
+  if (opt.project.given()) {
+    ProjectDebugOptions project = opt.project;
+    project.target = opt.recipe.target;
+    project.testTimeout = std::max(300.0, 10 * opt.timeout);
+    req = projectDebugRequest(project, req, oldV.root, newV.root, progress);
+  }
   DebugReport report = debugRegression(req);
   if (!opt.out.empty())
     writeReportFiles(opt.out, debugReportFiles(report));
@@ -122,6 +134,12 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
                 "Keep the solver's first models as alternative inputs instead of the inputs "
                 "closest to the failing one (for comparison)");
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");
+  cmd->add_option("--build", opt->project.build,
+                  "Build each version with the project's own build command, in a private copy "
+                  "(default with --test: ./configure && make, CMake, Meson or make, detected)");
+  cmd->add_option("--test", opt->project.test,
+                  "The test as a shell command run from the top of the built tree (exit 0 "
+                  "passes, 125 cannot test); the project's programs it runs are traced");
   cmd->footer(
       "--src paths are relative to each tree (the repository's top for commits). With --repo,\n"
       "git's diff between the commits ranks and maps lines, and every report names both\n"
@@ -141,7 +159,11 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "Each run has its own working directory: a file the program opens by a relative\n"
       "name is given with --file NAME=PATH, or found (as a string literal of the program or\n"
       "an argument) in the current directory or the --stdin file's, and copied there.\n"
+      "With --build or --test, each version is built by the project's own build (in a copy\n"
+      "under the cache, at one work path for both) and --test runs the project's test; the\n"
+      "first of its processes that behaves otherwise in the new version is debugged.\n"
       "Examples: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/\n"
+      "          rootline debug --repo . --good v1.2 --bad HEAD --test 'sh tests/t17.sh'\n"
       "          rootline debug --old fixed.c --new buggy.c --stdin t17.in\n"
       "          rootline debug --repo . --good v1.2 --bad HEAD --stdin t17.in");
   cmd->callback(

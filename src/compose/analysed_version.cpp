@@ -16,6 +16,14 @@ void buildAnalysedVersion(AnalysedVersion &v, const BuildRecipe &recipe) {
   v.analysis = std::make_unique<StaticAnalysis>(*v.module.module, *v.index);
 }
 
+void analyseBuiltVersion(AnalysedVersion &v, const BuiltVersion &built) {
+  v.program = built.traced;
+  v.native = built.native;
+  v.module = loadModule(v.program.module.bitcode);
+  v.index = std::make_unique<ModuleIndex>(*v.module.module);
+  v.analysis = std::make_unique<StaticAnalysis>(*v.module.module, *v.index);
+}
+
 fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe) {
   try {
     return buildNative(recipe, buildModule(recipe));

@@ -32,9 +32,13 @@ constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
 constexpr double kFloorSeconds = 0.5;
 
 // Removes the job's work directory however the job ends.
-void buildStage(Version &v, const BuildRecipe &recipe, Stages &stages) {
+void buildStage(Version &v, const BuildRecipe &recipe, const std::optional<BuiltVersion> &built,
+                Stages &stages) {
   stages.update(v.name + " version");
-  buildAnalysedVersion(v, recipe);
+  if (built)
+    analyseBuiltVersion(v, *built);
+  else
+    buildAnalysedVersion(v, recipe);
 }
 
 } // namespace
@@ -67,8 +71,9 @@ DebugReport debugRegression(const DebugRequest &request) {
 
   // Builds are not interrupted (a half-built program answers nothing); they are cached.
   stages.begin("build");
-  buildStage(oldV, req.oldRecipe, stages);
-  buildStage(newV, req.newRecipe, stages);
+  buildStage(oldV, req.oldRecipe, req.oldBuilt, stages);
+  buildStage(newV, req.newRecipe, req.newBuilt, stages);
+  report.notes.insert(report.notes.end(), req.leadNotes.begin(), req.leadNotes.end());
   ScopedWorkDir work("debug");
   for (const std::string &f : debug::discoverInputFiles(req, oldV, newV))
     report.notes.push_back("input file " + f + ": each run reads a copy in its own directory");
@@ -154,8 +159,12 @@ DebugReport debugRegression(const DebugRequest &request) {
     int rb = b.aligned == "differs" ? 0 : b.aligned.empty() ? 1 : 2;
     return ra != rb ? ra < rb : a.distance < b.distance;
   });
-  debug::RevertEvidence reverts = debug::gatherRevertEvidence(
-      req, hints, diffs, work.path, budget.share(kRevertShare, kFloorSeconds), report, stages);
+  debug::RevertEvidence reverts;
+  if (req.newBuilt)
+    stages.note("revert trials rebuild the project once per trial; not made for --build yet");
+  else
+    reverts = debug::gatherRevertEvidence(req, hints, diffs, work.path,
+                                          budget.share(kRevertShare, kFloorSeconds), report, stages);
 
   stages.begin("symbolic");
   bool rsc = req.condition == ConditionKind::Rsc;

@@ -71,6 +71,10 @@ ProcessBehaviour processBehaviour(const ProcessTrace &p) {
     case Ev::OUTPUT:
       b.output[ev.a].append(ev.bytes);
       break;
+    case Ev::OPEN:
+      if (ev.a)
+        b.opened[ev.a] = std::string(ev.bytes);
+      break;
     case Ev::EXIT:
       b.ending = "exit " + std::to_string(static_cast<int>(static_cast<uint32_t>(ev.a)));
       break;

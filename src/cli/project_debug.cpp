@@ -1,0 +1,137 @@
+// rootline debug with --build / --test: the project's own build and test command
+// (docs/project.md). Both versions are built by the project's build; the test runs on
+// each, natively and then with the project's programs traced; the failing process is
+// debugged like a one-process test, from the inputs it got.
+#include "cli/project_debug.h"
+
+#include "rootline/error.h"
+#include "rootline/project.h"
+
+namespace rootline::cli {
+
+namespace {
+
+BuiltVersion builtVersion(const BuiltProject &project, const ProjectProgram &program) {
+  ProjectExecutables e = programExecutables(project, program);
+  return {e.traced, e.native};
+}
+
+std::vector<std::pair<std::string, fs::path>> tracedPrograms(const BuiltProject &p) {
+  std::vector<std::pair<std::string, fs::path>> out;
+  for (const auto &prog : p.programs)
+    out.emplace_back(prog.path, programExecutables(p, prog).traced.instrumentedExe);
+  return out;
+}
+
+// The project's program a traced process ran: its executable lies in the work path.
+const ProjectProgram *programOf(const BuiltProject &project, const TraceProcess &p) {
+  fs::path rel = fs::path(p.exe).lexically_relative(projectWorkPath());
+  for (const auto &prog : project.programs)
+    if (rel == fs::path(prog.path))
+      return &prog;
+  return nullptr;
+}
+
+std::string statusText(const ProcessResult &r) { return r.outcome(); }
+
+// The inputs the process got, from the copies its runtime made: stdin, its arguments,
+// and the files it opened for reading by a relative name.
+ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessBehaviour &b,
+                         std::vector<std::string> &notes) {
+  ProgramInput in;
+  const TraceProcess &p = run.processes[index].header.process;
+  fs::path base = run.traceDir / ("p" + std::to_string(index));
+  std::error_code ec;
+  if (fs::exists(base.string() + ".stdin", ec))
+    in.stdinBytes = readFile(base.string() + ".stdin");
+  in.args.assign(p.argv.begin() + (p.argv.empty() ? 0 : 1), p.argv.end());
+  for (const auto &[id, name] : b.opened) {
+    fs::path copy = base.string() + ".in" + std::to_string(id);
+    if (fs::path(name).is_absolute()) {
+      notes.push_back("the failing process opened " + name +
+                      " by an absolute path: alternative inputs keep that file as it is");
+      continue;
+    }
+    if (fs::exists(copy, ec))
+      in.files[name] = readFile(copy);
+  }
+  return in;
+}
+
+} // namespace
+
+DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest req,
+                                 const fs::path &oldTree, const fs::path &newTree,
+                                 Progress &progress) {
+  ProjectBuildOptions build;
+  build.command = opt.build;
+  build.progress = &progress;
+  BuiltProject oldB = buildProject(oldTree, "old", build);
+  BuiltProject newB = buildProject(newTree, "new", build);
+  // Reports name files in the built trees (the debug info does).
+  req.oldRoot = oldB.home;
+  req.newRoot = newB.home;
+  req.leadNotes.push_back("built by '" + oldB.command + "' (" +
+                          (oldB.cacheHit && newB.cacheHit ? "both versions from the cache" : "logs: " + oldB.log.string() + ", " + newB.log.string()) + ")");
+  if (opt.test.empty()) { // the test is one process: --stdin, --file, args
+    req.oldBuilt = builtVersion(oldB, selectProgram(oldB, opt.target));
+    req.newBuilt = builtVersion(newB, selectProgram(newB, opt.target));
+    return req;
+  }
+
+  TestCommand test{opt.test, opt.testTimeout};
+  progress.stage("failure", "the test on both versions");
+  ScopedWorkDir work("project-test");
+  TestCommandRun oldNative = runTestCommand(oldB, test, {}, work.path / "unused");
+  if (oldNative.cannotTest())
+    throw Error("the test cannot test the old version (exit 125)");
+  if (!oldNative.passed())
+    throw Error("the test fails on the old version too (" + statusText(oldNative.result) +
+                "): '" + opt.test + "'");
+  TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
+  if (newNative.cannotTest())
+    throw Error("the test cannot test the new version (exit 125)");
+  if (newNative.passed())
+    throw Error("the test passes on the new version: nothing to debug ('" + opt.test + "')");
+
+  progress.stage("failure", "the test traced on both versions");
+  fs::path traces = cacheRoot() / "work" / "test-traces";
+  TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB), traces / "old");
+  TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB), traces / "new");
+  std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the old "
+                       "run, " + std::to_string(newRun.processes.size()) + " in the new run";
+  std::optional<FailingProcess> f = firstDifferingProcess(oldRun.processes, newRun.processes);
+  if (!f)
+    throw Error("the test '" + opt.test + "' fails on the new version (" +
+                    statusText(newNative.result) + "), but no traced program behaves otherwise (" +
+                    counts + "): the difference comes from a program rootline does not trace",
+                ExitFailure);
+  const TraceProcess &p = oldRun.processes[f->oldIndex].header.process;
+  std::string where = fs::path(p.cwd).lexically_relative(projectWorkPath()).string();
+  req.leadNotes.push_back("test '" + opt.test + "': passes on the old version, fails on the new (" +
+                          statusText(newNative.result) + "); " + counts);
+  req.leadNotes.push_back("failing process: `" + commandLine(p) + "` in " +
+                          (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
+                          std::to_string(f->oldIndex + 1) + " of the old run: the first whose "
+                          "behaviour differs; " + f->why);
+  if (!oldRun.isolationNote.empty())
+    req.leadNotes.push_back(oldRun.isolationNote);
+  if (!f->newIndex)
+    throw Error("the failing process `" + commandLine(p) + "` did not run in the new version",
+                ExitFailure);
+  const TraceProcess &q = newRun.processes[*f->newIndex].header.process;
+  const ProjectProgram *oldProg = programOf(oldB, p), *newProg = programOf(newB, q);
+  if (!oldProg || !newProg)
+    throw Error("the failing process `" + commandLine(p) + "` is not a program of the project");
+  if (p.parentSeq)
+    req.leadNotes.push_back("the failing process is a forked child; it is debugged as its "
+                            "program run alone with the same inputs");
+  ProcessBehaviour ob = processBehaviour(oldRun.processes[f->oldIndex]);
+  req.input = carvedInput(oldRun, f->oldIndex, ob, req.leadNotes);
+  req.expectedStdout = ob.output[1];
+  req.oldBuilt = builtVersion(oldB, *oldProg);
+  req.newBuilt = builtVersion(newB, *newProg);
+  return req;
+}
+
+} // namespace rootline::cli
