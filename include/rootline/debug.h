@@ -12,6 +12,7 @@
 #include "rootline/text_diff.h"
 #include "rootline/vcs.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,6 +28,10 @@ struct DebugRequest {
   // Versions the project's own build made (--build; docs/project.md): used instead of
   // the recipes. Revert trials need a rebuild per trial and are not made for them yet.
   std::optional<BuiltVersion> oldBuilt, newBuilt;
+  // With built versions: builds the new version with these files (paths relative to its
+  // top) replaced, and returns the native program (revert trials); throws Error when that
+  // does not build.
+  std::function<fs::path(const std::map<std::string, std::string> &)> buildVariant;
   // Said first in the report's notes (the test command, the failing process).
   std::vector<std::string> leadNotes;
   fs::path oldRoot, newRoot;                      // for file names in reports and the diff

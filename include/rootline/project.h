@@ -37,7 +37,7 @@ private:
 
 // The build command a tree gets without --build, in this order: `configure` →
 // `./configure && make`; `configure.ac` → `autoreconf -fi && ./configure && make`;
-// `CMakeLists.txt` → CMake into _build; `meson.build` → Meson into _build; a Makefile →
+// `CMakeLists.txt` → CMake into build/; `meson.build` → Meson into build/; a Makefile →
 // `make`. Empty when none applies.
 std::string detectBuildCommand(const fs::path &tree);
 
@@ -71,6 +71,16 @@ struct ProjectBuildOptions {
 // the version, the command and its first error line, with the log's path.
 BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
                           const ProjectBuildOptions &options);
+
+// The incremental part of a build command: what re-makes a built tree after a source
+// edit (the last `&&` step: `make` of `./configure && make`, `cmake --build` of CMake's).
+std::string incrementalCommand(const std::string &buildCommand);
+
+// `base` with `files` (paths relative to its top -> their text) replaced, rebuilt
+// incrementally in a copy of its built tree (cached by content): the path of
+// `programPath` there. A build that fails is an Error (revert trials: "does not build").
+fs::path buildProjectVariant(const BuiltProject &base, const std::map<std::string, std::string> &files,
+                             const std::string &programPath, double timeoutSeconds);
 
 // The program under test: `target` (a program's name or path), else the only program
 // the build linked. An unknown or ambiguous choice is an Error listing the programs.

@@ -6,6 +6,9 @@
 
 #include "rootline/error.h"
 #include "rootline/project.h"
+#include "rootline/text_diff.h"
+
+#include <set>
 
 namespace rootline::cli {
 
@@ -30,6 +33,14 @@ const ProjectProgram *programOf(const BuiltProject &project, const TraceProcess 
     if (rel == fs::path(prog.path))
       return &prog;
   return nullptr;
+}
+
+// Revert trials rebuild the new version incrementally with some hunks reverted.
+std::function<fs::path(const std::map<std::string, std::string> &)>
+variantBuilder(const BuiltProject &project, const std::string &programPath) {
+  return [project, programPath](const std::map<std::string, std::string> &files) {
+    return buildProjectVariant(project, files, programPath, 600);
+  };
 }
 
 std::string statusText(const ProcessResult &r) { return r.outcome(); }
@@ -58,6 +69,33 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
   return in;
 }
 
+// The change between two source trees (not the built ones: generated files such as
+// config.h are no part of it): each C source or header whose text differs.
+SourceDiff sourceTreeDiff(const fs::path &oldTree, const fs::path &newTree) {
+  static const std::set<std::string> kSources = {".c", ".h", ".inc", ".def", ".y", ".l"};
+  SourceDiff out;
+  std::error_code ec;
+  size_t seen = 0;
+  for (auto it = fs::recursive_directory_iterator(newTree, ec);
+       !ec && it != fs::recursive_directory_iterator() && ++seen < 200000; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory() && !name.empty() && name[0] == '.') {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || !kSources.count(it->path().extension().string()))
+      continue;
+    std::string rel = it->path().lexically_relative(newTree).string();
+    fs::path old = oldTree / rel;
+    if (!fs::is_regular_file(old))
+      continue;
+    std::string a = readFile(old), b = readFile(it->path());
+    if (a != b)
+      out.files.push_back({rel, rel, diffTexts(a, b)});
+  }
+  return out;
+}
+
 } // namespace
 
 DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest req,
@@ -68,14 +106,19 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   build.progress = &progress;
   BuiltProject oldB = buildProject(oldTree, "old", build);
   BuiltProject newB = buildProject(newTree, "new", build);
-  // Reports name files in the built trees (the debug info does).
+  // Reports name files in the built trees (the debug info does); the change is the
+  // source trees' (git's, between commits).
   req.oldRoot = oldB.home;
   req.newRoot = newB.home;
+  if (!req.sourceDiff)
+    req.sourceDiff = sourceTreeDiff(oldTree, newTree);
   req.leadNotes.push_back("built by '" + oldB.command + "' (" +
                           (oldB.cacheHit && newB.cacheHit ? "both versions from the cache" : "logs: " + oldB.log.string() + ", " + newB.log.string()) + ")");
   if (opt.test.empty()) { // the test is one process: --stdin, --file, args
     req.oldBuilt = builtVersion(oldB, selectProgram(oldB, opt.target));
-    req.newBuilt = builtVersion(newB, selectProgram(newB, opt.target));
+    const ProjectProgram &prog = selectProgram(newB, opt.target);
+    req.newBuilt = builtVersion(newB, prog);
+    req.buildVariant = variantBuilder(newB, prog.path);
     return req;
   }
 
@@ -131,6 +174,7 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.expectedStdout = ob.output[1];
   req.oldBuilt = builtVersion(oldB, *oldProg);
   req.newBuilt = builtVersion(newB, *newProg);
+  req.buildVariant = variantBuilder(newB, newProg->path);
   return req;
 }
 

@@ -160,8 +160,8 @@ DebugReport debugRegression(const DebugRequest &request) {
     return ra != rb ? ra < rb : a.distance < b.distance;
   });
   debug::RevertEvidence reverts;
-  if (req.newBuilt)
-    stages.note("revert trials rebuild the project once per trial; not made for --build yet");
+  if (req.newBuilt && !req.buildVariant)
+    stages.note("revert trials need a build of the project per trial; none was given");
   else
     reverts = debug::gatherRevertEvidence(req, hints, diffs, work.path,
                                           budget.share(kRevertShare, kFloorSeconds), report, stages);

@@ -177,9 +177,15 @@ public:
     for (size_t u : shown)
       t.hunks.push_back(units_[u].label);
     try {
-      fs::path tree = variantTree(reverted);
-      BuildRecipe recipe = rebaseRecipe(req_.newRecipe, req_.newRoot, tree);
-      fs::path exe = buildNative(recipe, buildModule(recipe));
+      std::map<std::string, std::string> patched = patchedFiles(reverted);
+      fs::path exe;
+      if (req_.buildVariant) {
+        exe = req_.buildVariant(patched); // the project's own (incremental) build
+      } else {
+        fs::path tree = variantTree(patched);
+        BuildRecipe recipe = rebaseRecipe(req_.newRecipe, req_.newRoot, tree);
+        exe = buildNative(recipe, buildModule(recipe));
+      }
       t.run = runInputNatively(exe, req_.input, work_ / ("revert" + std::to_string(count_)),
                                deadline_.clamp(req_.timeoutSeconds, 0.2));
       if (passes(t.run))
@@ -225,8 +231,8 @@ private:
            (report_.expected.outcome.empty() || r.outcome == report_.expected.outcome);
   }
 
-  // The new tree as symlinks, with the files the reverted units touch written out.
-  fs::path variantTree(const std::set<size_t> &reverted) {
+  // The files the reverted units touch, as they read with those units reverted.
+  std::map<std::string, std::string> patchedFiles(const std::set<size_t> &reverted) const {
     std::map<size_t, std::vector<bool>> takeNew;
     for (size_t u : reverted)
       for (auto [f, h] : units_[u].hunks) {
@@ -234,17 +240,22 @@ private:
         v[h] = false;
       }
     std::map<std::string, std::string> patched;
-    Hasher key;
-    key.add("rootline-variant-v2").add(fs::absolute(req_.newRoot).string());
-    for (const auto &[f, v] : takeNew) {
+    for (const auto &[f, v] : takeNew)
       // Reverted hunks read as the old text with the new names (docs/debug.md).
       // Without comments: the semantic hunks treat comment lines as equal, and a hunk's
       // edge may fall inside a comment that differs between the versions.
       patched[files_[f].newPath] =
           mixVersions(blankComments(files_[f].diff->renamedOld), blankComments(files_[f].newText),
                       files_[f].diff->changes, v);
-      key.add(files_[f].newPath).add(patched[files_[f].newPath]);
-    }
+    return patched;
+  }
+
+  // The new tree as symlinks, with the patched files written out.
+  fs::path variantTree(std::map<std::string, std::string> patched) {
+    Hasher key;
+    key.add("rootline-variant-v2").add(fs::absolute(req_.newRoot).string());
+    for (const auto &[path, text] : patched)
+      key.add(path).add(text);
     fs::path dir = cacheRoot() / "variants" / key.hex();
     if (fs::exists(dir / ".rootline-variant"))
       return dir;

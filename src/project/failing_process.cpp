@@ -19,7 +19,7 @@ std::string processKey(const TraceProcess &p) {
   return key;
 }
 
-std::string quoted(const std::string &s) {
+std::string shellQuoted(const std::string &s) {
   if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos)
     return s;
   std::string out = "'";
@@ -54,9 +54,14 @@ size_t lineNumber(const std::string &s, size_t at) {
 } // namespace
 
 std::string commandLine(const TraceProcess &p) {
+  // Paths into the work path read as paths in the tree ("build/units").
+  std::string work = projectWorkPath().string() + "/";
   std::string out;
-  for (const auto &a : p.argv)
-    out += (out.empty() ? "" : " ") + quoted(a);
+  for (std::string a : p.argv) {
+    if (a.rfind(work, 0) == 0)
+      a = a.substr(work.size());
+    out += (out.empty() ? "" : " ") + shellQuoted(a);
+  }
   return out;
 }
 

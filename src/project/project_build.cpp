@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -146,6 +147,29 @@ std::vector<ProjectProgram> linkedPrograms(const fs::path &logFile, const fs::pa
   return kept;
 }
 
+// Runs a build command in `home`, moved to the work path for the time, with rootline-cc
+// as the compiler (the caller holds the work path's lock).
+ProcessResult runBuildAtWorkPath(const fs::path &home, const std::string &command,
+                                 const fs::path &linkLog, double timeoutSeconds) {
+  fs::path store = cacheRoot() / "build" / "cc";
+  fs::create_directories(store);
+  TreeAtWorkPath at(home);
+  fs::path wrapper = ccWrapperPath();
+  fs::path cxx = wrapper.parent_path() / "rootline-c++";
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", command};
+  spec.workDir = projectWorkPath().string();
+  spec.timeoutSeconds = timeoutSeconds;
+  spec.noAddressRandomization = false;
+  spec.extraEnv["CC"] = wrapper.string();
+  spec.extraEnv["CXX"] = present(cxx) ? cxx.string() : "clang++-19";
+  spec.extraEnv["ROOTLINE_CC_STORE"] = store.string();
+  spec.extraEnv["ROOTLINE_CC_LOG"] = linkLog.string();
+  spec.extraEnv["ROOTLINE_CC_REAL"] = clangPath();
+  spec.extraEnv["ROOTLINE_CC_PREFIX_MAP"] = projectWorkPath().string() + "=" + home.string();
+  return runProcess(spec);
+}
+
 nlohmann::json programsJson(const std::vector<ProjectProgram> &programs) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto &p : programs) {
@@ -210,10 +234,10 @@ std::string detectBuildCommand(const fs::path &tree) {
   if (present(tree / "configure.ac") || present(tree / "configure.in"))
     return "autoreconf -fi && ./configure && " + make;
   if (present(tree / "CMakeLists.txt"))
-    return "cmake -S . -B _build -DCMAKE_BUILD_TYPE=Debug && cmake --build _build -j" +
+    return "cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug && cmake --build build -j" +
            std::to_string(std::max(1u, std::thread::hardware_concurrency()));
   if (present(tree / "meson.build"))
-    return "meson setup _build && meson compile -C _build";
+    return "meson setup build && meson compile -C build";
   for (const char *m : {"GNUmakefile", "makefile", "Makefile"})
     if (present(tree / m))
       return make;
@@ -265,27 +289,8 @@ BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
   std::error_code ec;
   fs::remove_all(dir, ec);
   copyTree(sourceTree, out.home);
-  fs::path store = cacheRoot() / "build" / "cc";
-  fs::create_directories(store);
   fs::path links = dir / "links.jsonl";
-  ProcessResult r;
-  {
-    TreeAtWorkPath at(out.home);
-    fs::path wrapper = ccWrapperPath();
-    fs::path cxx = wrapper.parent_path() / "rootline-c++";
-    ProcessSpec spec;
-    spec.argv = {"/bin/sh", "-c", out.command};
-    spec.workDir = projectWorkPath().string();
-    spec.timeoutSeconds = options.timeoutSeconds;
-    spec.noAddressRandomization = false;
-    spec.extraEnv["CC"] = wrapper.string();
-    spec.extraEnv["CXX"] = present(cxx) ? cxx.string() : "clang++-19";
-    spec.extraEnv["ROOTLINE_CC_STORE"] = store.string();
-    spec.extraEnv["ROOTLINE_CC_LOG"] = links.string();
-    spec.extraEnv["ROOTLINE_CC_REAL"] = clangPath();
-    spec.extraEnv["ROOTLINE_CC_PREFIX_MAP"] = projectWorkPath().string() + "=" + out.home.string();
-    r = runProcess(spec);
-  }
+  ProcessResult r = runBuildAtWorkPath(out.home, out.command, links, options.timeoutSeconds);
   writeFileAtomic(out.log, "$ " + out.command + "\n" + r.out + r.err);
   if (!r.exitedWith(0)) {
     std::string why = r.timedOut ? "timed out" : firstErrorLine(r.err + r.out);
@@ -301,6 +306,49 @@ BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
                 ExitBadInput);
   writeFileAtomic(done, programsJson(out.programs).dump(1));
   return finish();
+}
+
+std::string incrementalCommand(const std::string &buildCommand) {
+  size_t at = buildCommand.rfind("&&");
+  std::string last = at == std::string::npos ? buildCommand : buildCommand.substr(at + 2);
+  size_t b = last.find_first_not_of(" \t"), e = last.find_last_not_of(" \t");
+  return b == std::string::npos ? buildCommand : last.substr(b, e - b + 1);
+}
+
+fs::path buildProjectVariant(const BuiltProject &base, const std::map<std::string, std::string> &files,
+                             const std::string &programPath, double timeoutSeconds) {
+  Hasher key;
+  key.add(kProjectBuildVersion).add("variant").add(base.home.string());
+  for (const auto &[path, text] : files)
+    key.add(path).add(text);
+  fs::path dir = cacheRoot() / "project-variants" / key.hex().substr(0, 32);
+  fs::path home = dir / "tree", done = dir / "built", failed = dir / "failed.txt";
+  if (present(done))
+    return home / programPath;
+  if (present(failed))
+    throw Error(readFile(failed), ExitBadInput);
+  WorkPathLock lock;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  copyTree(base.home, home);
+  for (const auto &[path, text] : files) {
+    fs::path rel = fs::path(path).lexically_normal();
+    if (rel.is_absolute() || (!rel.empty() && *rel.begin() == ".."))
+      throw Error("a revert trial names a file outside the tree: " + path, ExitInternal);
+    fs::remove(home / rel, ec); // a fresh file: newer than what was built from it
+    writeFileAtomic(home / rel, text);
+  }
+  std::string command = incrementalCommand(base.command);
+  ProcessResult r = runBuildAtWorkPath(home, command, dir / "links.jsonl", timeoutSeconds);
+  writeFileAtomic(dir / "build.log", "$ " + command + "\n" + r.out + r.err);
+  if (!r.exitedWith(0)) {
+    std::string msg = "the variant does not build: '" + command + "' failed: " +
+                      firstErrorLine(r.err + r.out);
+    writeFileAtomic(failed, msg);
+    throw Error(msg, ExitBadInput);
+  }
+  writeFileAtomic(done, "");
+  return home / programPath;
 }
 
 const ProjectProgram &selectProgram(const BuiltProject &project, const std::string &target) {

@@ -5,6 +5,8 @@
 #include "rootline/replay.h"
 #include "test_support.h"
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch.hpp>
 
 using namespace rootline;
@@ -76,4 +78,117 @@ TEST_CASE("an autotools project builds with its own configure and make; its test
   CHECK(f->why.find("in the old run, \" 4 19 t.") != std::string::npos);
   // The input file it read was copied when it opened it (the script deletes it).
   CHECK(fs::exists(oldTraced.traceDir / ("p" + std::to_string(f->oldIndex) + ".in1")));
+}
+
+namespace {
+
+struct ProjectCase {
+  std::string name, test;
+  nlohmann::json report;
+  ProcessResult run;
+};
+
+// `rootline debug --old P/old --new P/new --test CMD --json` on a fixture project.
+ProjectCase debugProject(const std::string &name, const std::string &test,
+                         std::vector<std::string> extra = {}) {
+  ProjectCase c{name, test, {}, {}};
+  std::vector<std::string> args = {"--json",
+                                   "debug",
+                                   "--old",
+                                   projectFixture(name, "old").string(),
+                                   "--new",
+                                   projectFixture(name, "new").string(),
+                                   "--test",
+                                   test};
+  args.insert(args.end(), extra.begin(), extra.end());
+  c.run = runRootline(args);
+  INFO(c.run.err);
+  REQUIRE(c.run.exitedWith(0));
+  c.report = nlohmann::json::parse(c.run.out);
+  return c;
+}
+
+bool hasNote(const nlohmann::json &report, const std::string &start, const std::string &part) {
+  for (const auto &n : report["notes"]) {
+    std::string s = n.get<std::string>();
+    if (s.starts_with(start) && s.find(part) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("debug --test on an autotools project: the report names the test, the failing "
+          "process and why it was chosen",
+          "[project][cli]") {
+  ProjectCase c = debugProject("autotools_tally", "sh tests/basic.sh");
+  CHECK(hasNote(c.report, "built by 'autoreconf -fi && ./configure && make", ""));
+  CHECK(hasNote(c.report, "test 'sh tests/basic.sh': passes on the old version, fails on the new",
+                "9 traced process(es) in the old run"));
+  // $$ is the same in both runs (a PID namespace), so the script's t.$$ is too.
+  CHECK(hasNote(c.report, "failing process: `./src/tally -lL -- t.", "/b.txt` in the tree's top"));
+  CHECK(hasNote(c.report, "failing process:", "its stdout differs in line 1: \" 4 27 t."));
+  // The failing process is debugged from its own inputs: the file it read, its arguments.
+  const nlohmann::json &input = c.report["test"]["input"];
+  REQUIRE(input["args"].size() == 3);
+  CHECK(input["args"][0] == "-lL");
+  std::string file = input["args"][2];
+  CHECK(file.ends_with("/b.txt"));
+  CHECK(input["files"][file] == "steps:\n\tpreheat the oven\n\tmix flour and water\nbake for 40 minutes\n");
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  // Every candidate is a line of the program's own sources, named in the tree.
+  for (const auto &cand : c.report["candidates"])
+    CHECK(cand["file"].get<std::string>().starts_with("src/"));
+}
+
+TEST_CASE("debug --test on a CMake project with a ctest entry: the changed conversion ranks "
+          "first, and reverting it alone in an incremental rebuild makes the test pass",
+          "[project][cli]") {
+  ProjectCase c = debugProject("cmake_units", "cd build && ctest --output-on-failure");
+  CHECK(hasNote(c.report, "failing process: `build/units -p 4 100 C F` in build",
+                "\"100 C = 212 F\" in the old run, \"100 C = -155.7 F\" in the new run"));
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  const auto &top = c.report["candidates"][0];
+  CHECK(top["file"] == "src/convert.c");
+  CHECK(top["line"] == 13);
+  CHECK(top["revert"]["result"] == "fixes");
+}
+
+TEST_CASE("debug --test on a Makefile project whose test pipes one program into another: the "
+          "failing process is the second of the pipeline, which read the first's output",
+          "[project][cli]") {
+  ProjectCase c = debugProject("make_pipeline", "make check");
+  CHECK(hasNote(c.report, "failing process: `./csvsum -H`", "max=-0.5"));
+  CHECK(c.report["test"]["input"]["stdin"].get<std::string>().find("-6.5") != std::string::npos);
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "src/csvsum.c");
+}
+
+TEST_CASE("debug --test: a test that fails on the old version too, or passes on the new one, "
+          "is a one-line error",
+          "[project][cli]") {
+  std::vector<std::string> args = {"debug", "--old", projectFixture("make_pipeline", "old").string(),
+                                   "--new", projectFixture("make_pipeline", "new").string(),
+                                   "--test", "false"};
+  ProcessResult r = runRootline(args);
+  CHECK(r.exitedWith(2));
+  CHECK(r.err.find("rootline: error: the test fails on the old version too (exit 1): 'false'") !=
+        std::string::npos);
+  args.back() = "true";
+  r = runRootline(args);
+  CHECK(r.exitedWith(2));
+  CHECK(r.err.find("the test passes on the new version") != std::string::npos);
+  args.back() = "exit 125";
+  r = runRootline(args);
+  CHECK(r.exitedWith(2));
+  CHECK(r.err.find("the test cannot test the old version (exit 125)") != std::string::npos);
+  args = {"debug", "--old", projectFixture("make_pipeline", "old").string(), "--new",
+          projectFixture("make_pipeline", "new").string(), "--build", "make no-such-target",
+          "--test", "make check"};
+  r = runRootline(args);
+  CHECK(r.exitedWith(2));
+  CHECK(r.err.find("rootline: error: the old version does not build: 'make no-such-target' failed: ") !=
+        std::string::npos);
+  CHECK(r.err.find("(log: ") != std::string::npos);
 }
