@@ -25,6 +25,11 @@ struct CommitCheck {
   // a recipe). Exit 0 good, 125 cannot test, 1-127 bad, like `git bisect run`.
   std::optional<std::string> shellCommand;
   double timeoutSeconds = 30;
+  // The project's own build and test (--build/--test, docs/project.md): each commit is
+  // built by `projectBuild` (empty: detected) and judged by `testCommand`, run from the
+  // top of a scratch copy of the built tree. A commit that does not build is skipped.
+  std::optional<std::string> projectBuild;
+  std::optional<std::string> testCommand;
 };
 
 // The behaviour a good commit shows: its stdout, and how it ends (when known).

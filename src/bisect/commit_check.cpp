@@ -2,6 +2,7 @@
 #include "rootline/bisect.h"
 
 #include "rootline/error.h"
+#include "rootline/project.h"
 #include "rootline/hash.h"
 
 #include <chrono>
@@ -97,6 +98,26 @@ CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const
   CommitVerdict v;
   v.commit = repo.commit(hash);
   fs::path tree = repo.materialize(hash);
+  if (check.testCommand) { // the project's own build and test
+    v.built = true;
+    BuiltProject project;
+    try {
+      ProjectBuildOptions build;
+      build.command = check.projectBuild.value_or("");
+      project = buildProject(tree, v.commit.shortHash, build);
+      v.buildCached = project.cacheHit;
+    } catch (const Error &e) {
+      v.verdict = Verdict::Skip;
+      v.reason = "does not build: " + firstLine(e.what());
+      v.seconds = since(start);
+      return v;
+    }
+    ScopedWorkDir work("check");
+    TestCommand test{*check.testCommand, check.timeoutSeconds};
+    judgeCommand(v, runTestCommand(project, test, {}, work.path / "traces").result);
+    v.seconds = since(start);
+    return v;
+  }
   std::optional<fs::path> program;
   if (!check.shellCommand || !check.recipe.sources.empty() || projectRecipeFile(tree) ||
       !check.recipe.recipeFile.empty()) {

@@ -21,6 +21,7 @@ struct BisectOptions {
   RecipeRequest recipe;
   TestOptions test;
   std::string command, check, out, condition = "rsc";
+  std::string build, testCommand; // --build, --test
   double budget = 60;
   bool noDebug = false;
 };
@@ -35,6 +36,16 @@ CommitCheck commitCheck(const BisectOptions &opt, const Repository &repo) {
   if (!opt.command.empty())
     c.shellCommand = opt.command;
   c.timeoutSeconds = opt.test.timeout;
+  if (!opt.testCommand.empty() || !opt.build.empty()) {
+    if (opt.testCommand.empty())
+      throw Error("--build needs --test CMD: the project's test command judges each commit");
+    if (!opt.command.empty())
+      throw Error("use either --test (the project's own build and test) or --cmd");
+    c.testCommand = opt.testCommand;
+    if (!opt.build.empty())
+      c.projectBuild = opt.build;
+    c.timeoutSeconds = std::max(300.0, 10 * opt.test.timeout);
+  }
   return c;
 }
 
@@ -45,8 +56,9 @@ int runCheck(const GlobalOptions &global, const BisectOptions &opt) {
     Repository repo = openRepository(opt.repo);
     std::string hash = repo.resolve(opt.check);
     CommitCheck check = commitCheck(opt, repo);
-    if (!check.shellCommand && !check.expectedStdout)
-      throw Error("--check needs --expect FILE or --cmd COMMAND to tell a good commit");
+    if (!check.shellCommand && !check.expectedStdout && !check.testCommand)
+      throw Error("--check needs --expect FILE, --cmd COMMAND or --test COMMAND to tell a good "
+                  "commit");
     std::optional<ExpectedBehaviour> expected;
     if (check.expectedStdout)
       expected = ExpectedBehaviour{*check.expectedStdout, std::nullopt};
@@ -79,7 +91,9 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
   std::string bad = repo.resolve(opt.repo.bad);
   CommitCheck check = commitCheck(opt, repo);
   rootline::BisectOptions options;
-  options.debugFirstBad = !opt.noDebug;
+  // The attached debug of a --test bisection is `rootline debug --repo --good --bad
+  // --test` on the first bad commit and its parent; bisect does not run it itself yet.
+  options.debugFirstBad = !opt.noDebug && !check.testCommand;
   options.debugTemplate.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;
   options.debugTemplate.timeoutSeconds = opt.test.timeout;
   options.debugTemplate.budgetSeconds = opt.budget;
@@ -116,6 +130,12 @@ void addBisectCommand(CLI::App &app, const GlobalOptions &global, Action &action
   cmd->add_option("--cmd", opt->command,
                   "Shell test command instead of --expect: runs in a scratch copy of each "
                   "commit's tree with $ROOTLINE_PROGRAM set; exit 0 good, 125 skip, 1-127 bad");
+  cmd->add_option("--build", opt->build,
+                  "With --test: build each commit with the project's own build command "
+                  "(default: detected, docs/project.md)");
+  cmd->add_option("--test", opt->testCommand,
+                  "The project's test command, run from the top of each commit's built tree: "
+                  "exit 0 good, 125 skip, 1-127 bad");
   cmd->add_option("--check", opt->check,
                   "Test this one revision and exit 0 good, 1 bad, 125 cannot test (does not "
                   "build), 128 error: a `git bisect run` script");

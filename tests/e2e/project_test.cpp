@@ -192,3 +192,66 @@ TEST_CASE("debug --test: a test that fails on the old version too, or passes on 
         std::string::npos);
   CHECK(r.err.find("(log: ") != std::string::npos);
 }
+
+namespace {
+
+// A repository whose two commits are a fixture project's old and new trees.
+void makeTwoCommitRepo(const fs::path &repo, const std::string &project) {
+  auto git = [&](std::vector<std::string> args) {
+    ProcessSpec spec;
+    spec.argv = {"/usr/bin/git", "-C", repo.string(), "-c", "user.name=t", "-c",
+                 "user.email=t@example.org"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    ProcessResult r = runProcess(spec);
+    INFO(r.err);
+    REQUIRE(r.exitedWith(0));
+  };
+  fs::create_directories(repo);
+  git({"init", "-q"});
+  for (const char *version : {"old", "new"}) {
+    for (const auto &e : fs::directory_iterator(repo))
+      if (e.path().filename() != ".git")
+        fs::remove_all(e.path());
+    fs::copy(projectFixture(project, version), repo, fs::copy_options::recursive);
+    git({"add", "-A"});
+    git({"commit", "-qm", version});
+  }
+}
+
+} // namespace
+
+TEST_CASE("bisect --check and bisect with the project's build and test, and debug between "
+          "two commits with --test",
+          "[project][cli][git]") {
+  TempDir t;
+  fs::path repo = t.path / "repo";
+  makeTwoCommitRepo(repo, "make_pipeline");
+  std::vector<std::string> base = {"bisect", "--repo", repo.string(), "--test", "make check"};
+  auto check = [&](const std::string &rev, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--check", rev});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runRootline(args);
+  };
+  CHECK(check("HEAD~1").exitedWith(0));
+  CHECK(check("HEAD").exitedWith(1));
+  ProcessResult broken = check("HEAD", {"--build", "make no-such-target"});
+  CHECK(broken.exitedWith(125)); // does not build: skip
+  CHECK(broken.err.find("skip (does not build: the ") != std::string::npos);
+
+  std::vector<std::string> bisect = base;
+  bisect.insert(bisect.end(), {"--good", "HEAD~1", "--bad", "HEAD", "--json"});
+  ProcessResult b = runRootline(bisect);
+  INFO(b.err);
+  REQUIRE(b.exitedWith(0));
+  nlohmann::json j = nlohmann::json::parse(b.out);
+  CHECK(j["first_bad"]["subject"] == "new");
+
+  ProcessResult d = runRootline({"--json", "debug", "--repo", repo.string(), "--good", "HEAD~1",
+                                 "--bad", "HEAD", "--test", "make check"});
+  INFO(d.err);
+  REQUIRE(d.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(d.out);
+  CHECK(hasNote(report, "failing process: `./csvsum -H`", ""));
+  CHECK(report["candidates"][0]["file"] == "src/csvsum.c");
+}
