@@ -48,7 +48,6 @@ DebugReport debugRegression(const DebugRequest &request) {
   // After the failure stage, native runs get the hang timeout (a multiple of the old
   // run's time) instead of --timeout; traced runs keep --timeout (tracing is slower).
   DebugRequest req = request;
-  Deadline budget = req.budgetSeconds > 0 ? Deadline::in(req.budgetSeconds) : Deadline::unlimited();
   DebugReport report;
   report.oldLabel = req.oldLabel;
   report.newLabel = req.newLabel;
@@ -74,6 +73,9 @@ DebugReport debugRegression(const DebugRequest &request) {
   buildStage(oldV, req.oldRecipe, req.oldBuilt, stages);
   buildStage(newV, req.newRecipe, req.newBuilt, stages);
   report.notes.insert(report.notes.end(), req.leadNotes.begin(), req.leadNotes.end());
+  // The budget counts the analysis, not the builds (they are cached, and a cold build of
+  // a large program would otherwise leave no time for a first ranking).
+  Deadline budget = req.budgetSeconds > 0 ? Deadline::in(req.budgetSeconds) : Deadline::unlimited();
   ScopedWorkDir work("debug");
   for (const std::string &f : debug::discoverInputFiles(req, oldV, newV))
     report.notes.push_back("input file " + f + ": each run reads a copy in its own directory");
