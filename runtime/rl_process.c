@@ -59,54 +59,45 @@ int __rl_wrap_fexecve(int fd, char *const argv[], char *const envp[]) {
 }
 
 /* The list forms: the arguments up to the terminating NULL (and, for execle, the
- * environment after it) become an array. */
-static size_t rl_count_args(va_list ap) {
-  size_t n = 1; /* arg0 */
-  while (va_arg(ap, char *))
-    ++n;
-  return n;
-}
+ * environment after it) become an array for the vector form. */
+enum rl_exec_form { RL_EXECV, RL_EXECVP, RL_EXECVE };
 
-#define RL_COLLECT_ARGS(arg0, argv, n, ap)                                                         \
-  do {                                                                                             \
-    argv[0] = (char *)(arg0);                                                                      \
-    for (size_t i = 1; i <= n; ++i)                                                                \
-      argv[i] = va_arg(ap, char *);                                                                \
-  } while (0)
-
-int __rl_wrap_execl(const char *path, const char *arg0, ...) {
-  va_list ap, count;
-  va_start(ap, arg0);
+static int rl_exec_list(enum rl_exec_form form, const char *path, const char *arg0, va_list ap) {
+  va_list count;
   va_copy(count, ap);
-  size_t n = rl_count_args(count);
+  size_t n = 1; /* arg0 */
+  while (va_arg(count, char *))
+    ++n;
   va_end(count);
   char *argv[n + 1];
-  RL_COLLECT_ARGS(arg0, argv, n, ap);
+  argv[0] = (char *)arg0;
+  for (size_t i = 1; i <= n; ++i) /* argv[n] is the NULL */
+    argv[i] = va_arg(ap, char *);
+  if (form == RL_EXECVE)
+    return __rl_wrap_execve(path, argv, va_arg(ap, char *const *));
+  return form == RL_EXECVP ? __rl_wrap_execvp(path, argv) : __rl_wrap_execv(path, argv);
+}
+
+int __rl_wrap_execl(const char *path, const char *arg0, ...) {
+  va_list ap;
+  va_start(ap, arg0);
+  int r = rl_exec_list(RL_EXECV, path, arg0, ap);
   va_end(ap);
-  return __rl_wrap_execv(path, argv);
+  return r;
 }
 
 int __rl_wrap_execlp(const char *file, const char *arg0, ...) {
-  va_list ap, count;
+  va_list ap;
   va_start(ap, arg0);
-  va_copy(count, ap);
-  size_t n = rl_count_args(count);
-  va_end(count);
-  char *argv[n + 1];
-  RL_COLLECT_ARGS(arg0, argv, n, ap);
+  int r = rl_exec_list(RL_EXECVP, file, arg0, ap);
   va_end(ap);
-  return __rl_wrap_execvp(file, argv);
+  return r;
 }
 
 int __rl_wrap_execle(const char *path, const char *arg0, ...) {
-  va_list ap, count;
+  va_list ap;
   va_start(ap, arg0);
-  va_copy(count, ap);
-  size_t n = rl_count_args(count);
-  va_end(count);
-  char *argv[n + 1];
-  RL_COLLECT_ARGS(arg0, argv, n, ap); /* argv[n] is the NULL */
-  char *const *envp = va_arg(ap, char *const *);
+  int r = rl_exec_list(RL_EXECVE, path, arg0, ap);
   va_end(ap);
-  return __rl_wrap_execve(path, argv, envp);
+  return r;
 }

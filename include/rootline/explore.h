@@ -26,6 +26,9 @@ struct ProgramInput {
   // Files the program reads, by the relative path it opens them with: every run gets a
   // private working directory holding them (docs/symbolic.md, "Input files").
   std::map<std::string, std::string> files = {};
+  // The name the program runs under (argv[0]), when not its executable's path: the name a
+  // test gave it ("./src/tally"), the same for both versions.
+  std::string argv0 = {};
   bool operator==(const ProgramInput &) const = default;
 };
 

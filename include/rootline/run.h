@@ -19,6 +19,7 @@ struct TestCase {
   uint64_t maxTraceBytes = 4ull << 30; // 4 GiB
   uint64_t maxOutputBytes = 0;         // native runs only; 0 = no limit
   std::optional<fs::path> workDir;     // the run's working directory; else rootline's
+  std::string argv0;                   // argv[0] when not the executable's path
 };
 
 struct TracedProgram {

@@ -1,5 +1,6 @@
 // Compiling C sources to bitcode with clang-19 and linking them into one module.
 #include "build/cache.h"
+#include "build/include_stamps.h"
 #include "rootline/build.h"
 #include "rootline/error.h"
 #include "rootline/hash.h"
@@ -52,9 +53,23 @@ ProcessResult runClang(const TranslationUnit &unit, std::vector<std::string> arg
 }
 
 // Key: the preprocessed text (so header edits count) plus the flags and the compiler.
+// Found again without preprocessing while the source and the headers it included keep
+// their stamps (build/include_stamps.h): a warm cache costs a stat per input.
 std::string unitKey(const TranslationUnit &unit) {
+  Hasher direct;
+  direct.add("rootline-tu-direct-v1").add(clangPath()).add(unit.source.string());
+  direct.add(unit.workDir.string());
+  for (const auto &f : unit.flags)
+    direct.add(f);
+  std::string directKey = direct.hex();
+  if (auto known = recordedUnitKey(directKey))
+    return *known;
+  fs::path depfile = buildcache::unitBitcode(directKey);
+  depfile.replace_extension(".d." + std::to_string(getpid()));
+  buildcache::prepare(depfile);
   std::vector<std::string> args = unit.flags;
-  args.insert(args.end(), {"-E", "-g", unit.source.string(), "-o", "-"});
+  args.insert(args.end(),
+              {"-E", "-g", "-MD", "-MF", depfile.string(), unit.source.string(), "-o", "-"});
   ProcessResult pre = runClang(unit, args);
   if (!pre.exitedWith(0))
     failCompile(unit, pre);
@@ -63,7 +78,16 @@ std::string unitKey(const TranslationUnit &unit) {
   for (const auto &f : unit.flags)
     h.add(f);
   h.add(pre.out);
-  return h.hex();
+  std::string key = h.hex();
+  std::error_code ec;
+  if (fs::exists(depfile, ec)) {
+    std::vector<std::string> inputs = depfileInputs(readFile(depfile), unit.workDir);
+    fs::remove(depfile, ec);
+    // Stamps are taken after the read: a file rewritten with the same size within one
+    // clock tick of it would go unseen (as with make), which a build cannot cause.
+    recordUnitKey(directKey, key, inputs);
+  }
+  return key;
 }
 
 void compileUnit(const TranslationUnit &unit, const fs::path &out) {
@@ -124,6 +148,21 @@ void linkUnits(const std::vector<fs::path> &parts, const std::vector<std::string
   writeFileAtomic(out, bytes);
 }
 
+// The module of `parts` under `key`: from the cache, or linked now.
+BuiltModule cachedModule(const std::vector<fs::path> &parts, const std::vector<std::string> &names,
+                         const std::string &key) {
+  BuiltModule result;
+  result.unitBitcode = parts;
+  result.key = key;
+  result.bitcode = buildcache::moduleBitcode(key);
+  result.cacheHit = fs::exists(result.bitcode);
+  if (!result.cacheHit) {
+    buildcache::prepare(result.bitcode);
+    linkUnits(parts, names, result.bitcode);
+  }
+  return result;
+}
+
 } // namespace
 
 LoadedModule::LoadedModule() = default;
@@ -163,19 +202,10 @@ BuiltModule buildModule(const BuildRecipe &recipe) {
     parts.push_back(bc);
     moduleHash.add(key);
   }
-  BuiltModule result;
-  result.unitBitcode = parts;
-  result.key = moduleHash.hex();
-  result.bitcode = buildcache::moduleBitcode(result.key);
-  result.cacheHit = fs::exists(result.bitcode);
-  if (!result.cacheHit) {
-    buildcache::prepare(result.bitcode);
-    std::vector<std::string> names;
-    for (const auto &unit : recipe.units)
-      names.push_back(unit.source.string());
-    linkUnits(parts, names, result.bitcode);
-  }
-  return result;
+  std::vector<std::string> names;
+  for (const auto &unit : recipe.units)
+    names.push_back(unit.source.string());
+  return cachedModule(parts, names, moduleHash.hex());
 }
 
 BuiltModule linkBitcodeModule(const std::vector<fs::path> &units) {
@@ -185,19 +215,10 @@ BuiltModule linkBitcodeModule(const std::vector<fs::path> &units) {
   moduleHash.add("rootline-module-v1");
   for (const auto &bc : units) // content-addressed: the name is the content's hash
     moduleHash.add(bc.filename().string());
-  BuiltModule result;
-  result.unitBitcode = units;
-  result.key = moduleHash.hex();
-  result.bitcode = buildcache::moduleBitcode(result.key);
-  result.cacheHit = fs::exists(result.bitcode);
-  if (!result.cacheHit) {
-    buildcache::prepare(result.bitcode);
-    std::vector<std::string> names;
-    for (const auto &bc : units)
-      names.push_back(bc.string());
-    linkUnits(units, names, result.bitcode);
-  }
-  return result;
+  std::vector<std::string> names;
+  for (const auto &bc : units)
+    names.push_back(bc.string());
+  return cachedModule(units, names, moduleHash.hex());
 }
 
 } // namespace rootline

@@ -56,6 +56,8 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
   if (fs::exists(base.string() + ".stdin", ec))
     in.stdinBytes = readFile(base.string() + ".stdin");
   in.args.assign(p.argv.begin() + (p.argv.empty() ? 0 : 1), p.argv.end());
+  if (!p.argv.empty()) // the name the test ran it under, for both versions
+    in.argv0 = p.argv[0];
   for (const auto &[id, name] : b.opened) {
     fs::path copy = base.string() + ".in" + std::to_string(id);
     if (fs::path(name).is_absolute()) {

@@ -164,6 +164,7 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
   t.stdinFile = dir / "stdin";
   t.args = input.args;
   t.workDir = dir / "cwd";
+  t.argv0 = input.argv0;
   return t;
 }
 

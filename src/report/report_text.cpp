@@ -10,6 +10,8 @@ nlohmann::json inputJson(const ProgramInput &in) {
   nlohmann::json j = {{"stdin", in.stdinBytes}, {"args", in.args}};
   if (!in.files.empty())
     j["files"] = in.files;
+  if (!in.argv0.empty())
+    j["argv0"] = in.argv0;
   return j;
 }
 

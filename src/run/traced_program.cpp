@@ -60,7 +60,9 @@ namespace {
 
 ProcessSpec specFor(const fs::path &exe, const TestCase &test) {
   ProcessSpec spec;
-  spec.argv = {exe.string()};
+  spec.argv = {test.argv0.empty() ? exe.string() : test.argv0};
+  if (!test.argv0.empty())
+    spec.program = exe.string();
   spec.argv.insert(spec.argv.end(), test.args.begin(), test.args.end());
   if (test.stdinFile)
     spec.stdinFile = test.stdinFile->string();

@@ -27,7 +27,7 @@ std::vector<std::pair<std::string, fs::path>> tracedPrograms(const BuiltProject 
 
 } // namespace
 
-TEST_CASE("an autotools project builds with its own configure and make; its test script's "
+TEST_CASE("an autotools project builds with its own configure and make, and its test script's "
           "failing process is the re-executed child that prints the wrong value",
           "[project]") {
   ProjectBuildOptions opt;

@@ -219,3 +219,30 @@ TEST_CASE("a real interpreter's exceptions through nested calls replay in the ca
   CHECK(traced.out.find("deep\n0 16\nTHE-QUICK-BROWN-FOX\ntrue false\n") != std::string::npos);
   CHECK(traced.err.find("replay verified (0 mismatches)") != std::string::npos);
 }
+
+TEST_CASE("a real Makefile project built by its own make and tested by a shell command: "
+          "the fix's line ranks first, from the failing process the test ran",
+          "[realworld][project]") {
+  nlohmann::json c = realCase("mujs_encodeuri_mark");
+  fs::path repo = clone(c["bundle"]);
+  TempDir t;
+  writeText(t.path / "expected.txt", c["good_stdout"].get<std::string>());
+  std::string js = (fixturesDir() / "realworld" / c["stdin_file"].get<std::string>()).string();
+  // mujs's own Makefile (debug flavour, no readline; utfdata.h is committed and make
+  // would download Unicode tables to remake it); the test pipes the shell's output into
+  // cmp, as a project's test script does.
+  ProcessResult r = runRootline(
+      {"--json", "debug", "--repo", repo.string(), "--good", c["good"], "--bad", c["bad"], "--build", "make -o utfdata.h HAVE_READLINE=no build=debug",
+       "--test", "build/debug/mujs " + js + " | cmp -s - " + (t.path / "expected.txt").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  bool named = false;
+  for (const auto &n : report["notes"])
+    named |= n.get<std::string>().starts_with("failing process: `build/debug/mujs ");
+  CHECK(named);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  CHECK(top["file"] == c["fix_lines"][0]["file"]);
+  CHECK(top["line"] == c["fix_lines"][0]["line_bad"]);
+}

@@ -1,5 +1,6 @@
 #include "rootline/build.h"
 #include "rootline/error.h"
+#include "build/include_stamps.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -281,4 +282,41 @@ TEST_CASE("a recipe file (--recipe) gives a tree without a project file the reci
   writeText(old / "rootline.json", R"({"sources": ["src/main.c"], "cflags": ["-Iinc", "-DX"]})");
   r = resolveRecipeIn(req, old);
   CHECK(r.origin == (old / "rootline.json").string());
+}
+
+TEST_CASE("a dependency file's inputs: continuations, escaped spaces, relative paths",
+          "[build][direct]") {
+  std::string d = "main.o: main.c /usr/include/stdio.h \\\n  inc/a\\ b.h ../c.h\n";
+  std::vector<std::string> in = rootline::depfileInputs(d, "/work/p");
+  REQUIRE(in.size() == 4);
+  CHECK(in[0] == "/work/p/main.c");
+  CHECK(in[1] == "/usr/include/stdio.h");
+  CHECK(in[2] == "/work/p/inc/a b.h");
+  CHECK(in[3] == "/work/c.h");
+}
+
+TEST_CASE("a warm cache finds a unit's key without preprocessing, and a header edit is seen",
+          "[build][direct]") {
+  rootline::test::TempDir t;
+  rootline::test::writeText(t.path / "v.h", "#define V 1\n");
+  BuildRecipe r = rootline::test::sourceRecipe(
+      t.path / "main.c", "#include <stdio.h>\n#include \"v.h\"\nint main(void) { printf(\"%d\\n\", V); return 0; }\n");
+  BuiltModule first = buildModule(r);
+  BuiltModule again = buildModule(r);
+  CHECK(again.key == first.key);
+  CHECK(again.cacheHit);
+  // Recorded inputs: the source and both headers.
+  bool recorded = false;
+  for (const auto &e : fs::directory_iterator(rootline::cacheRoot() / "build" / "direct")) {
+    std::string text = rootline::readFile(e.path());
+    if (text.find((t.path / "v.h").string()) != std::string::npos &&
+        text.find("stdio.h") != std::string::npos)
+      recorded = true;
+  }
+  CHECK(recorded);
+  // The header changes (another size): the key changes with it.
+  rootline::test::writeText(t.path / "v.h", "#define V 12\n");
+  BuiltModule edited = buildModule(r);
+  CHECK(edited.key != first.key);
+  CHECK_FALSE(edited.cacheHit);
 }

@@ -1,0 +1,130 @@
+// Real builds and test commands (docs/project.md): for each project of
+// fixtures/projects (an autotools, a CMake and a Makefile project, each with a
+// multi-file change and a shell-script or ctest test), and mujs built by its own
+// Makefile from ../shared/realworld, `rootline debug --test` from a cold cache and
+// again from a warm one: wall time of each, the failing process found, and the rank of
+// the line the fixture names as the cause. Ratios are measured in one run.
+//
+// Usage: ./build/bench/project_bench
+#include "rootline/fs.h"
+#include "rootline/process.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+using namespace rootline;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kSource = ROOTLINE_SOURCE_DIR;
+
+struct Row {
+  std::string name, build, test, file;
+  unsigned line = 0;
+  std::vector<std::string> versions; // --old/--new or --repo/--good/--bad arguments
+};
+
+struct Result {
+  double seconds = 0;
+  int exit = -1;
+  unsigned rank = 0; // 0: not among the candidates
+  std::string process, evidence;
+};
+
+Result debugOnce(const Row &row, const fs::path &cache) {
+  ProcessSpec spec;
+  spec.argv = {ROOTLINE_BINARY, "--json", "debug"};
+  spec.argv.insert(spec.argv.end(), row.versions.begin(), row.versions.end());
+  if (!row.build.empty())
+    spec.argv.insert(spec.argv.end(), {"--build", row.build});
+  spec.argv.insert(spec.argv.end(), {"--test", row.test, "--max-candidates", "100"});
+  spec.extraEnv["ROOTLINE_CACHE_DIR"] = cache.string();
+  spec.timeoutSeconds = 1800;
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult p = runProcess(spec);
+  Result r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.exit = p.exitedWith(0) ? 0 : p.exitCode;
+  json j = json::parse(p.out, nullptr, false);
+  if (j.is_discarded())
+    return r;
+  for (const auto &n : j["notes"]) {
+    std::string s = n.get<std::string>();
+    if (s.rfind("failing process: ", 0) == 0)
+      r.process = s.substr(17, s.find('`', 18) - 16);
+  }
+  for (const auto &c : j["candidates"])
+    if (c["file"] == row.file && c["line"] == row.line) {
+      r.rank = c["rank"];
+      r.evidence = c.contains("revert") && c["revert"].is_object()
+                       ? c["revert"].value("result", "")
+                       : "";
+      break;
+    }
+  return r;
+}
+
+std::vector<Row> rows(const fs::path &scratch) {
+  std::vector<Row> out;
+  for (const char *name : {"autotools_tally", "cmake_units", "make_pipeline"}) {
+    fs::path dir = kSource / "fixtures" / "projects" / name;
+    json p = json::parse(readFile(dir / "project.json"));
+    Row r;
+    r.name = name;
+    r.test = p["test"];
+    r.file = p["root_cause"]["file"];
+    r.line = p["root_cause"]["line"];
+    if (std::string(name) == "cmake_units")
+      r.build = p["build"];
+    r.versions = {"--old", (dir / "old").string(), "--new", (dir / "new").string()};
+    out.push_back(r);
+  }
+  fs::path bundle = (kSource / ".." / "shared" / "realworld" / "mujs.bundle").lexically_normal();
+  if (fs::exists(bundle)) {
+    fs::path repo = scratch / "mujs";
+    ProcessSpec clone;
+    clone.argv = {"/usr/bin/git", "clone", "-q", bundle.string(), repo.string()};
+    if (runProcess(clone).exitedWith(0)) {
+      writeFileAtomic(scratch / "expected.txt", "it's%20(a)%20test*\nx'y%60z\n");
+      Row r;
+      r.name = "mujs (real, Makefile)";
+      r.build = "make -o utfdata.h HAVE_READLINE=no build=debug";
+      r.test = "build/debug/mujs " +
+               (kSource / "fixtures" / "realworld" / "mujs_encodeuri_mark.js").string() +
+               " | cmp -s - " + (scratch / "expected.txt").string();
+      r.file = "jsbuiltin.c";
+      r.line = 169;
+      r.versions = {"--repo", repo.string(), "--good", "ccf7fa6", "--bad", "2eb4fd2"};
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+int main() {
+  fs::path scratch = makeWorkDir("project-bench");
+  std::printf("%-24s %9s %9s %7s  %-6s %-18s %s\n", "project", "cold s", "warm s", "warm/c",
+              "rank", "revert evidence", "failing process");
+  unsigned first = 0, total = 0;
+  for (const Row &row : rows(scratch)) {
+    fs::path cache = scratch / ("cache-" + std::to_string(total));
+    Result cold = debugOnce(row, cache);
+    Result warm = debugOnce(row, cache);
+    ++total;
+    first += warm.rank == 1;
+    std::printf("%-24s %9.1f %9.1f %6.2fx  %-6s %-18s %s\n", row.name.c_str(), cold.seconds,
+                warm.seconds, warm.seconds / std::max(cold.seconds, 1e-9),
+                warm.exit != 0 ? "error" : warm.rank ? std::to_string(warm.rank).c_str() : "-",
+                warm.evidence.c_str(), warm.process.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("cause at rank 1: %u of %u\n", first, total);
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  return 0;
+}
