@@ -4,9 +4,11 @@
 #include "rootline/explore.h"
 #include "rootline/json_text.h"
 #include "rootline/progress.h"
+#include "rootline/project.h"
 #include "rootline/unit_harness.h"
 
 #include <algorithm>
+
 #include <iostream>
 
 namespace rootline::cli {
@@ -22,6 +24,7 @@ struct ExploreCommandOptions {
   ExploreOptions explore;
   UnitOptions unit; // --function: unit mode
   std::vector<std::string> args;
+  std::string build; // --build: the project's own build (docs/project.md)
 };
 
 // Unit mode's default --loop-bound.
@@ -41,7 +44,11 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   opt.explore.strategy = parseStrategy(opt.strategy);
   if (opt.out.empty())
     throw Error("--out DIR is required: where the generated tests go");
-  BuildRecipe recipe = resolveRecipe(opt.recipe);
+  if (!opt.build.empty() && !opt.unit.function.empty())
+    throw Error("--function builds a driver from the sources; it takes no --build");
+  BuildRecipe recipe;
+  if (opt.build.empty())
+    recipe = resolveRecipe(opt.recipe);
   ProgramInput seed;
   if (auto in = stdinOption(opt.seed))
     seed.stdinBytes = readFile(*in);
@@ -71,12 +78,24 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
       opt.explore.loopBound = kUnitLoopBound;
     opt.explore.quietFunctions = unit->quietFunctions;
   }
-  TracedProgram program = buildTraced(recipe);
+  TracedProgram program;
+  std::string name;
+  if (!opt.build.empty()) { // the project's own build, one of its programs
+    ProjectBuildOptions build;
+    build.command = opt.build == "auto" ? "" : opt.build;
+    build.progress = &progress;
+    BuiltProject project = buildProject(fs::absolute(opt.recipe.projectDir), "project", build);
+    const ProjectProgram &p = selectProgram(project, opt.recipe.target);
+    program = programExecutables(project, p).traced;
+    name = p.name;
+  } else {
+    program = buildTraced(recipe);
+    name = unit ? unit->function : recipe.units.front().source.filename().string();
+  }
   progress.stage("explore");
   opt.explore.progress = [&progress](const std::string &line) { progress.update(line); };
   ExploreResult result = explore(program, seed, opt.explore);
   progress.finish();
-  std::string name = unit ? unit->function : recipe.units.front().source.filename().string();
   // Unit mode reports the coverage of the function and its callees, not the driver's.
   if (unit)
     std::erase_if(result.stats.functions, [&](const auto &f) {
@@ -140,6 +159,10 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
       "explore", "Generate a test suite by path exploration (one test per path; "
                  "with --strategy rsc one per symbolic output) and find crashes");
   addRecipeOptions(*cmd, opt->recipe);
+  cmd->add_option("--build", opt->build,
+                  "Build the project in --project (default .) with its own build command, in a "
+                  "private copy, and explore the program --target names ('auto': detect the "
+                  "command; docs/project.md)");
   cmd->add_option("--stdin", opt->seed, "Seed input for stdin (default: empty)");
   cmd->add_option("--out", opt->out,
                   "Directory for the generated tests (new, empty, or an earlier explore output)")

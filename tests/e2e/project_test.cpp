@@ -255,3 +255,27 @@ TEST_CASE("bisect --check and bisect with the project's build and test, and debu
   CHECK(hasNote(report, "failing process: `./csvsum -H`", ""));
   CHECK(report["candidates"][0]["file"] == "src/csvsum.c");
 }
+
+TEST_CASE("explore --build explores a program of the project as its own build links it",
+          "[project][cli]") {
+  TempDir t;
+  writeText(t.path / "seed.txt", "1.5\n-2\n");
+  fs::path out = t.path / "tests";
+  ProcessResult r = runRootline({"--json", "explore", "--project",
+                                 projectFixture("make_pipeline", "old").string(), "--build", "auto",
+                                 "--target", "csvsum", "--stdin", (t.path / "seed.txt").string(),
+                                 "--out", out.string(), "--max-runs", "20"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["runs"].get<unsigned>() == 20);
+  CHECK(j["distinct_paths"].get<unsigned>() > 5);
+  CHECK(fs::exists(out / "test-0001" / "stdin"));
+  // The project builds two programs: without --target that is an error naming both.
+  ProcessResult both = runRootline({"explore", "--project",
+                                    projectFixture("make_pipeline", "old").string(), "--build",
+                                    "auto", "--out", (t.path / "t2").string()});
+  CHECK(both.exitedWith(2));
+  CHECK(both.err.find("choose one with --target NAME") != std::string::npos);
+  CHECK(both.err.find("csvcut") != std::string::npos);
+}
