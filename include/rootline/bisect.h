@@ -60,6 +60,10 @@ struct BisectOptions {
   bool debugFirstBad = true;
   DebugRequest debugTemplate; // condition, timeouts, candidate limit for the attached debug
   std::function<void(const std::string &)> progress;
+  // With the project's build and test (CommitCheck::testCommand): completes the attached
+  // debug's request (both versions built, the failing process as its test), given the
+  // request with both trees and commits set.
+  std::function<DebugRequest(DebugRequest)> prepareProjectDebug;
 };
 
 struct BisectResult {

@@ -127,8 +127,10 @@ BisectResult bisectHistory(const Repository &repo, const std::string &good, cons
         DebugRequest req = options.debugTemplate;
         req.oldRoot = repo.materialize(parent);
         req.newRoot = repo.materialize(last.hash);
-        req.oldRecipe = resolveRecipeIn(check.recipe, req.oldRoot);
-        req.newRecipe = resolveRecipeIn(check.recipe, req.newRoot);
+        if (!check.testCommand) {
+          req.oldRecipe = resolveRecipeIn(check.recipe, req.oldRoot);
+          req.newRecipe = resolveRecipeIn(check.recipe, req.newRoot);
+        }
         req.oldCommit = repo.commit(parent);
         req.newCommit = last;
         req.oldLabel = req.oldCommit->shortHash;
@@ -137,6 +139,11 @@ BisectResult bisectHistory(const Repository &repo, const std::string &good, cons
         req.repository = repo.root();
         req.input = check.input;
         req.expectedStdout = check.expectedStdout;
+        if (check.testCommand) {
+          if (!options.prepareProjectDebug)
+            throw Error("the attached debug of a --test bisection needs the project's build");
+          req = options.prepareProjectDebug(req);
+        }
         result.debug = debugRegression(req);
       } catch (const Error &e) {
         result.debugError = e.what();

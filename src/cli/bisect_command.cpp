@@ -1,5 +1,6 @@
 // rootline bisect: the first bad commit between two revisions, then its root cause.
 #include "cli/cli.h"
+#include "cli/project_debug.h"
 #include "cli/versions.h"
 #include "rootline/bisect.h"
 #include "rootline/error.h"
@@ -91,9 +92,7 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
   std::string bad = repo.resolve(opt.repo.bad);
   CommitCheck check = commitCheck(opt, repo);
   rootline::BisectOptions options;
-  // The attached debug of a --test bisection is `rootline debug --repo --good --bad
-  // --test` on the first bad commit and its parent; bisect does not run it itself yet.
-  options.debugFirstBad = !opt.noDebug && !check.testCommand;
+  options.debugFirstBad = !opt.noDebug;
   options.debugTemplate.condition = opt.condition == "pc" ? ConditionKind::Pc : ConditionKind::Rsc;
   options.debugTemplate.timeoutSeconds = opt.test.timeout;
   options.debugTemplate.budgetSeconds = opt.budget;
@@ -102,6 +101,16 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
   options.debugTemplate.progress = &debugProgress;
   if (!global.quiet && !global.json)
     options.progress = [](const std::string &s) { std::cerr << s << "\n"; };
+  if (check.testCommand) // the first bad commit against its parent, as debug --test does
+    options.prepareProjectDebug = [&](DebugRequest req) {
+      ProjectDebugOptions project;
+      project.build = opt.build;
+      project.test = opt.testCommand;
+      project.target = opt.recipe.target;
+      project.testTimeout = check.timeoutSeconds;
+      fs::path oldTree = req.oldRoot, newTree = req.newRoot;
+      return projectDebugRequest(project, std::move(req), oldTree, newTree, debugProgress);
+    };
   BisectResult result = bisectHistory(repo, good, bad, check, options);
   if (!opt.out.empty()) {
     ReportFiles files = {{"bisect.json", jsonText(bisectJson(result))},

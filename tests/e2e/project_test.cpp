@@ -246,6 +246,9 @@ TEST_CASE("bisect --check and bisect with the project's build and test, and debu
   REQUIRE(b.exitedWith(0));
   nlohmann::json j = nlohmann::json::parse(b.out);
   CHECK(j["first_bad"]["subject"] == "new");
+  // The first bad commit is debugged against its parent, from the test's failing process.
+  REQUIRE(j["debug"].is_object());
+  CHECK(hasNote(j["debug"], "failing process: `./csvsum -H`", ""));
 
   ProcessResult d = runRootline({"--json", "debug", "--repo", repo.string(), "--good", "HEAD~1",
                                  "--bad", "HEAD", "--test", "make check"});
