@@ -28,6 +28,14 @@ struct ValidateRequest {
   unsigned maxNeighbours = 40; // inputs tried in neighbouring partitions
   double budgetSeconds = 60;   // the whole job, builds excepted (0: unlimited)
   Progress *progress = nullptr;
+  // Versions the project's own build made (--build/--test, docs/project.md), used
+  // instead of the recipes; the project's test command's verdict on the fix (a fix that
+  // fails it is rejected); notes said first (the test, the failing process).
+  std::optional<BuiltVersion> goodBuilt, fixBuilt;
+  std::optional<fs::path> badNative;
+  std::optional<bool> projectTestPassesOnFix;
+  std::string projectTest;
+  std::vector<std::string> leadNotes;
 };
 
 // An input on which the fix and the good version behave differently (or, unconfirmed,

@@ -12,12 +12,12 @@
 
 namespace rootline::cli {
 
-namespace {
-
 BuiltVersion builtVersion(const BuiltProject &project, const ProjectProgram &program) {
   ProjectExecutables e = programExecutables(project, program);
   return {e.traced, e.native};
 }
+
+namespace {
 
 std::vector<std::pair<std::string, fs::path>> tracedPrograms(const BuiltProject &p) {
   std::vector<std::pair<std::string, fs::path>> out;
@@ -100,6 +100,66 @@ SourceDiff sourceTreeDiff(const fs::path &oldTree, const fs::path &newTree) {
 
 } // namespace
 
+CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,
+                                  const ProjectDebugOptions &opt, Progress &progress,
+                                  std::vector<std::string> &notes) {
+  CarvedProcess out;
+  TestCommand test{opt.test, opt.testTimeout};
+  progress.stage("failure", "the test on both versions");
+  ScopedWorkDir work("project-test");
+  TestCommandRun oldNative = runTestCommand(oldB, test, {}, work.path / "unused");
+  if (oldNative.cannotTest())
+    throw Error("the test cannot test the " + oldB.label + " version (exit 125)");
+  if (!oldNative.passed())
+    throw Error("the test fails on the " + oldB.label + " version too (" + statusText(oldNative.result) +
+                "): '" + opt.test + "'");
+  TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
+  if (newNative.cannotTest())
+    throw Error("the test cannot test the " + newB.label + " version (exit 125)");
+  if (newNative.passed())
+    throw Error("the test passes on the " + newB.label + " version: nothing to debug ('" + opt.test + "')");
+
+  progress.stage("failure", "the test traced on both versions");
+  fs::path traces = cacheRoot() / "work" / "test-traces";
+  TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB), traces / "old");
+  TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB), traces / "new");
+  std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the " +
+                       oldB.label + " run, " + std::to_string(newRun.processes.size()) + " in the " +
+                       newB.label + " run";
+  std::optional<FailingProcess> f = firstDifferingProcess(oldRun.processes, newRun.processes);
+  if (!f)
+    throw Error("the test '" + opt.test + "' fails on the " + newB.label + " version (" +
+                    statusText(newNative.result) + "), but no traced program behaves otherwise (" +
+                    counts + "): the difference comes from a program rootline does not trace",
+                ExitFailure);
+  const TraceProcess &p = oldRun.processes[f->oldIndex].header.process;
+  std::string where = fs::path(p.cwd).lexically_relative(projectWorkPath()).string();
+  notes.push_back("test '" + opt.test + "': passes on the " + oldB.label + " version, fails on the " +
+                  newB.label + " (" + statusText(newNative.result) + "); " + counts);
+  notes.push_back("failing process: `" + commandLine(p) + "` in " +
+                          (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
+                          std::to_string(f->oldIndex + 1) + " of the " + oldB.label + " run: the first whose "
+                          "behaviour differs; " + f->why);
+  if (!oldRun.isolationNote.empty())
+    notes.push_back(oldRun.isolationNote);
+  if (!f->newIndex)
+    throw Error("the failing process `" + commandLine(p) + "` did not run in the " + newB.label + " version",
+                ExitFailure);
+  const TraceProcess &q = newRun.processes[*f->newIndex].header.process;
+  const ProjectProgram *oldProg = programOf(oldB, p), *newProg = programOf(newB, q);
+  if (!oldProg || !newProg)
+    throw Error("the failing process `" + commandLine(p) + "` is not a program of the project");
+  if (p.parentSeq)
+    notes.push_back("the failing process is a forked child; it is debugged as its "
+                            "program run alone with the same inputs");
+  ProcessBehaviour ob = processBehaviour(oldRun.processes[f->oldIndex]);
+  out.input = carvedInput(oldRun, f->oldIndex, ob, notes);
+  out.expectedStdout = ob.output[1];
+  out.oldProgram = oldProg;
+  out.newProgram = newProg;
+  return out;
+}
+
 DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest req,
                                  const fs::path &oldTree, const fs::path &newTree,
                                  Progress &progress) {
@@ -124,56 +184,10 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
     return req;
   }
 
-  TestCommand test{opt.test, opt.testTimeout};
-  progress.stage("failure", "the test on both versions");
-  ScopedWorkDir work("project-test");
-  TestCommandRun oldNative = runTestCommand(oldB, test, {}, work.path / "unused");
-  if (oldNative.cannotTest())
-    throw Error("the test cannot test the old version (exit 125)");
-  if (!oldNative.passed())
-    throw Error("the test fails on the old version too (" + statusText(oldNative.result) +
-                "): '" + opt.test + "'");
-  TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
-  if (newNative.cannotTest())
-    throw Error("the test cannot test the new version (exit 125)");
-  if (newNative.passed())
-    throw Error("the test passes on the new version: nothing to debug ('" + opt.test + "')");
-
-  progress.stage("failure", "the test traced on both versions");
-  fs::path traces = cacheRoot() / "work" / "test-traces";
-  TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB), traces / "old");
-  TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB), traces / "new");
-  std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the old "
-                       "run, " + std::to_string(newRun.processes.size()) + " in the new run";
-  std::optional<FailingProcess> f = firstDifferingProcess(oldRun.processes, newRun.processes);
-  if (!f)
-    throw Error("the test '" + opt.test + "' fails on the new version (" +
-                    statusText(newNative.result) + "), but no traced program behaves otherwise (" +
-                    counts + "): the difference comes from a program rootline does not trace",
-                ExitFailure);
-  const TraceProcess &p = oldRun.processes[f->oldIndex].header.process;
-  std::string where = fs::path(p.cwd).lexically_relative(projectWorkPath()).string();
-  req.leadNotes.push_back("test '" + opt.test + "': passes on the old version, fails on the new (" +
-                          statusText(newNative.result) + "); " + counts);
-  req.leadNotes.push_back("failing process: `" + commandLine(p) + "` in " +
-                          (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
-                          std::to_string(f->oldIndex + 1) + " of the old run: the first whose "
-                          "behaviour differs; " + f->why);
-  if (!oldRun.isolationNote.empty())
-    req.leadNotes.push_back(oldRun.isolationNote);
-  if (!f->newIndex)
-    throw Error("the failing process `" + commandLine(p) + "` did not run in the new version",
-                ExitFailure);
-  const TraceProcess &q = newRun.processes[*f->newIndex].header.process;
-  const ProjectProgram *oldProg = programOf(oldB, p), *newProg = programOf(newB, q);
-  if (!oldProg || !newProg)
-    throw Error("the failing process `" + commandLine(p) + "` is not a program of the project");
-  if (p.parentSeq)
-    req.leadNotes.push_back("the failing process is a forked child; it is debugged as its "
-                            "program run alone with the same inputs");
-  ProcessBehaviour ob = processBehaviour(oldRun.processes[f->oldIndex]);
-  req.input = carvedInput(oldRun, f->oldIndex, ob, req.leadNotes);
-  req.expectedStdout = ob.output[1];
+  CarvedProcess carved = carveFailingProcess(oldB, newB, opt, progress, req.leadNotes);
+  req.input = carved.input;
+  req.expectedStdout = carved.expectedStdout;
+  const ProjectProgram *oldProg = carved.oldProgram, *newProg = carved.newProgram;
   req.oldBuilt = builtVersion(oldB, *oldProg);
   req.newBuilt = builtVersion(newB, *newProg);
   req.buildVariant = variantBuilder(newB, newProg->path);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rootline/debug.h"
+#include "rootline/project.h"
 
 #include <string>
 
@@ -14,6 +15,20 @@ struct ProjectDebugOptions {
   double testTimeout = 600;
   bool given() const { return !build.empty() || !test.empty(); }
 };
+
+// The failing process of a test command between two built versions (the first whose
+// behaviour differs), as a one-process test: its inputs, its old stdout, its program in
+// each version. Errors (exit 2) when the test does not pass on the first and fail on the
+// second; `notes` get the test's result and the process chosen, and why.
+struct CarvedProcess {
+  ProgramInput input;
+  std::string expectedStdout;
+  const ProjectProgram *oldProgram = nullptr, *newProgram = nullptr;
+};
+CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,
+                                  const ProjectDebugOptions &opt, Progress &progress,
+                                  std::vector<std::string> &notes);
+BuiltVersion builtVersion(const BuiltProject &project, const ProjectProgram &program);
 
 // The request with both versions built by the project's build and, for a test command,
 // its failing process as the test: its program, its inputs, its old output as expected.

@@ -1,8 +1,10 @@
 // rootline validate: does a fix restore the good version's behaviour?
 #include "cli/cli.h"
+#include "cli/project_debug.h"
 #include "cli/versions.h"
 #include "rootline/error.h"
 #include "rootline/json_text.h"
+#include "rootline/project.h"
 #include "rootline/validate.h"
 
 #include <iostream>
@@ -18,7 +20,41 @@ struct ValidateOptions {
   TestOptions test;
   unsigned maxNeighbours = 40;
   double budget = 60;
+  ProjectDebugOptions project; // --build, --test
 };
+
+// The project's own build and test (docs/project.md): all three versions built by it,
+// the failing process of the test between good and bad as the failing input, and the
+// test's verdict on the fix.
+void useProjectBuild(const ValidateOptions &opt, ValidateRequest &req, Progress &progress) {
+  if (opt.project.test.empty())
+    throw Error("validate --build needs --test CMD: the project's test command");
+  ProjectBuildOptions build;
+  build.command = opt.project.build;
+  build.progress = &progress;
+  BuiltProject good = buildProject(req.goodRoot, "good", build);
+  BuiltProject bad = buildProject(req.badRoot, "bad", build);
+  BuiltProject fix = buildProject(req.fixRoot, "fix", build);
+  ProjectDebugOptions project = opt.project;
+  project.testTimeout = std::max(300.0, 10 * opt.test.timeout);
+  CarvedProcess carved = carveFailingProcess(good, bad, project, progress, req.leadNotes);
+  req.input = carved.input;
+  req.expectedStdout = carved.expectedStdout;
+  req.goodBuilt = builtVersion(good, *carved.oldProgram);
+  req.badNative = bad.home / carved.newProgram->path;
+  req.fixBuilt = builtVersion(fix, selectProgram(fix, carved.oldProgram->path));
+  ScopedWorkDir work("validate-test");
+  TestCommandRun onFix =
+      runTestCommand(fix, {opt.project.test, project.testTimeout}, {}, work.path / "unused");
+  req.projectTestPassesOnFix = onFix.passed();
+  req.projectTest = opt.project.test;
+  req.leadNotes.push_back("test '" + opt.project.test + "' on the fix: " +
+                          (onFix.passed() ? "passes" : "fails (" + onFix.result.outcome() + ")"));
+  // Reports name files in the built trees, as the debug info does.
+  req.goodRoot = good.home;
+  req.badRoot = bad.home;
+  req.fixRoot = fix.home;
+}
 
 int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
   if (opt.fix.empty())
@@ -55,16 +91,20 @@ int runValidate(const GlobalOptions &global, const ValidateOptions &opt) {
   RecipeRequest recipe = opt.recipe;
   if (!req.repository.empty() && recipe.recipeBase.empty())
     recipe.recipeBase = req.repository; // --recipe paths are the work tree's
-  req.goodRecipe = recipeOf(recipe, good);
-  req.badRecipe = recipeOf(recipe, bad);
-  req.fixRecipe = recipeOf(recipe, fix);
-  req.input = testInput(opt.test);
-  req.expectedStdout = testExpected(opt.test);
+  Progress progress = Progress::toStderr(!global.json && !global.quiet);
+  req.progress = &progress;
+  if (opt.project.given()) {
+    useProjectBuild(opt, req, progress);
+  } else {
+    req.goodRecipe = recipeOf(recipe, good);
+    req.badRecipe = recipeOf(recipe, bad);
+    req.fixRecipe = recipeOf(recipe, fix);
+    req.input = testInput(opt.test);
+    req.expectedStdout = testExpected(opt.test);
+  }
   req.timeoutSeconds = opt.test.timeout;
   req.maxNeighbours = opt.maxNeighbours;
   req.budgetSeconds = opt.budget;
-  Progress progress = Progress::toStderr(!global.json && !global.quiet);
-  req.progress = &progress;
   ValidateReport report = validateFix(req);
   progress.finish();
   if (!opt.out.empty())
@@ -87,6 +127,12 @@ void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &acti
       "validate", "Check that a fix restores the good version's behaviour for the failing "
                   "input's whole partition, and look for inputs where it still differs");
   addRepoOptions(*cmd, opt->repo);
+  cmd->add_option("--build", opt->project.build,
+                  "Build each version with the project's own build command (default: detected; "
+                  "docs/project.md)");
+  cmd->add_option("--test", opt->project.test,
+                  "The project's test command; its failing process between good and bad is the "
+                  "failing input, and a fix that fails it is rejected");
   cmd->add_option("--fix", opt->fix,
                   "The fix: a revision with --repo, else a directory or a C file");
   cmd->add_option("--old", opt->oldDir, "Directory or C file of the good version (without --repo)");

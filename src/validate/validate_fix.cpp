@@ -214,9 +214,16 @@ ValidateReport validateFix(const ValidateRequest &req) {
   Progress quiet;
   Progress &progress = req.progress ? *req.progress : quiet;
   progress.stage("build");
-  buildAnalysedVersion(good, req.goodRecipe);
-  fs::path badNative = buildNativeVersion("bad", req.badRecipe);
-  buildAnalysedVersion(fix, req.fixRecipe);
+  if (req.goodBuilt)
+    analyseBuiltVersion(good, *req.goodBuilt);
+  else
+    buildAnalysedVersion(good, req.goodRecipe);
+  fs::path badNative = req.badNative ? *req.badNative : buildNativeVersion("bad", req.badRecipe);
+  if (req.fixBuilt)
+    analyseBuiltVersion(fix, *req.fixBuilt);
+  else
+    buildAnalysedVersion(fix, req.fixRecipe);
+  report.notes.insert(report.notes.end(), req.leadNotes.begin(), req.leadNotes.end());
   fs::path work = makeWorkDir("validate");
   // Builds are cached and not cut; the budget covers runs, replay and the solver.
   Deadline deadline = req.budgetSeconds > 0 ? Deadline::in(req.budgetSeconds) : Deadline{};
@@ -505,6 +512,10 @@ ValidateReport validateFix(const ValidateRequest &req) {
                      keptText;
   else
     report.verdict = "not accepted: " + report.proof + keptText;
+  if (req.projectTestPassesOnFix && !*req.projectTestPassesOnFix) {
+    report.accepted = false;
+    report.verdict = "rejected: the project's test '" + req.projectTest + "' fails on the fix";
+  }
   std::error_code ec;
   fs::remove_all(work, ec);
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();

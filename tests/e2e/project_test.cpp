@@ -282,3 +282,32 @@ TEST_CASE("explore --build explores a program of the project as its own build li
   CHECK(both.err.find("choose one with --target NAME") != std::string::npos);
   CHECK(both.err.find("csvcut") != std::string::npos);
 }
+
+TEST_CASE("validate --test: the project's build for good, bad and fix, the test's failing "
+          "process as the failing input, and a fix that fails the project's test rejected",
+          "[project][cli][validate]") {
+  TempDir t;
+  fs::path fix = t.path / "fix";
+  fs::copy(projectFixture("make_pipeline", "new"), fix, fs::copy_options::recursive);
+  std::string csvsum = readFile(fix / "src" / "csvsum.c");
+  size_t at = csvsum.find("st->count == 0 || v > st->max");
+  REQUIRE(at != std::string::npos);
+  csvsum.replace(at, 14, "st->count == 1");
+  writeText(fix / "src" / "csvsum.c", csvsum);
+  std::vector<std::string> args = {"--json", "validate", "--old",
+                                   projectFixture("make_pipeline", "old").string(), "--new",
+                                   projectFixture("make_pipeline", "new").string(), "--fix",
+                                   fix.string(), "--test", "make check"};
+  ProcessResult right = runRootline(args);
+  INFO(right.err);
+  CHECK(right.exitedWith(0));
+  nlohmann::json j = nlohmann::json::parse(right.out);
+  CHECK(hasNote(j, "test 'make check' on the fix: passes", ""));
+  CHECK(hasNote(j, "failing process: `./csvsum -H`", ""));
+  // The bad version offered as its own fix fails the project's test: rejected.
+  args[7] = projectFixture("make_pipeline", "new").string();
+  ProcessResult wrong = runRootline(args);
+  CHECK(wrong.exitedWith(1));
+  nlohmann::json w = nlohmann::json::parse(wrong.out);
+  CHECK(w["verdict"].get<std::string>().starts_with("rejected: "));
+}
