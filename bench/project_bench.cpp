@@ -59,9 +59,8 @@ Result debugOnce(const Row &row, const fs::path &cache) {
   for (const auto &c : j["candidates"])
     if (c["file"] == row.file && c["line"] == row.line) {
       r.rank = c["rank"];
-      r.evidence = c.contains("revert") && c["revert"].is_object()
-                       ? c["revert"].value("result", "")
-                       : "";
+      r.evidence =
+          c.contains("revert") && c["revert"].is_object() ? c["revert"].value("result", "") : "";
       break;
     }
   return r;
@@ -108,8 +107,8 @@ std::vector<Row> rows(const fs::path &scratch) {
 
 int main() {
   fs::path scratch = makeWorkDir("project-bench");
-  std::printf("%-24s %9s %9s %7s  %-6s %-18s %s\n", "project", "cold s", "warm s", "warm/c",
-              "rank", "revert evidence", "failing process");
+  std::printf("%-24s %9s %9s %7s  %-6s %-18s %s\n", "project", "cold s", "warm s", "warm/c", "rank",
+              "revert evidence", "failing process");
   unsigned first = 0, total = 0;
   for (const Row &row : rows(scratch)) {
     fs::path cache = scratch / ("cache-" + std::to_string(total));
@@ -119,7 +118,9 @@ int main() {
     first += warm.rank == 1;
     std::printf("%-24s %9.1f %9.1f %6.2fx  %-6s %-18s %s\n", row.name.c_str(), cold.seconds,
                 warm.seconds, warm.seconds / std::max(cold.seconds, 1e-9),
-                warm.exit != 0 ? "error" : warm.rank ? std::to_string(warm.rank).c_str() : "-",
+                warm.exit != 0 ? "error"
+                : warm.rank    ? std::to_string(warm.rank).c_str()
+                               : "-",
                 warm.evidence.c_str(), warm.process.c_str());
     std::fflush(stdout);
   }

@@ -79,7 +79,8 @@ std::string incrementalCommand(const std::string &buildCommand);
 // `base` with `files` (paths relative to its top -> their text) replaced, rebuilt
 // incrementally in a copy of its built tree (cached by content): the path of
 // `programPath` there. A build that fails is an Error (revert trials: "does not build").
-fs::path buildProjectVariant(const BuiltProject &base, const std::map<std::string, std::string> &files,
+fs::path buildProjectVariant(const BuiltProject &base,
+                             const std::map<std::string, std::string> &files,
                              const std::string &programPath, double timeoutSeconds);
 
 // The program under test: `target` (a program's name or path), else the only program
@@ -135,7 +136,7 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
 struct ProcessBehaviour {
   std::map<uint64_t, std::string> output;
   std::map<uint64_t, std::string> opened; // input source id -> the name it was opened by
-  std::string ending; // "exit 0", "signal 11", "exec", "incomplete"
+  std::string ending;                     // "exit 0", "signal 11", "exec", "incomplete"
 };
 ProcessBehaviour processBehaviour(const ProcessTrace &p);
 

@@ -111,21 +111,22 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   if (oldNative.cannotTest())
     throw Error("the test cannot test the " + oldB.label + " version (exit 125)");
   if (!oldNative.passed())
-    throw Error("the test fails on the " + oldB.label + " version too (" + statusText(oldNative.result) +
-                "): '" + opt.test + "'");
+    throw Error("the test fails on the " + oldB.label + " version too (" +
+                statusText(oldNative.result) + "): '" + opt.test + "'");
   TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
   if (newNative.cannotTest())
     throw Error("the test cannot test the " + newB.label + " version (exit 125)");
   if (newNative.passed())
-    throw Error("the test passes on the " + newB.label + " version: nothing to debug ('" + opt.test + "')");
+    throw Error("the test passes on the " + newB.label + " version: nothing to debug ('" +
+                opt.test + "')");
 
   progress.stage("failure", "the test traced on both versions");
   fs::path traces = cacheRoot() / "work" / "test-traces";
   TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB), traces / "old");
   TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB), traces / "new");
   std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the " +
-                       oldB.label + " run, " + std::to_string(newRun.processes.size()) + " in the " +
-                       newB.label + " run";
+                       oldB.label + " run, " + std::to_string(newRun.processes.size()) +
+                       " in the " + newB.label + " run";
   std::optional<FailingProcess> f = firstDifferingProcess(oldRun.processes, newRun.processes);
   if (!f)
     throw Error("the test '" + opt.test + "' fails on the " + newB.label + " version (" +
@@ -134,16 +135,20 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                 ExitFailure);
   const TraceProcess &p = oldRun.processes[f->oldIndex].header.process;
   std::string where = fs::path(p.cwd).lexically_relative(projectWorkPath()).string();
-  notes.push_back("test '" + opt.test + "': passes on the " + oldB.label + " version, fails on the " +
-                  newB.label + " (" + statusText(newNative.result) + "); " + counts);
+  notes.push_back("test '" + opt.test + "': passes on the " + oldB.label +
+                  " version, fails on the " + newB.label + " (" + statusText(newNative.result) +
+                  "); " + counts);
   notes.push_back("failing process: `" + commandLine(p) + "` in " +
-                          (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
-                          std::to_string(f->oldIndex + 1) + " of the " + oldB.label + " run: the first whose "
-                          "behaviour differs; " + f->why);
+                  (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
+                  std::to_string(f->oldIndex + 1) + " of the " + oldB.label +
+                  " run: the first whose "
+                  "behaviour differs; " +
+                  f->why);
   if (!oldRun.isolationNote.empty())
     notes.push_back(oldRun.isolationNote);
   if (!f->newIndex)
-    throw Error("the failing process `" + commandLine(p) + "` did not run in the " + newB.label + " version",
+    throw Error("the failing process `" + commandLine(p) + "` did not run in the " + newB.label +
+                    " version",
                 ExitFailure);
   const TraceProcess &q = newRun.processes[*f->newIndex].header.process;
   const ProjectProgram *oldProg = programOf(oldB, p), *newProg = programOf(newB, q);
@@ -151,7 +156,7 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     throw Error("the failing process `" + commandLine(p) + "` is not a program of the project");
   if (p.parentSeq)
     notes.push_back("the failing process is a forked child; it is debugged as its "
-                            "program run alone with the same inputs");
+                    "program run alone with the same inputs");
   ProcessBehaviour ob = processBehaviour(oldRun.processes[f->oldIndex]);
   out.input = carvedInput(oldRun, f->oldIndex, ob, notes);
   out.expectedStdout = ob.output[1];
@@ -175,7 +180,10 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   if (!req.sourceDiff)
     req.sourceDiff = sourceTreeDiff(oldTree, newTree);
   req.leadNotes.push_back("built by '" + oldB.command + "' (" +
-                          (oldB.cacheHit && newB.cacheHit ? "both versions from the cache" : "logs: " + oldB.log.string() + ", " + newB.log.string()) + ")");
+                          (oldB.cacheHit && newB.cacheHit
+                               ? "both versions from the cache"
+                               : "logs: " + oldB.log.string() + ", " + newB.log.string()) +
+                          ")");
   if (opt.test.empty()) { // the test is one process: --stdin, --file, args
     req.oldBuilt = builtVersion(oldB, selectProgram(oldB, opt.target));
     const ProjectProgram &prog = selectProgram(newB, opt.target);

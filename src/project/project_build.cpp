@@ -48,7 +48,8 @@ std::string treeStamp(const fs::path &tree) {
   Hasher h;
   std::vector<std::string> rows;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(tree, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           tree, fs::directory_options::skip_permission_denied, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec)
       break;
@@ -78,8 +79,8 @@ void copyTree(const fs::path &from, const fs::path &to) {
   fs::create_directories(to);
   ProcessResult r = runProcess(spec);
   if (!r.exitedWith(0))
-    throw Error("cannot copy '" + from.string() + "' to '" + to.string() + "': " +
-                firstErrorLine(r.err));
+    throw Error("cannot copy '" + from.string() + "' to '" + to.string() +
+                "': " + firstErrorLine(r.err));
 }
 
 // Moves a home tree to the work path for as long as it lives, and back.
@@ -263,7 +264,8 @@ BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
   out.label = label;
   out.command = options.command.empty() ? detectBuildCommand(sourceTree) : options.command;
   if (out.command.empty())
-    throw Error("the " + label + " version has no configure, CMakeLists.txt, meson.build or "
+    throw Error("the " + label +
+                " version has no configure, CMakeLists.txt, meson.build or "
                 "Makefile; say how it builds with --build 'CMD'");
   Hasher key;
   key.add(kProjectBuildVersion).add(out.command).add(treeStamp(sourceTree)).add(clangPath());
@@ -315,7 +317,8 @@ std::string incrementalCommand(const std::string &buildCommand) {
   return b == std::string::npos ? buildCommand : last.substr(b, e - b + 1);
 }
 
-fs::path buildProjectVariant(const BuiltProject &base, const std::map<std::string, std::string> &files,
+fs::path buildProjectVariant(const BuiltProject &base,
+                             const std::map<std::string, std::string> &files,
                              const std::string &programPath, double timeoutSeconds) {
   Hasher key;
   key.add(kProjectBuildVersion).add("variant").add(base.home.string());
@@ -342,8 +345,8 @@ fs::path buildProjectVariant(const BuiltProject &base, const std::map<std::strin
   ProcessResult r = runBuildAtWorkPath(home, command, dir / "links.jsonl", timeoutSeconds);
   writeFileAtomic(dir / "build.log", "$ " + command + "\n" + r.out + r.err);
   if (!r.exitedWith(0)) {
-    std::string msg = "the variant does not build: '" + command + "' failed: " +
-                      firstErrorLine(r.err + r.out);
+    std::string msg =
+        "the variant does not build: '" + command + "' failed: " + firstErrorLine(r.err + r.out);
     writeFileAtomic(failed, msg);
     throw Error(msg, ExitBadInput);
   }
@@ -364,8 +367,9 @@ const ProjectProgram &selectProgram(const BuiltProject &project, const std::stri
   if (hits.empty())
     throw Error("the " + project.label + " version builds no program '" + target +
                 "'; it builds: " + list);
-  throw Error("the " + project.label + " version builds " + std::to_string(project.programs.size()) +
-              " programs: " + list + "; choose one with --target NAME");
+  throw Error("the " + project.label + " version builds " +
+              std::to_string(project.programs.size()) + " programs: " + list +
+              "; choose one with --target NAME");
 }
 
 } // namespace rootline

@@ -65,8 +65,8 @@ std::vector<std::string> linkFlagsFor(const ProjectProgram &program, const fs::p
       continue;
     }
     if (startsWith(arg, "-l") || startsWith(arg, "-Wl,") || arg == "-pthread" ||
-        arg == "-rdynamic" || startsWith(arg, "-static") || arg == "-no-pie" ||
-        arg == "-pie" || arg == "-fopenmp") {
+        arg == "-rdynamic" || startsWith(arg, "-static") || arg == "-no-pie" || arg == "-pie" ||
+        arg == "-fopenmp") {
       out.push_back(arg);
       continue;
     }

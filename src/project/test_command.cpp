@@ -15,8 +15,9 @@ namespace {
 bool namespacesWork() {
   static const bool works = [] {
     ProcessSpec spec;
-    spec.argv = {"/usr/bin/unshare", "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
-                 "mount -t tmpfs rootline-tmp /tmp && test $$ = 1"};
+    spec.argv = {
+        "/usr/bin/unshare", "--pid",   "--fork", "--mount",
+        "--mount-proc",     "/bin/sh", "-c",     "mount -t tmpfs rootline-tmp /tmp && test $$ = 1"};
     spec.timeoutSeconds = 10;
     if (access(spec.argv[0].c_str(), X_OK) != 0)
       return false;
@@ -80,13 +81,16 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
   if (namespacesWork()) {
     // pid 1 of its own namespace, /tmp a fresh tmpfs: the same pids and no leftovers
     // from an earlier run, in both versions' runs.
-    std::string privateTmp = workUnderTmp ? "export TMPDIR=\"$2\"" : "mount -t tmpfs rootline-tmp /tmp";
-    spec.argv = {"/usr/bin/unshare", "--pid", "--fork", "--mount", "--mount-proc", "/bin/sh", "-c",
-                 privateTmp + " && exec /bin/sh -c \"$1\"", "rootline-test", test.command,
-                 tmp.string()};
+    std::string privateTmp =
+        workUnderTmp ? "export TMPDIR=\"$2\"" : "mount -t tmpfs rootline-tmp /tmp";
+    spec.argv = {
+        "/usr/bin/unshare", "--pid",      "--fork",    "--mount",
+        "--mount-proc",     "/bin/sh",    "-c",        privateTmp + " && exec /bin/sh -c \"$1\"",
+        "rootline-test",    test.command, tmp.string()};
     if (workUnderTmp)
-      out.isolationNote = "the work path " + work.string() +
-                          " is under /tmp, so the test got a private TMPDIR instead of its own /tmp";
+      out.isolationNote =
+          "the work path " + work.string() +
+          " is under /tmp, so the test got a private TMPDIR instead of its own /tmp";
   } else {
     spec.argv = {"/bin/sh", "-c", test.command};
     spec.extraEnv["TMPDIR"] = tmp.string();

@@ -32,7 +32,7 @@ TEST_CASE("an autotools project builds with its own configure and make, and its 
           "[project]") {
   ProjectBuildOptions opt;
   fs::path oldTree = projectFixture("autotools_tally", "old");
-  CHECK(detectBuildCommand(oldTree) .starts_with("autoreconf -fi && ./configure && make"));
+  CHECK(detectBuildCommand(oldTree).starts_with("autoreconf -fi && ./configure && make"));
   BuiltProject oldBuild = buildProject(oldTree, "old", opt);
   BuiltProject newBuild = buildProject(projectFixture("autotools_tally", "new"), "new", opt);
   REQUIRE(oldBuild.programs.size() == 1);
@@ -52,8 +52,10 @@ TEST_CASE("an autotools project builds with its own configure and make, and its 
   CHECK_FALSE(newNative.passed());
   CHECK_FALSE(newNative.cannotTest());
 
-  TestCommandRun oldTraced = runTestCommand(oldBuild, test, tracedPrograms(oldBuild), t.path / "old");
-  TestCommandRun newTraced = runTestCommand(newBuild, test, tracedPrograms(newBuild), t.path / "new");
+  TestCommandRun oldTraced =
+      runTestCommand(oldBuild, test, tracedPrograms(oldBuild), t.path / "old");
+  TestCommandRun newTraced =
+      runTestCommand(newBuild, test, tracedPrograms(newBuild), t.path / "new");
   CHECK(oldTraced.passed()); // traced programs behave like the native ones
   CHECK_FALSE(newTraced.passed());
   // Five runs of tally in the script; one forks a child per file that execs tally
@@ -92,14 +94,10 @@ struct ProjectCase {
 ProjectCase debugProject(const std::string &name, const std::string &test,
                          std::vector<std::string> extra = {}) {
   ProjectCase c{name, test, {}, {}};
-  std::vector<std::string> args = {"--json",
-                                   "debug",
-                                   "--old",
-                                   projectFixture(name, "old").string(),
-                                   "--new",
-                                   projectFixture(name, "new").string(),
-                                   "--test",
-                                   test};
+  std::vector<std::string> args = {"--json", "debug",
+                                   "--old",  projectFixture(name, "old").string(),
+                                   "--new",  projectFixture(name, "new").string(),
+                                   "--test", test};
   args.insert(args.end(), extra.begin(), extra.end());
   c.run = runRootline(args);
   INFO(c.run.err);
@@ -135,7 +133,8 @@ TEST_CASE("debug --test on an autotools project: the report names the test, the 
   CHECK(input["args"][0] == "-lL");
   std::string file = input["args"][2];
   CHECK(file.ends_with("/b.txt"));
-  CHECK(input["files"][file] == "steps:\n\tpreheat the oven\n\tmix flour and water\nbake for 40 minutes\n");
+  CHECK(input["files"][file] ==
+        "steps:\n\tpreheat the oven\n\tmix flour and water\nbake for 40 minutes\n");
   REQUIRE_FALSE(c.report["candidates"].empty());
   // Every candidate is a line of the program's own sources, named in the tree.
   for (const auto &cand : c.report["candidates"])
@@ -168,9 +167,13 @@ TEST_CASE("debug --test on a Makefile project whose test pipes one program into 
 TEST_CASE("debug --test: a test that fails on the old version too, or passes on the new one, "
           "is a one-line error",
           "[project][cli]") {
-  std::vector<std::string> args = {"debug", "--old", projectFixture("make_pipeline", "old").string(),
-                                   "--new", projectFixture("make_pipeline", "new").string(),
-                                   "--test", "false"};
+  std::vector<std::string> args = {"debug",
+                                   "--old",
+                                   projectFixture("make_pipeline", "old").string(),
+                                   "--new",
+                                   projectFixture("make_pipeline", "new").string(),
+                                   "--test",
+                                   "false"};
   ProcessResult r = runRootline(args);
   CHECK(r.exitedWith(2));
   CHECK(r.err.find("rootline: error: the test fails on the old version too (exit 1): 'false'") !=
@@ -183,12 +186,19 @@ TEST_CASE("debug --test: a test that fails on the old version too, or passes on 
   r = runRootline(args);
   CHECK(r.exitedWith(2));
   CHECK(r.err.find("the test cannot test the old version (exit 125)") != std::string::npos);
-  args = {"debug", "--old", projectFixture("make_pipeline", "old").string(), "--new",
-          projectFixture("make_pipeline", "new").string(), "--build", "make no-such-target",
-          "--test", "make check"};
+  args = {"debug",
+          "--old",
+          projectFixture("make_pipeline", "old").string(),
+          "--new",
+          projectFixture("make_pipeline", "new").string(),
+          "--build",
+          "make no-such-target",
+          "--test",
+          "make check"};
   r = runRootline(args);
   CHECK(r.exitedWith(2));
-  CHECK(r.err.find("rootline: error: the old version does not build: 'make no-such-target' failed: ") !=
+  CHECK(r.err.find(
+            "rootline: error: the old version does not build: 'make no-such-target' failed: ") !=
         std::string::npos);
   CHECK(r.err.find("(log: ") != std::string::npos);
 }
@@ -199,8 +209,8 @@ namespace {
 void makeTwoCommitRepo(const fs::path &repo, const std::string &project) {
   auto git = [&](std::vector<std::string> args) {
     ProcessSpec spec;
-    spec.argv = {"/usr/bin/git", "-C", repo.string(), "-c", "user.name=t", "-c",
-                 "user.email=t@example.org"};
+    spec.argv = {
+        "/usr/bin/git", "-C", repo.string(), "-c", "user.name=t", "-c", "user.email=t@example.org"};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     ProcessResult r = runProcess(spec);
     INFO(r.err);
@@ -275,9 +285,9 @@ TEST_CASE("explore --build explores a program of the project as its own build li
   CHECK(j["distinct_paths"].get<unsigned>() > 5);
   CHECK(fs::exists(out / "test-0001" / "stdin"));
   // The project builds two programs: without --target that is an error naming both.
-  ProcessResult both = runRootline({"explore", "--project",
-                                    projectFixture("make_pipeline", "old").string(), "--build",
-                                    "auto", "--out", (t.path / "t2").string()});
+  ProcessResult both =
+      runRootline({"explore", "--project", projectFixture("make_pipeline", "old").string(),
+                   "--build", "auto", "--out", (t.path / "t2").string()});
   CHECK(both.exitedWith(2));
   CHECK(both.err.find("choose one with --target NAME") != std::string::npos);
   CHECK(both.err.find("csvcut") != std::string::npos);
@@ -294,10 +304,11 @@ TEST_CASE("validate --test: the project's build for good, bad and fix, the test'
   REQUIRE(at != std::string::npos);
   csvsum.replace(at, 14, "st->count == 1");
   writeText(fix / "src" / "csvsum.c", csvsum);
-  std::vector<std::string> args = {"--json", "validate", "--old",
-                                   projectFixture("make_pipeline", "old").string(), "--new",
-                                   projectFixture("make_pipeline", "new").string(), "--fix",
-                                   fix.string(), "--test", "make check"};
+  std::vector<std::string> args = {"--json", "validate",
+                                   "--old",  projectFixture("make_pipeline", "old").string(),
+                                   "--new",  projectFixture("make_pipeline", "new").string(),
+                                   "--fix",  fix.string(),
+                                   "--test", "make check"};
   ProcessResult right = runRootline(args);
   INFO(right.err);
   CHECK(right.exitedWith(0));
