@@ -120,6 +120,10 @@ struct TestCommandRun {
   // How the run was kept apart from others: "" (a PID and mount namespace with a
   // private /tmp) or why not ("no namespaces: a private TMPDIR only").
   std::string isolationNote;
+  // Native runs: the project's programs the test ran (their paths in the tree), seen by
+  // their access times (set to 0 before the run, read after); nullopt when the
+  // filesystem does not update them (noatime), and then any may have run.
+  std::optional<std::vector<std::string>> programsRun;
   bool passed() const { return result.exitedWith(0); }
   bool cannotTest() const { return result.exitedWith(125); }
 };

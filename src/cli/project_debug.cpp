@@ -19,10 +19,14 @@ BuiltVersion builtVersion(const BuiltProject &project, const ProjectProgram &pro
 
 namespace {
 
-std::vector<std::pair<std::string, fs::path>> tracedPrograms(const BuiltProject &p) {
+// The project's programs traced for the test's traced runs: those the native runs of
+// the test executed (each traced build costs a link), or all when that is not known.
+std::vector<std::pair<std::string, fs::path>>
+tracedPrograms(const BuiltProject &p, const std::optional<std::set<std::string>> &ran) {
   std::vector<std::pair<std::string, fs::path>> out;
   for (const auto &prog : p.programs)
-    out.emplace_back(prog.path, programExecutables(p, prog).traced.instrumentedExe);
+    if (!ran || ran->count(prog.path))
+      out.emplace_back(prog.path, programExecutables(p, prog).traced.instrumentedExe);
   return out;
 }
 
@@ -121,9 +125,14 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                 opt.test + "')");
 
   progress.stage("failure", "the test traced on both versions");
+  std::optional<std::set<std::string>> ran;
+  if (oldNative.programsRun && newNative.programsRun) {
+    ran.emplace(oldNative.programsRun->begin(), oldNative.programsRun->end());
+    ran->insert(newNative.programsRun->begin(), newNative.programsRun->end());
+  }
   fs::path traces = cacheRoot() / "work" / "test-traces";
-  TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB), traces / "old");
-  TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB), traces / "new");
+  TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB, ran), traces / "old");
+  TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB, ran), traces / "new");
   std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the " +
                        oldB.label + " run, " + std::to_string(newRun.processes.size()) +
                        " in the " + newB.label + " run";

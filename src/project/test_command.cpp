@@ -4,6 +4,8 @@
 #include "rootline/process.h"
 #include "rootline/project.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rootline {
@@ -97,7 +99,27 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
     out.isolationNote = "this machine gives no PID and mount namespaces: the test ran with a "
                         "private TMPDIR only, and pids it prints may differ between runs";
   }
+  // A program executed is a file read: with its access time set to 0 first, the
+  // kernel (relatime) stamps it anew, which tells which programs the test ran.
+  std::vector<std::string> watched;
+  if (traced.empty())
+    for (const auto &prog : project.programs) {
+      struct timespec times[2] = {{0, 0}, {0, UTIME_OMIT}};
+      if (utimensat(AT_FDCWD, (work / prog.path).c_str(), times, 0) == 0)
+        watched.push_back(prog.path);
+    }
   out.result = runProcess(spec);
+  if (!watched.empty()) {
+    std::vector<std::string> ran;
+    for (const auto &path : watched) {
+      struct stat st;
+      if (stat((work / path).c_str(), &st) == 0 && st.st_atim.tv_sec != 0)
+        ran.push_back(path);
+    }
+    // Nothing stamped: the filesystem may not keep access times; say nothing.
+    if (!ran.empty())
+      out.programsRun = ran;
+  }
   fs::remove_all(work, ec);
   if (!traced.empty()) {
     fs::remove_all(traceDir, ec);

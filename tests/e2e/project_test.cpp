@@ -50,6 +50,9 @@ TEST_CASE("an autotools project builds with its own configure and make, and its 
   TestCommandRun newNative = runTestCommand(newBuild, test, {}, t.path / "unused");
   CHECK(oldNative.passed());
   CHECK_FALSE(newNative.passed());
+  // The programs the test ran, seen by their access times (relatime on this machine).
+  REQUIRE(oldNative.programsRun);
+  CHECK(*oldNative.programsRun == std::vector<std::string>{"src/tally"});
   CHECK_FALSE(newNative.cannotTest());
 
   TestCommandRun oldTraced =
