@@ -139,12 +139,9 @@ void addBisectCommand(CLI::App &app, const GlobalOptions &global, Action &action
   cmd->add_option("--cmd", opt->command,
                   "Shell test command instead of --expect: runs in a scratch copy of each "
                   "commit's tree with $ROOTLINE_PROGRAM set; exit 0 good, 125 skip, 1-127 bad");
-  cmd->add_option("--build", opt->build,
-                  "With --test: build each commit with the project's own build command "
-                  "(default: detected, docs/project.md)");
-  cmd->add_option("--test", opt->testCommand,
-                  "The project's test command, run from the top of each commit's built tree: "
-                  "exit 0 good, 125 skip, 1-127 bad");
+  addProjectOptions(*cmd, opt->build, opt->testCommand,
+                    "it judges each commit (1-127 bad; a commit that does not build is "
+                    "skipped)");
   cmd->add_option("--check", opt->check,
                   "Test this one revision and exit 0 good, 1 bad, 125 cannot test (does not "
                   "build), 128 error: a `git bisect run` script");

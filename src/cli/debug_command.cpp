@@ -134,12 +134,9 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
                 "Keep the solver's first models as alternative inputs instead of the inputs "
                 "closest to the failing one (for comparison)");
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");
-  cmd->add_option("--build", opt->project.build,
-                  "Build each version with the project's own build command, in a private copy "
-                  "(default with --test: ./configure && make, CMake, Meson or make, detected)");
-  cmd->add_option("--test", opt->project.test,
-                  "The test as a shell command run from the top of the built tree (exit 0 "
-                  "passes, 125 cannot test); the project's programs it runs are traced");
+  addProjectOptions(*cmd, opt->project.build, opt->project.test,
+                    "the project's programs it runs are traced, and the first process that "
+                    "behaves otherwise is debugged");
   cmd->footer(
       "--src paths are relative to each tree (the repository's top for commits). With --repo,\n"
       "git's diff between the commits ranks and maps lines, and every report names both\n"

@@ -12,6 +12,18 @@
 
 namespace rootline::cli {
 
+void addProjectOptions(CLI::App &cmd, std::string &build, std::string &test,
+                       const std::string &testHelp) {
+  cmd.add_option("--build", build,
+                 "Build each version with the project's own build command, in a private copy "
+                 "under the cache (default: detected: ./configure && make, autoreconf, CMake, "
+                 "Meson or make; docs/project.md)");
+  cmd.add_option("--test", test,
+                 "The project's test as a shell command, run from the top of the built tree "
+                 "(exit 0 passes, 125 cannot test); " +
+                     testHelp);
+}
+
 BuiltVersion builtVersion(const BuiltProject &project, const ProjectProgram &program) {
   ProjectExecutables e = programExecutables(project, program);
   return {e.traced, e.native};

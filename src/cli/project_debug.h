@@ -1,6 +1,7 @@
 // rootline debug with the project's own build (--build) and test command (--test).
 #pragma once
 
+#include "cli/cli.h"
 #include "rootline/debug.h"
 #include "rootline/project.h"
 
@@ -29,6 +30,10 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                                   const ProjectDebugOptions &opt, Progress &progress,
                                   std::vector<std::string> &notes);
 BuiltVersion builtVersion(const BuiltProject &project, const ProjectProgram &program);
+
+// --build and --test on a command; `testHelp` says what the test decides there.
+void addProjectOptions(CLI::App &cmd, std::string &build, std::string &test,
+                       const std::string &testHelp);
 
 // The request with both versions built by the project's build and, for a test command,
 // its failing process as the test: its program, its inputs, its old output as expected.

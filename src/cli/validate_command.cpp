@@ -127,12 +127,9 @@ void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &acti
       "validate", "Check that a fix restores the good version's behaviour for the failing "
                   "input's whole partition, and look for inputs where it still differs");
   addRepoOptions(*cmd, opt->repo);
-  cmd->add_option("--build", opt->project.build,
-                  "Build each version with the project's own build command (default: detected; "
-                  "docs/project.md)");
-  cmd->add_option("--test", opt->project.test,
-                  "The project's test command; its failing process between good and bad is the "
-                  "failing input, and a fix that fails it is rejected");
+  addProjectOptions(*cmd, opt->project.build, opt->project.test,
+                    "its failing process between good and bad is the failing input, and a fix "
+                    "that fails it is rejected");
   cmd->add_option("--fix", opt->fix,
                   "The fix: a revision with --repo, else a directory or a C file");
   cmd->add_option("--old", opt->oldDir, "Directory or C file of the good version (without --repo)");
