@@ -142,9 +142,11 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     ran.emplace(oldNative.programsRun->begin(), oldNative.programsRun->end());
     ran->insert(newNative.programsRun->begin(), newNative.programsRun->end());
   }
-  fs::path traces = cacheRoot() / "work" / "test-traces";
-  TestCommandRun oldRun = runTestCommand(oldB, test, tracedPrograms(oldB, ran), traces / "old");
-  TestCommandRun newRun = runTestCommand(newB, test, tracedPrograms(newB, ran), traces / "new");
+  ScopedWorkDir traces("test-traces"); // this job's own: others may trace at the same time
+  TestCommandRun oldRun =
+      runTestCommand(oldB, test, tracedPrograms(oldB, ran), traces.path / "old");
+  TestCommandRun newRun =
+      runTestCommand(newB, test, tracedPrograms(newB, ran), traces.path / "new");
   std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the " +
                        oldB.label + " run, " + std::to_string(newRun.processes.size()) +
                        " in the " + newB.label + " run";

@@ -277,17 +277,24 @@ BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   };
-  if (present(done)) {
+  // Looked up again under the lock: another job may have built it meanwhile, and a
+  // built home is never removed while a job may use it.
+  auto cached = [&] {
+    if (present(failed))
+      throw Error(readFile(failed), ExitBadInput);
+    if (!present(done))
+      return false;
     out.programs = programsFromJson(nlohmann::json::parse(readFile(done)));
     out.cacheHit = true;
+    return true;
+  };
+  if (cached())
     return finish();
-  }
-  if (present(failed))
-    throw Error(readFile(failed), ExitBadInput);
-
   if (options.progress)
     options.progress->stage("build", label + ": " + out.command);
   WorkPathLock lock(options.progress);
+  if (cached())
+    return finish();
   std::error_code ec;
   fs::remove_all(dir, ec);
   copyTree(sourceTree, out.home);
@@ -326,11 +333,16 @@ fs::path buildProjectVariant(const BuiltProject &base,
     key.add(path).add(text);
   fs::path dir = cacheRoot() / "project-variants" / key.hex().substr(0, 32);
   fs::path home = dir / "tree", done = dir / "built", failed = dir / "failed.txt";
-  if (present(done))
+  auto cached = [&] {
+    if (present(failed))
+      throw Error(readFile(failed), ExitBadInput);
+    return present(done);
+  };
+  if (cached())
     return home / programPath;
-  if (present(failed))
-    throw Error(readFile(failed), ExitBadInput);
   WorkPathLock lock;
+  if (cached()) // another job built it meanwhile
+    return home / programPath;
   std::error_code ec;
   fs::remove_all(dir, ec);
   copyTree(base.home, home);
