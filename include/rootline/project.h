@@ -151,6 +151,7 @@ struct FailingProcess {
   std::optional<size_t> newIndex;   // its counterpart, if the new run started one
   std::string why;                  // "its stdout differs at byte 4: ..."
   std::optional<uint64_t> outputFd; // the descriptor whose output differs first
+  ProcessBehaviour oldBehaviour;    // what it did in the old run
 };
 std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTrace> &oldRun,
                                                     const std::vector<ProcessTrace> &newRun);

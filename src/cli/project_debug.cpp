@@ -7,6 +7,7 @@
 #include "rootline/error.h"
 #include "rootline/project.h"
 #include "rootline/text_diff.h"
+#include "rootline/tree_compare.h"
 
 #include <set>
 
@@ -92,25 +93,8 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
 SourceDiff sourceTreeDiff(const fs::path &oldTree, const fs::path &newTree) {
   static const std::set<std::string> kSources = {".c", ".h", ".inc", ".def", ".y", ".l"};
   SourceDiff out;
-  std::error_code ec;
-  size_t seen = 0;
-  for (auto it = fs::recursive_directory_iterator(newTree, ec);
-       !ec && it != fs::recursive_directory_iterator() && ++seen < 200000; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (it->is_directory() && !name.empty() && name[0] == '.') {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file() || !kSources.count(it->path().extension().string()))
-      continue;
-    std::string rel = it->path().lexically_relative(newTree).string();
-    fs::path old = oldTree / rel;
-    if (!fs::is_regular_file(old))
-      continue;
-    std::string a = readFile(old), b = readFile(it->path());
-    if (a != b)
-      out.files.push_back({rel, rel, diffTexts(a, b)});
-  }
+  for (const std::string &rel : changedTreeFiles(oldTree, newTree, kSources, 200000))
+    out.files.push_back({rel, rel, diffTexts(readFile(oldTree / rel), readFile(newTree / rel))});
   return out;
 }
 
@@ -180,9 +164,8 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   if (p.parentSeq)
     notes.push_back("the failing process is a forked child; it is debugged as its "
                     "program run alone with the same inputs");
-  ProcessBehaviour ob = processBehaviour(oldRun.processes[f->oldIndex]);
-  out.input = carvedInput(oldRun, f->oldIndex, ob, notes);
-  out.expectedStdout = ob.output[1];
+  out.input = carvedInput(oldRun, f->oldIndex, f->oldBehaviour, notes);
+  out.expectedStdout = f->oldBehaviour.output[1];
   out.oldProgram = oldProg;
   out.newProgram = newProg;
   return out;

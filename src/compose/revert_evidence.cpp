@@ -9,6 +9,7 @@
 #include "rootline/error.h"
 #include "rootline/hash.h"
 #include "rootline/hunk_patch.h"
+#include "rootline/tree_compare.h"
 
 #include <algorithm>
 #include <cctype>
@@ -34,23 +35,9 @@ std::vector<RevertEvidence::ChangedFile> changedFiles(const DebugRequest &req, D
       if (!f.oldPath.empty() && !f.newPath.empty())
         pairs.push_back({f.oldPath, f.newPath});
   } else {
-    size_t seen = 0;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(req.newRoot, ec);
-         !ec && it != fs::recursive_directory_iterator() && ++seen < kMaxTreeEntries;
-         it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      if (it->is_directory() && !name.empty() && name[0] == '.') {
-        it.disable_recursion_pending();
-        continue;
-      }
-      if (!it->is_regular_file() || !kSourceExtensions.count(it->path().extension().string()))
-        continue;
-      std::string rel = it->path().lexically_relative(req.newRoot).string();
-      fs::path old = req.oldRoot / rel;
-      if (fs::is_regular_file(old) && readFile(old) != readFile(it->path()))
-        pairs.push_back({rel, rel});
-    }
+    for (const std::string &rel :
+         changedTreeFiles(req.oldRoot, req.newRoot, kSourceExtensions, kMaxTreeEntries))
+      pairs.push_back({rel, rel});
   }
   std::vector<RevertEvidence::ChangedFile> out;
   for (const auto &[o, n] : pairs) {

@@ -115,13 +115,13 @@ std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTra
     auto it = newByKey.find(key);
     FailingProcess f;
     f.oldIndex = i;
+    f.oldBehaviour = processBehaviour(oldRun[i]);
     if (it == newByKey.end() || k >= it->second.size()) {
       f.why = "the new run did not start it";
       return f;
     }
     f.newIndex = it->second[k];
-    ProcessBehaviour a = processBehaviour(oldRun[i]), b = processBehaviour(newRun[*f.newIndex]);
-    std::map<uint64_t, std::string> empty;
+    ProcessBehaviour a = f.oldBehaviour, b = processBehaviour(newRun[*f.newIndex]);
     for (const auto &[fd, text] : a.output)
       b.output.try_emplace(fd);
     for (const auto &[fd, text] : b.output)
