@@ -9,13 +9,20 @@ namespace rootline {
 
 namespace {
 
-bool identStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool identStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+// `$` is an identifier character to clang and gcc.
+bool identChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 
-// Longest first, so `>>=` is one token and `a+=b` reads like `a += b`.
-constexpr std::array<std::string_view, 23> kPuncts = {
-    "%:%:", "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==",
-    "!=",   "&&",  "||",  "*=",  "/=", "%=", "+=", "-=", "&=", "^=", "|="};
+// Longest first, so `>>=` is one token and `a+=b` reads like `a += b`. Digraphs are
+// tokens as written (`<:` is not `[` to a line comparison, and is rare); `::` is one
+// token, as clang lexes it in C too (C23 attributes).
+constexpr std::array<std::string_view, 30> kPuncts = {
+    "%:%:", "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+    "*=",   "/=",  "%=",  "+=",  "-=", "&=", "^=", "|=", "##", "<:", ":>", "<%", "%>", "%:", "::"};
 
 } // namespace
 
@@ -32,67 +39,100 @@ bool isCKeyword(const std::string &word) {
   return keywords.count(word) > 0;
 }
 
-std::vector<CToken> tokenizeC(const std::string &s) {
-  std::vector<CToken> out;
+namespace {
+
+// Translation phase 2: the text without its line splices, and each character's line
+// in the original. A backslash followed by spaces before the newline splices too, as
+// clang and gcc accept it.
+struct Spliced {
+  std::string text;
+  std::vector<unsigned> lineOf; // per character of text, 1-based
+};
+
+Spliced splice(const std::string &s) {
+  Spliced out;
+  out.text.reserve(s.size());
+  out.lineOf.reserve(s.size() + 1);
   unsigned line = 1;
-  size_t i = 0, n = s.size();
-  auto advance = [&](size_t to) {
-    for (; i < to && i < n; ++i)
-      if (s[i] == '\n')
+  for (size_t i = 0, n = s.size(); i < n; ++i) {
+    if (s[i] == '\\') {
+      size_t j = i + 1;
+      while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r'))
+        ++j;
+      if (j < n && s[j] == '\n') {
         ++line;
+        i = j;
+        continue;
+      }
+    }
+    out.text.push_back(s[i]);
+    out.lineOf.push_back(line);
+    if (s[i] == '\n')
+      ++line;
+  }
+  out.lineOf.push_back(line); // the end of the text
+  return out;
+}
+
+} // namespace
+
+CTokens tokenizeCChecked(const std::string &source) {
+  const Spliced sp = splice(source);
+  const std::string &s = sp.text;
+  CTokens result;
+  std::vector<CToken> &out = result.tokens;
+  size_t i = 0, n = s.size();
+  auto push = [&](CToken::Kind kind, size_t start, size_t end) {
+    CToken t;
+    t.kind = kind;
+    t.text = s.substr(start, end - start);
+    t.line = sp.lineOf[start];
+    out.push_back(std::move(t));
+    i = end;
   };
   while (i < n) {
     char c = s[i];
-    if (c == '\n' || std::isspace(static_cast<unsigned char>(c))) {
-      advance(i + 1);
-      continue;
-    }
-    if (c == '\\' && i + 1 < n && s[i + 1] == '\n') { // line splice
-      advance(i + 2);
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
       continue;
     }
     if (c == '/' && i + 1 < n && s[i + 1] == '/') {
       size_t end = s.find('\n', i);
-      advance(end == std::string::npos ? n : end);
+      i = end == std::string::npos ? n : end;
       continue;
     }
     if (c == '/' && i + 1 < n && s[i + 1] == '*') {
       size_t end = s.find("*/", i + 2);
-      advance(end == std::string::npos ? n : end + 2);
+      if (end == std::string::npos)
+        result.unsure = true;
+      i = end == std::string::npos ? n : end + 2;
       continue;
     }
-    CToken t;
-    t.line = line;
     size_t start = i;
     if (identStart(c)) {
       size_t j = i;
       while (j < n && identChar(s[j]))
         ++j;
       // L"..", u8'..': a prefixed literal is one token.
-      if (j < n && (s[j] == '"' || s[j] == '\'') && j - i <= 2) {
-        std::string_view p(s.data() + i, j - i);
-        if (p == "L" || p == "u" || p == "U" || p == "u8") {
-          i = j;
-          c = s[j];
-        }
-      }
-      if (i == start) {
-        t.kind = CToken::Identifier;
-        t.text = s.substr(start, j - start);
-        advance(j);
-        out.push_back(std::move(t));
+      std::string_view p(s.data() + i, j - i);
+      bool prefix = p == "L" || p == "u" || p == "U" || p == "u8";
+      if (!(prefix && j < n && (s[j] == '"' || s[j] == '\''))) {
+        push(CToken::Identifier, start, j);
         continue;
       }
+      c = s[j];
+      i = j;
     }
     if (c == '"' || c == '\'') {
       size_t j = i + 1;
       while (j < n && s[j] != c && s[j] != '\n')
         j += s[j] == '\\' ? 2 : 1;
+      if (j >= n || s[j] != c)
+        result.unsure = true; // not closed on its line
       j = std::min(n, j + 1);
-      t.kind = c == '"' ? CToken::String : CToken::Char;
-      t.text = s.substr(start, j - start);
-      advance(j);
-      out.push_back(std::move(t));
+      if (j > 0 && s[j - 1] == '\n')
+        --j; // the line break is not part of it
+      push(c == '"' ? CToken::String : CToken::Char, start, j);
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -103,25 +143,21 @@ std::vector<CToken> tokenizeC(const std::string &s) {
                        ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E' ||
                                                          s[j - 1] == 'p' || s[j - 1] == 'P'))))
         ++j;
-      t.kind = CToken::Number;
-      t.text = s.substr(i, j - i);
-      advance(j);
-      out.push_back(std::move(t));
+      push(CToken::Number, start, j);
       continue;
     }
-    t.kind = CToken::Punct;
     size_t len = 1;
     for (std::string_view p : kPuncts)
       if (s.compare(i, p.size(), p) == 0) {
         len = p.size();
         break;
       }
-    t.text = s.substr(i, len);
-    advance(i + len);
-    out.push_back(std::move(t));
+    push(CToken::Punct, start, i + len);
   }
-  return out;
+  return result;
 }
+
+std::vector<CToken> tokenizeC(const std::string &source) { return tokenizeCChecked(source).tokens; }
 
 std::string blankComments(const std::string &source) {
   std::string out = source;
@@ -145,6 +181,8 @@ std::string blankComments(const std::string &source) {
       i = end;
     } else if (c == '/' && i + 1 < n && source[i + 1] == '/') {
       size_t end = source.find('\n', i);
+      while (end != std::string::npos && end > 0 && source[end - 1] == '\\')
+        end = source.find('\n', end + 1); // a spliced line comment goes on
       end = end == std::string::npos ? n : end;
       blank(i, end);
       i = end;

@@ -34,7 +34,7 @@ struct Scan {
   // global of another file) are not the file's to rename.
   std::set<std::string> declared;
 
-  explicit Scan(const std::string &text) : tokens(tokenizeC(text)) {
+  explicit Scan(std::vector<CToken> tokensOfFile) : tokens(std::move(tokensOfFile)) {
     int depth = 0, parens = 0;
     bool open = false;
     std::string candidateName;
@@ -78,9 +78,9 @@ struct Scan {
         open = false;
     }
     static const std::set<std::string> typeWords = {
-        "int",   "char",     "short",  "long",   "float",  "double", "void",   "unsigned",
-        "signed", "_Bool",   "bool",   "const",  "volatile", "static", "extern", "register",
-        "struct", "union",   "enum",   "inline", "restrict"};
+        "int",      "char",     "short",  "long",  "float", "double",   "void",
+        "unsigned", "signed",   "_Bool",  "bool",  "const", "volatile", "static",
+        "extern",   "register", "struct", "union", "enum",  "inline",   "restrict"};
     // A statement that starts with a type word declares every name after a `,` at its
     // own nesting too (`int len = 0, pos = 0;`).
     size_t statement = 0;
@@ -322,11 +322,21 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
     d.renamedOld = oldText;
     return d;
   }
-  Scan before(oldText), after(newText);
+  CTokens oldTokens = tokenizeCChecked(oldText), newTokens = tokenizeCChecked(newText);
+  // Where the lexer is unsure of either text, nothing is called neutral: every edit is
+  // ranked (a rename or a layout change is then a candidate, never a hidden cause).
+  const bool unsure = oldTokens.unsure || newTokens.unsure;
+  Scan before(std::move(oldTokens.tokens)), after(std::move(newTokens.tokens));
   std::vector<std::string> oldLines = splitLinesKeepingEnds(oldText);
   size_t oldCount = oldLines.size(), newCount = splitLinesKeepingEnds(newText).size();
   d.oldLineTokens = tokenLines(before.tokens, oldCount);
   d.newLineTokens = tokenLines(after.tokens, newCount);
+  if (unsure) { // every raw hunk is a change
+    d.renamedOld = oldText;
+    d.renamedLineTokens = d.oldLineTokens;
+    d.changes = d.raw;
+    return d;
+  }
   // A rename renames a declaration: a name the old file only uses (a library function
   // moved into a new helper) turning into another is a change.
   auto declaredBoth = [&](const std::string &a, const std::string &b) {
@@ -335,7 +345,7 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   // Per function (paired by name), then over the whole file for what is left.
   std::set<std::string> renamed;
   for (const auto &o : before.items) {
-    if (o.name.empty())
+    if (o.name.empty() || unsure)
       continue;
     for (const auto &n : after.items) {
       if (n.name != o.name)
@@ -371,7 +381,7 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   for (const auto &[name, count] : before.uses)
     forbidden.insert(name);
   for (auto [a, b] : renamesBetween(before.uses, after.uses, forbidden))
-    if (!renamed.count(a) && declaredBoth(a, b))
+    if (!unsure && !renamed.count(a) && declaredBoth(a, b))
       d.renames.push_back({a, b, 1, ~0u});
 
   for (size_t l = 1; l <= oldLines.size(); ++l) {
@@ -388,8 +398,8 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   // A hunk whose tokens are the same on both sides only moved line breaks: it stays
   // for the line map, marked neutral.
   for (auto &h : lines.hunks)
-    h.neutral = hunkTokens(renamedLines, h.oldStart, h.oldLines) ==
-                hunkTokens(d.newLineTokens, h.newStart, h.newLines);
+    h.neutral = !unsure && hunkTokens(renamedLines, h.oldStart, h.oldLines) ==
+                               hunkTokens(d.newLineTokens, h.newStart, h.newLines);
   d.changes = std::move(lines);
   return d;
 }
