@@ -320,3 +320,23 @@ TEST_CASE("the SARIF report validates against the SARIF 2.1.0 schema", "[debug][
   spec.argv[2] = (t.path / "bad.sarif").string();
   CHECK_FALSE(runProcess(spec).exitedWith(0));
 }
+
+TEST_CASE("an edit after a usage string continued with backslash-newline is ranked first",
+          "[debug][neutral]") {
+  TempDir t;
+  std::string oldText = "#include <stdio.h>\nstatic const char *usage = \"\\\n  -b  Ignored.\\n\";\n"
+                        "int main (void) { int x = 1; printf (\"%d\\n\", x); return 0; }\n";
+  std::string newText = oldText;
+  newText.replace(newText.find("x = 1"), 5, "x = 2");
+  writeText(t.path / "old" / "p.c", oldText);
+  writeText(t.path / "new" / "p.c", newText);
+  writeText(t.path / "expected", "1\n");
+  auto res = runRootline({"debug", "--old", (t.path / "old" / "p.c").string(), "--new",
+                          (t.path / "new" / "p.c").string(), "--expect",
+                          (t.path / "expected").string(), "--out", (t.path / "rep").string()});
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(readFile(t.path / "rep" / "report.json"));
+  REQUIRE_FALSE(j["candidates"].empty());
+  CHECK(j["candidates"][0]["line"] == 4);
+  CHECK(j["neutral_edits"].empty());
+}
