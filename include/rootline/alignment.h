@@ -30,10 +30,16 @@ using AlignedLine = uint64_t;
 
 // One thing a line execution did that the other run can be compared on.
 struct LineEffect {
-  enum Kind : uint8_t { Store, Branch, Return, Argument };
+  // Call: the line calls a function (before its arguments); compared by the callee's
+  // name, so a call moved to another function with the same result is a difference.
+  enum Kind : uint8_t { Store, Branch, Return, Argument, Call };
   Kind kind = Store;
-  Val value;              // stored, returned or passed; branch: successor
-  bool pointer = false;   // an address: equal to any other address
+  Val value;            // stored, returned or passed; branch: successor
+  bool pointer = false; // an address: equal to any other address
+  // Computed from an address, the clock, the pid or a random source (run_taint.h): two
+  // noisy values are equal to each other, whatever they are.
+  bool noise = false;
+  bool noisyIndex = false; // store: the slot was chosen by noise (a hash bucket)
   // An argument that is a constant string (a printf format): `value` digests its text,
   // so a changed format is a changed effect while two runs' addresses still agree.
   bool constantString = false;
@@ -55,6 +61,7 @@ struct LineExecution {
   uint32_t iteration = 0;  // the iteration of the innermost loop around it; 0: none
   uint64_t first = 0, last = 0; // its first and last instance
   bool inSlice = false;         // holds an instance of the slice given to the recorder
+  bool noise = false;           // it ran because a branch decided by noise went its way
   uint32_t effectBegin = 0, effectCount = 0;
 };
 
@@ -96,7 +103,8 @@ struct Alignment {
 };
 
 // Names the variable a store writes, so that a renamed variable still compares equal
-// (old side) and a store into another variable does not; "" when it has no name.
+// (old side) and a store into another variable does not; "" when it has no name. For a
+// call, names the function it calls (renamed likewise).
 using StoreTarget = std::function<std::string(const llvm::Instruction *store)>;
 
 // Pairs executions by index and compares their effects. When a log is incomplete,

@@ -30,11 +30,12 @@ bool sameEffect(const LineEffect &a, const LineEffect &b, TargetNames &aName, Ta
   if (a.kind != b.kind || a.pointer != b.pointer || a.ordinal != b.ordinal ||
       a.indexed != b.indexed)
     return false;
-  if (!a.pointer && !(a.value == b.value))
+  if (!a.pointer && !(a.noise && b.noise) && !(a.value == b.value))
     return false;
-  if (a.indexed && a.element != b.element)
+  if (a.indexed && a.element != b.element && !(a.noisyIndex && b.noisyIndex))
     return false;
-  return a.kind != LineEffect::Store || aName(a.inst) == bName(b.inst);
+  return (a.kind != LineEffect::Store && a.kind != LineEffect::Call) ||
+         aName(a.inst) == bName(b.inst);
 }
 
 // Effects other than branches, in order: branches are compared by where control went.
@@ -81,7 +82,9 @@ EffectDifference compareEffects(const ExecutionLog &oldLog, const LineExecution 
     return d;
   const LineEffect &x = oldLog.effects[o.effectBegin + ob], &y = newLog.effects[n.effectBegin + nb];
   bool otherWay;
-  if (x.taken && x.taken == y.taken)
+  if (x.noise && y.noise)
+    otherWay = false; // both decided by noise: where they went means nothing
+  else if (x.taken && x.taken == y.taken)
     otherWay = false;
   else if ((x.taken && x.taken == y.other) || (y.taken && y.taken == x.other))
     otherWay = true;

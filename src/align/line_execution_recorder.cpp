@@ -235,6 +235,8 @@ struct LineExecutionRecorder::Impl {
       // shows where the result is stored.
       if (const llvm::Function *f = call->getCalledFunction(); f && f->isIntrinsic())
         return;
+      effect.kind = LineEffect::Call;
+      addEffect(a, effect);
       effect.kind = LineEffect::Argument;
       for (unsigned k = 0; k < call->arg_size() && k < I.operands.size(); ++k) {
         effect.ordinal = k;

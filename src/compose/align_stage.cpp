@@ -4,6 +4,7 @@
 // executions: in the dual slice (its values or branches differ) or computing the same
 // values in both runs (behaviour-neutral for this failure).
 #include "compose/debug_stages.h"
+#include "rootline/run_taint.h"
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
@@ -32,16 +33,19 @@ std::string codeName(const std::string &name) {
   return name.starts_with("the ") ? name : "`" + name + "`";
 }
 
-std::string storeTarget(const llvm::Instruction *store) {
-  LineEffect e;
-  e.inst = store;
-  return storeTargetName(e);
-}
-
 std::string calleeName(const llvm::Instruction *inst) {
   auto *call = llvm::dyn_cast<llvm::CallBase>(inst);
   const llvm::Function *f = call ? call->getCalledFunction() : nullptr;
   return f ? f->getName().str() : "a function";
+}
+
+// The variable a store writes, or the function a call calls.
+std::string storeTarget(const llvm::Instruction *inst) {
+  if (llvm::isa<llvm::CallBase>(inst))
+    return calleeName(inst);
+  LineEffect e;
+  e.inst = inst;
+  return storeTargetName(e);
 }
 
 // What one effect did in one run: "computes `price` = 90", "takes the true branch".
@@ -58,6 +62,8 @@ std::string effectText(const LineEffect &e) {
     return "returns " + value;
   case LineEffect::Argument:
     return "passes " + value + " to " + calleeName(e.inst);
+  case LineEffect::Call:
+    return "calls " + calleeName(e.inst);
   }
   return "";
 }
@@ -76,6 +82,8 @@ bool sameEffect(const LineEffect *o, const LineEffect *n, const StoreTarget &old
            (!o->indexed || o->shownIndex == n->shownIndex);
   case LineEffect::Argument:
     return calleeName(o->inst) == calleeName(n->inst) && o->ordinal == n->ordinal;
+  case LineEffect::Call:
+    return false; // another function: not the same thing with other values
   default:
     return true;
   }
@@ -106,6 +114,9 @@ std::string differenceText(const LineEffect *o, const LineEffect *n, const Store
         return "passes " + va + " to " + calleeName(n->inst) + " in the old run and " + vb +
                " in the new run";
       break;
+    case LineEffect::Call:
+      return "calls " + calleeName(o->inst) + " in the old run and " + calleeName(n->inst) +
+             " in the new run";
     }
   }
   return effectText(*o) + " in the old run, but " + effectText(*n) + " in the new run";
@@ -315,8 +326,25 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   }
 
   ExecutionLog oldLog = recordExecutions(oldV, names, wanted, deadline.share(0.5, 0.1), stages);
-  ExecutionLog newLog = recordExecutions(newV, names, wanted, deadline, stages);
+  ExecutionLog newLog = recordExecutions(newV, names, wanted, deadline.share(0.8, 0.1), stages);
   out.complete = oldLog.complete && newLog.complete;
+  // What noise computed, and what the change reached, in each run (run_taint.h).
+  auto taintOf = [&](const Version &v) {
+    bool inNew = &v == &newV;
+    return taintRun(
+        v.trace.dynamic, *v.index,
+        [&](const llvm::Instruction *inst) {
+          SourceLocation loc = ModuleIndex::locationOf(inst);
+          if (!loc.valid())
+            return false;
+          std::string rel = relativeTo(loc.path(), v.root);
+          return !fs::path(rel).is_absolute() && diffs.changed(rel, inNew, loc.line);
+        },
+        deadline);
+  };
+  const RunTaint oldTaint = taintOf(oldV), newTaint = taintOf(newV);
+  markNoise(oldLog, oldTaint, oldV.trace.dynamic);
+  markNoise(newLog, newTaint, newV.trace.dynamic);
   StoreTarget oldTarget = [&](const llvm::Instruction *s) {
     std::string name = storeTarget(s);
     const SemanticDiff &sd =
@@ -381,11 +409,16 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   struct Moment {
     double at = -1;
     const LineExecution *newExec = nullptr, *oldExec = nullptr;
-  } first;
-  auto consider = [&](double at, const LineExecution *n, const LineExecution *o) {
-    if (first.at < 0 || at < first.at)
-      first = {at, n, o};
+  } first, fallback;
+  // What the change explains comes first: a value computed from a changed line's
+  // execution (data or memory dependences, in either run), a branch that went another
+  // way, code that ran in one run only. A value difference the change does not reach is
+  // a fallback; anything decided by noise is never taken.
+  auto consider = [&](Moment &m, double at, const LineExecution *n, const LineExecution *o) {
+    if (m.at < 0 || at < m.at)
+      m = {at, n, o};
   };
+  size_t leftOut = 0, unexplained = 0;
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
     const LineExecution &n = newLog.executions[j];
     bool differs = a.newStatus[j] == Aligned::Differs;
@@ -395,9 +428,22 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       const LineExecution &o = oldLog.executions[a.newPeer[j]];
       EffectDifference d = firstDifference(oldLog, o, newLog, n, oldTarget, newTarget);
       const LineEffect *e = effectAt(newLog, n, d.newEffect);
-      consider(static_cast<double>(e ? e->instance : n.last), &n, &o);
+      const LineEffect *eo = effectAt(oldLog, o, d.oldEffect);
+      double at = static_cast<double>(e ? e->instance : n.last);
+      if ((e && e->noise) || (eo && eo->noise) || (d.control && (n.noise || o.noise)))
+        ++leftOut;
+      else if (d.control || !e || !eo || newTaint.fromChange(e->instance) ||
+               oldTaint.fromChange(eo->instance))
+        consider(first, at, &n, &o);
+      else {
+        ++unexplained;
+        consider(fallback, at, &n, &o);
+      }
     } else if (a.newStatus[j] == Aligned::Unmatched && out.complete) {
-      consider(static_cast<double>(n.first), &n, nullptr);
+      if (n.noise)
+        ++leftOut;
+      else
+        consider(first, static_cast<double>(n.first), &n, nullptr);
     }
   }
   double lastPeerEnd = -1;
@@ -405,9 +451,25 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     if (a.oldPeer[i] != Alignment::npos) // a call's execution ends after its callee's
       lastPeerEnd =
           std::max(lastPeerEnd, static_cast<double>(newLog.executions[a.oldPeer[i]].last));
-    else if (oldLog.executions[i].inSlice)
-      consider(lastPeerEnd + 0.5, nullptr, &oldLog.executions[i]);
+    else if (oldLog.executions[i].inSlice) {
+      const LineExecution &o = oldLog.executions[i];
+      if (o.noise)
+        ++leftOut;
+      else
+        consider(first, lastPeerEnd + 0.5, nullptr, &o);
+    }
   }
+  if (first.at < 0)
+    first = fallback;
+  if (leftOut)
+    stages.note(std::to_string(leftOut) +
+                " differing execution(s) of the slices were decided by noise (values made "
+                "from addresses, the clock, process ids or random numbers) and are left out "
+                "of the first divergence");
+  if (unexplained && first.at != fallback.at)
+    stages.note(std::to_string(unexplained) +
+                " differing value(s) that no changed line's execution reaches are not taken "
+                "for the first divergence");
   if (first.newExec || first.oldExec) {
     const LineExecution &at = first.newExec ? *first.newExec : *first.oldExec;
     FirstDivergence d;

@@ -145,3 +145,110 @@ TEST_CASE("a reformatted and renamed function still aligns line by line", "[debu
   CHECK(std::any_of(rep.sameValueLines.begin(), rep.sameValueLines.end(),
                     [](const SameValueLine &l) { return l.line == 32; }));
 }
+
+namespace {
+
+// A symbol table hashed with a seed made of the process id and an address (as real
+// interpreters seed their string hashes). The runs differ in the seed, in the buckets
+// and in the chains walked; the change is the sum's sign at the end.
+const char *kSeededOld = "#include <stdint.h>\n"
+                         "#include <stdio.h>\n"
+                         "#include <stdlib.h>\n"
+                         "#include <string.h>\n"
+                         "#include <unistd.h>\n"
+                         "static unsigned seed;\n"
+                         "struct entry { char key[16]; int value; struct entry *next; };\n"
+                         "static struct entry *table[8];\n"
+                         "static unsigned hash(const char *s) {\n"
+                         "  unsigned h = seed;\n"
+                         "  while (*s) h = h * 31 + (unsigned char)*s++;\n"
+                         "  return h % 8;\n"
+                         "}\n"
+                         "static void put(const char *k, int v) {\n"
+                         "  struct entry *e = calloc(1, sizeof *e);\n"
+                         "  strncpy(e->key, k, 15);\n"
+                         "  e->value = v;\n"
+                         "  unsigned b = hash(k);\n"
+                         "  e->next = table[b];\n"
+                         "  table[b] = e;\n"
+                         "}\n"
+                         "static int get(const char *k) {\n"
+                         "  for (struct entry *e = table[hash(k)]; e; e = e->next)\n"
+                         "    if (strcmp(e->key, k) == 0) return e->value;\n"
+                         "  return 0;\n"
+                         "}\n"
+                         "int main(void) {\n"
+                         "  unsigned h = (unsigned)getpid();\n"
+                         "  h ^= (unsigned)(uintptr_t)&h;\n"
+                         "  seed = h;\n"
+                         "  char name[16];\n"
+                         "  int v;\n"
+                         "  while (scanf(\"%15s %d\", name, &v) == 2) put(name, v);\n"
+                         "  int total = get(\"a\") + get(\"b\");\n"
+                         "  printf(\"%d\\n\", total);\n"
+                         "  return 0;\n"
+                         "}\n";
+
+// A call moved to another function that returns the same value but counts its calls:
+// the line's values are the same, what it does is not.
+const char *kCallsOld = "#include <stdio.h>\n"
+                        "static int calls;\n"
+                        "static int twice(int x) { return 2 * x; }\n"
+                        "static int twice_counted(int x) { calls++; return 2 * x; }\n"
+                        "int main(void) {\n"
+                        "  int x;\n"
+                        "  if (scanf(\"%d\", &x) != 1) return 1;\n"
+                        "  int y = twice(x);\n"
+                        "  int z = twice_counted(y);\n"
+                        "  printf(\"%d %d\\n\", z, calls);\n"
+                        "  return 0;\n"
+                        "}\n";
+
+} // namespace
+
+TEST_CASE("a hash seed made of an address and the pid is never the first divergence",
+          "[debug][align]") {
+  TempDir t;
+  std::string newText = kSeededOld;
+  newText.replace(newText.find("get(\"a\") + get"), 14, "get(\"a\") - get");
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", kSeededOld);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newText);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "a 5\nb 2\nc 7\nd 1\ne 4\n";
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 34);
+  REQUIRE(rep.firstDivergence.has_value());
+  INFO(rep.firstDivergence->text);
+  CHECK(rep.firstDivergence->line == 34);
+  // The seed's lines differ between the runs (another pid), but no claim is made of them.
+  for (unsigned line : {28u, 29u, 30u, 10u, 11u})
+    if (const DebugCandidate *c = at(rep, line))
+      CHECK(c->aligned != "differs");
+}
+
+TEST_CASE("a call moved to another function with the same result is not 'the same values'",
+          "[debug][align]") {
+  TempDir t;
+  std::string newText = kCallsOld;
+  newText.replace(newText.find("= twice(x)"), 10, "= twice_counted(x)");
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", kCallsOld);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newText);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "4\n";
+  DebugReport rep = debugRegression(req);
+  const DebugCandidate *c = at(rep, 8);
+  REQUIRE(c != nullptr);
+  CHECK(c->rank == 1);
+  INFO(c->alignedDetail);
+  CHECK(c->aligned == "differs");
+  CHECK(has(c->alignedDetail, "calls twice in the old run and twice_counted in the new run"));
+  for (const auto &s : rep.sameValueLines)
+    CHECK(s.line != 8);
+  REQUIRE(rep.firstDivergence.has_value());
+  CHECK(rep.firstDivergence->line == 8);
+}

@@ -1,0 +1,113 @@
+// Noise and change taint over a run's recorded dependences (include/rootline/run_taint.h).
+#include "rootline/run_taint.h"
+#include "rootline/alignment.h"
+
+#include <llvm/IR/Instructions.h>
+
+#include <set>
+#include <string>
+
+namespace rootline {
+
+bool isEnvironmentSource(const llvm::Function &callee) {
+  static const std::set<std::string> sources = {
+      "time",      "clock",      "clock_gettime", "gettimeofday", "ftime",
+      "times",     "getpid",     "getppid",       "gettid",       "rand",
+      "random",    "rand_r",     "lrand48",       "drand48",      "mrand48",
+      "nrand48",   "erand48",    "jrand48",       "arc4random",   "arc4random_uniform",
+      "getrandom", "getentropy", "clock_getres"};
+  return sources.count(callee.getName().str()) > 0;
+}
+
+RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
+                  const std::function<bool(const llvm::Instruction *)> &onChangedLine,
+                  const Deadline &deadline) {
+  constexpr uint8_t kData = RunTaint::Address | RunTaint::Environment;
+  RunTaint out;
+  const auto &records = trace.records;
+  out.flags.assign(records.size(), 0);
+  // Per instruction id: 0 unknown, 1 on a changed line, 2 not.
+  std::vector<uint8_t> changedLine(index.instructionCount(), 0);
+  DeadlineCheck check(deadline);
+  uint64_t i = 0;
+  for (; i < records.size(); ++i) {
+    if (check.tick())
+      break;
+    const InstanceRecord &r = records[i];
+    const llvm::Instruction *inst = index.instruction(r.id);
+    if (!inst)
+      continue;
+    auto flagOf = [&](uint64_t d) -> uint8_t { return d < i ? out.flags[d] : 0; };
+    const uint64_t *defs = trace.defs.data() + r.defBegin;
+    uint8_t noise = 0, change = 0;
+    auto addAll = [&](unsigned from, unsigned to, bool data) {
+      for (unsigned k = from; k < to; ++k) {
+        uint8_t f = flagOf(defs[k]);
+        if (data)
+          noise |= f & kData;
+        change |= f & RunTaint::FromChange;
+      }
+    };
+    const unsigned ops = r.operandCount, all = r.operandCount + r.writerCount;
+    if (llvm::isa<llvm::LoadInst>(inst)) {
+      addAll(0, ops, false); // the address: which slot, not what is in it
+      addAll(ops, all, true);
+    } else if (llvm::isa<llvm::StoreInst>(inst)) {
+      addAll(0, std::min(1u, ops), true); // the value stored
+      addAll(std::min(1u, ops), all, false);
+    } else {
+      addAll(0, all, true);
+      if (llvm::isa<llvm::PtrToIntInst>(inst))
+        noise |= RunTaint::Address;
+      else if (auto *call = llvm::dyn_cast<llvm::CallBase>(inst)) {
+        if (const llvm::Function *f = call->getCalledFunction(); f && isEnvironmentSource(*f))
+          noise |= RunTaint::Environment;
+      } else if (inst->getOpcode() == llvm::Instruction::Sub && ops == 2 &&
+                 (flagOf(defs[0]) & RunTaint::Address) && (flagOf(defs[1]) & RunTaint::Address)) {
+        noise &= ~RunTaint::Address; // the distance between two addresses
+      }
+    }
+    uint8_t &known = changedLine[r.id];
+    if (!known)
+      known = onChangedLine(inst) ? 1 : 2;
+    if (known == 1)
+      change |= RunTaint::FromChange;
+    if (r.parent != kNoDef && r.parent < i) {
+      uint8_t p = out.flags[r.parent];
+      change |= p & RunTaint::FromChange;
+      // Under a branch that noise decided, or inside a call made under one. A call's
+      // noisy arguments do not make its callee's control noisy.
+      if ((p & RunTaint::NoiseControl) || (records[r.parent].isBranch && (p & kData)))
+        noise |= RunTaint::NoiseControl;
+    }
+    out.flags[i] = noise | change;
+  }
+  out.known = i;
+  return out;
+}
+
+void markNoise(ExecutionLog &log, const RunTaint &taint, const DynamicTrace &trace) {
+  for (LineExecution &e : log.executions)
+    e.noise = taint.noisyControl(e.first);
+  for (LineEffect &x : log.effects) {
+    if (x.instance >= trace.records.size())
+      continue;
+    switch (x.kind) {
+    case LineEffect::Store:
+      x.noise = taint.noisyValue(trace.operandDef(x.instance, 0));
+      x.noisyIndex = taint.noisyValue(trace.operandDef(x.instance, 1));
+      break;
+    case LineEffect::Branch:
+    case LineEffect::Return:
+      x.noise = taint.noisyValue(x.instance);
+      break;
+    case LineEffect::Argument:
+      x.noise = taint.noisyValue(trace.operandDef(x.instance, x.ordinal));
+      break;
+    case LineEffect::Call:
+      break;
+    }
+  }
+}
+
+} // namespace rootline
