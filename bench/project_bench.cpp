@@ -100,6 +100,49 @@ std::vector<Row> rows(const fs::path &scratch) {
       out.push_back(r);
     }
   }
+  // cJSON by its own CMake, tested by its own ctest entry (fixtures/realworld/README.md,
+  // "Project cases"): the fix a78d975's tree, and the same with the line f28a468 wrote.
+  fs::path cjson = (kSource / ".." / "shared" / "realworld" / "cjson.bundle").lexically_normal();
+  if (fs::exists(cjson)) {
+    fs::path repo = scratch / "cjson";
+    ProcessSpec clone;
+    clone.argv = {"/usr/bin/git", "clone", "-q", cjson.string(), repo.string()};
+    ProcessSpec trees;
+    trees.argv = {"/bin/sh", "-c",
+                  "set -e; cd " + scratch.string() +
+                      " && mkdir -p cj-old cj-new && "
+                      "git -C cjson archive a78d975 | tar -x -C cj-old && "
+                      "git -C cjson archive a78d975 | tar -x -C cj-new && "
+                      "git -C cjson show f28a468:cJSON.c > cj-new/cJSON.c"};
+    if (runProcess(clone).exitedWith(0) && runProcess(trees).exitedWith(0)) {
+      Row r;
+      r.name = "cJSON (real, CMake)";
+      r.build = "cmake -B build -DBUILD_SHARED_LIBS=Off -DENABLE_CJSON_UTILS=Off && "
+                "cmake --build build";
+      r.test = "ctest --test-dir build -R '^misc_tests$'";
+      r.file = "cJSON.c";
+      r.line = 2207;
+      r.versions = {"--old", (scratch / "cj-old").string(), "--new", (scratch / "cj-new").string()};
+      out.push_back(r);
+    }
+  }
+  // mawk by its committed configure and make, broken by a 1 463-line snapshot
+  // (fixtures/realworld/README.md, "mawk"), tested by a shell script.
+  {
+    fs::path repo = scratch / "mawk";
+    ProcessSpec clone;
+    clone.argv = {"/usr/bin/git", "clone", "-q",
+                  (kSource / "fixtures" / "realworld" / "mawk.bundle").string(), repo.string()};
+    if (runProcess(clone).exitedWith(0)) {
+      Row r;
+      r.name = "mawk (real, autotools)";
+      r.test = "sh " + (kSource / "fixtures" / "realworld" / "mawk_match_dollar.sh").string();
+      r.file = "rexp3.c";
+      r.line = 433;
+      r.versions = {"--repo", repo.string(), "--good", "good", "--bad", "bad"};
+      out.push_back(r);
+    }
+  }
   return out;
 }
 

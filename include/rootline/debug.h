@@ -126,6 +126,9 @@ struct DebugCandidate {
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one
   // sentence; empty when none.
   std::string memoryError;
+  // The sanitizer build of the new version, run on the failing input: "confirmed",
+  // "unconfirmed" (it ran and reported nothing), or "" (not checked).
+  std::string memoryCheck;
   // Aligned runs: "differs" (in the dual slice: an aligned execution of the line stores,
   // returns, passes or branches otherwise, or has no counterpart), "same values" (every
   // aligned execution does the same in both runs: behaviour-neutral for this failure),

@@ -58,6 +58,9 @@ struct BuiltProject {
   fs::path log; // the build's output
   bool cacheHit = false;
   double seconds = 0;
+  // Built incrementally from a nearby version's built tree (its cache directory);
+  // empty for a whole build (docs/project.md, "Nearby versions").
+  std::string reusedFrom;
 };
 
 struct ProjectBuildOptions {

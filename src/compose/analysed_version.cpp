@@ -1,4 +1,5 @@
 #include "rootline/analysed_version.h"
+#include "rootline/fs.h"
 
 #include "rootline/error.h"
 
@@ -44,9 +45,31 @@ RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, cons
 std::string relativeTo(const std::string &path, const fs::path &root) {
   fs::path rel =
       fs::path(path).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal());
-  if (rel.empty() || *rel.begin() == "..")
+  if (!rel.empty() && *rel.begin() != "..")
+    return rel.string();
+  // A file of a tree rootline laid out under its cache (a commit's tree, the project's
+  // work path or built home, a revert variant) is named as in the repository: a report
+  // never shows cache paths.
+  fs::path inCache = fs::path(path).lexically_normal().lexically_relative(
+      fs::absolute(cacheRoot()).lexically_normal());
+  if (inCache.empty() || *inCache.begin() == "..")
     return path;
-  return rel.string();
+  std::vector<std::string> parts;
+  for (const auto &p : inCache)
+    parts.push_back(p.string());
+  size_t skip = 0;
+  if (parts.size() > 2 && (parts[0] == "trees" || parts[0] == "variants"))
+    skip = 2; // trees/<id>/…, variants/<hash>/…
+  else if (parts.size() > 2 && parts[0] == "work" && parts[1] == "tree")
+    skip = 2; // work/tree/…
+  else if (parts.size() > 3 && parts[0] == "project" && parts[2] == "tree")
+    skip = 3; // project/<key>/tree/…
+  if (!skip)
+    return path;
+  fs::path out;
+  for (size_t i = skip; i < parts.size(); ++i)
+    out /= parts[i];
+  return out.string();
 }
 
 } // namespace rootline

@@ -164,9 +164,13 @@ DebugReport debugRegression(const DebugRequest &request) {
   debug::RevertEvidence reverts;
   if (req.newBuilt && !req.buildVariant)
     stages.note("revert trials need a build of the project per trial; none was given");
-  else
-    reverts = debug::gatherRevertEvidence(req, hints, diffs, work.path,
-                                          budget.share(kRevertShare, kFloorSeconds), report, stages);
+  else {
+    std::set<std::string> builtFrom = debug::programSourceFiles(newV);
+    builtFrom.merge(debug::programSourceFiles(oldV));
+    reverts =
+        debug::gatherRevertEvidence(req, hints, diffs, builtFrom, work.path,
+                                    budget.share(kRevertShare, kFloorSeconds), report, stages);
+  }
 
   stages.begin("symbolic");
   bool rsc = req.condition == ConditionKind::Rsc;

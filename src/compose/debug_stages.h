@@ -260,16 +260,29 @@ struct RevertEvidence {
     std::string label;                            // "main.c:6-7"
     std::string alone;                            // result of reverting it alone
     std::string appliedAlone; // the old version with it alone applied (tried when it fixes)
+    // A line unit: only this new line of `hunks`' one file put back to the old lines
+    // that became it (tried inside a group that fixes, to tell its lines apart).
+    unsigned newLine = 0;
   };
   std::vector<ChangedFile> files;
+  // [0, groups): the change's hunks partitioned into groups that share names; after
+  // them, units tried when a group did not build: its hunks one by one, or a hunk with
+  // the groups its build error names.
   std::vector<Unit> units;
+  size_t groups = 0;
+  size_t skippedFiles = 0;    // changed files the program is not built from
   std::vector<size_t> fixing; // units whose revert alone makes the test pass
   std::set<size_t> minimal;   // else the smallest set found whose revert does
 };
+// `builtFrom`: the source files (new-side relative paths) either version's program is
+// compiled from; changed C files outside it (tests, tools) are never tried. Empty: all.
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
-                                    const fs::path &work, const Deadline &deadline,
-                                    DebugReport &report, Stages &stages);
+                                    const std::set<std::string> &builtFrom, const fs::path &work,
+                                    const Deadline &deadline, DebugReport &report, Stages &stages);
+// The files a version's program is compiled from, relative to its root (its compile
+// units and the files its functions are in: a `.c` included by another counts).
+std::set<std::string> programSourceFiles(const Version &v);
 // Each candidate's unit's result (`revert`, `revertDetail`); a unit that fixes the test
 // but holds no candidate becomes one.
 void applyRevertEvidence(const RevertEvidence &evidence, std::vector<DebugCandidate> &candidates,

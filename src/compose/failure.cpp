@@ -76,8 +76,7 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
         "the program is nondeterministic: two runs of the old version on the same input differ");
   // The new version gets a multiple of the old one's time: past it, it hangs.
   report.runTimeoutSeconds = hangTimeout(timeout, std::max(old1.seconds, old2.seconds));
-  RunSummary new1 =
-      runInputNatively(newV.native, req.input, work / "n1", report.runTimeoutSeconds);
+  RunSummary new1 = runInputNatively(newV.native, req.input, work / "n1", report.runTimeoutSeconds);
   report.oldRun = old1;
   report.newRun = new1;
   report.expected = req.expectedStdout ? RunSummary{"", *req.expectedStdout, 0} : old1;
@@ -111,7 +110,7 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
       outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at)
                     : "the new version ends with " + new1.outcome + " instead of " + old1.outcome;
   if (report.failureKind == "missing output")
-    report.failure += new1.stdoutBytes.empty() ? " (the new version prints nothing)"
+    report.failure += new1.stdoutBytes.empty()        ? " (the new version prints nothing)"
                       : at == new1.stdoutBytes.size() ? " (the new version stops printing there)"
                                                       : " (the new version leaves out lines)";
   else if (report.failureKind == "extra output")

@@ -52,7 +52,8 @@ std::vector<std::string> discoverInputFiles(DebugRequest &req, const Version &ol
     for (const fs::path &dir : req.inputSearchDirs) {
       fs::path candidate = dir / name;
       std::error_code ec;
-      if (fs::is_regular_file(candidate, ec) && fs::file_size(candidate, ec) <= kMaxInputFileBytes) {
+      if (fs::is_regular_file(candidate, ec) &&
+          fs::file_size(candidate, ec) <= kMaxInputFileBytes) {
         req.input.files[name] = readFile(candidate);
         found.push_back(name + " (from " + candidate.string() + ")");
         break;

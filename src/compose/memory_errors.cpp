@@ -6,8 +6,8 @@
 
 #include "rootline/error.h"
 
-#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/Instructions.h>
@@ -66,7 +66,8 @@ ObjectInfo describeObject(const llvm::Value *object) {
       o.path = pathOf(var);
       o.line = var->getLine();
     } else {
-      o.name = gv->getName().starts_with(".str") ? "a string literal" : "`" + gv->getName().str() + "`";
+      o.name =
+          gv->getName().starts_with(".str") ? "a string literal" : "`" + gv->getName().str() + "`";
     }
     return o;
   }
@@ -246,9 +247,19 @@ std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const 
   if (!report.memoryErrors.empty()) {
     MemoryError &first = report.memoryErrors.front();
     first.confirmed = confirmNatively(req, newV, first, work / "sanitized", deadline);
+    bool confirmed = first.confirmed.rfind("not", 0) != 0;
+    bool refuted = first.confirmed.find("sanitizer build reported nothing") != std::string::npos;
     for (auto &c : out)
-      if (c.memoryError.rfind(first.text, 0) == 0 && first.confirmed.rfind("not", 0) != 0)
-        c.memoryError += " (" + first.confirmed + ")";
+      if (c.memoryError.rfind(first.text, 0) == 0) {
+        if (confirmed) {
+          c.memoryError += " (" + first.confirmed + ")";
+          c.memoryCheck = "confirmed";
+        } else if (refuted) {
+          // The replay's finding stands unconfirmed: it ranks below lines with evidence.
+          c.memoryError += " (unconfirmed: the sanitizer build reported nothing)";
+          c.memoryCheck = "unconfirmed";
+        }
+      }
     stages.note(std::to_string(report.memoryErrors.size()) + " memory error(s) in the new run");
   }
   return out;

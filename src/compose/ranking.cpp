@@ -42,8 +42,13 @@ int revertEvidence(const DebugCandidate &c) {
 }
 
 // A changed line that made a memory error of the new run possible (an array's size, a
-// loop bound past the end, a free moved earlier).
-int memoryEvidence(const DebugCandidate &c) { return c.memoryError.empty() ? 0 : 1; }
+// loop bound past the end, a free moved earlier). A finding the sanitizer build ran on
+// and did not confirm ranks below every line without one.
+int memoryEvidence(const DebugCandidate &c) {
+  if (c.memoryError.empty())
+    return 0;
+  return c.memoryCheck == "unconfirmed" ? -1 : 1;
+}
 
 // The aligned runs: a changed line whose executions differ (the dual slice) before one
 // whose every execution computes the same values in both runs.
@@ -90,8 +95,10 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
     auto [it, fresh] = kept.try_emplace({c.version, c.file, c.line}, unique.size());
     if (fresh)
       unique.push_back(std::move(c));
-    else if (unique[it->second].memoryError.empty())
+    else if (unique[it->second].memoryError.empty()) {
       unique[it->second].memoryError = c.memoryError;
+      unique[it->second].memoryCheck = c.memoryCheck;
+    }
   }
   candidates = std::move(unique);
   if (candidates.size() > max)

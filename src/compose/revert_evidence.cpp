@@ -28,16 +28,32 @@ const std::set<std::string> kSourceExtensions = {".c", ".h", ".inc", ".def"};
 
 // The files the change touched, with both sides: git's list between commits, else the C
 // sources and headers that differ between the two trees.
-std::vector<RevertEvidence::ChangedFile> changedFiles(const DebugRequest &req, Diffs &diffs) {
+// Files the program is not compiled from (ChangeLog, docs, tests, another program's
+// sources) are left out and counted.
+std::vector<RevertEvidence::ChangedFile> changedFiles(const DebugRequest &req, Diffs &diffs,
+                                                      const std::set<std::string> &builtFrom,
+                                                      size_t &skipped) {
   std::vector<std::pair<std::string, std::string>> pairs;
   if (req.sourceDiff) {
     for (const auto &f : req.sourceDiff->files)
-      if (!f.oldPath.empty() && !f.newPath.empty())
-        pairs.push_back({f.oldPath, f.newPath});
+      if (!f.oldPath.empty() && !f.newPath.empty()) {
+        bool header = fs::path(f.newPath).extension() == ".h";
+        bool source = kSourceExtensions.count(fs::path(f.newPath).extension().string()) > 0;
+        bool built =
+            builtFrom.empty() || header || builtFrom.count(f.newPath) || builtFrom.count(f.oldPath);
+        if (source && built)
+          pairs.push_back({f.oldPath, f.newPath});
+        else
+          ++skipped;
+      }
   } else {
     for (const std::string &rel :
-         changedTreeFiles(req.oldRoot, req.newRoot, kSourceExtensions, kMaxTreeEntries))
-      pairs.push_back({rel, rel});
+         changedTreeFiles(req.oldRoot, req.newRoot, kSourceExtensions, kMaxTreeEntries)) {
+      if (builtFrom.empty() || fs::path(rel).extension() == ".h" || builtFrom.count(rel))
+        pairs.push_back({rel, rel});
+      else
+        ++skipped;
+    }
   }
   std::vector<RevertEvidence::ChangedFile> out;
   for (const auto &[o, n] : pairs) {
@@ -85,7 +101,8 @@ std::set<std::string> identifiersOn(const std::vector<std::string> &tokenLines, 
 // The semantic hunks, grouped into units that can be reverted alone and still build: a
 // name the change introduced (in no old file) ties the hunk that declares it to the
 // hunks that use it, and a name it removed ties the hunks that held it, across files
-// (an extracted helper and its calls are one unit). Renames are already discounted.
+// (an extracted helper and its calls are one unit); hunks whose braces or parentheses
+// balance only together are one unit. Renames are already discounted.
 // Hunks that only moved line breaks are in no unit.
 std::vector<RevertEvidence::Unit> unitsOf(const std::vector<RevertEvidence::ChangedFile> &files) {
   std::vector<std::pair<size_t, size_t>> hunks;
@@ -126,6 +143,27 @@ std::vector<RevertEvidence::Unit> unitsOf(const std::vector<RevertEvidence::Chan
       if (!newNames.count(id))
         tie("-" + id, i);
   }
+  // Braces and parentheses: a hunk that opens a block the next hunk closes (an `if`
+  // put around a line the diff kept) builds only with it. Consecutive hunks of a file
+  // are tied until their old and new sides balance alike.
+  auto balance = [](const std::vector<std::string> &lines, unsigned first, unsigned count) {
+    long b = 0;
+    for (unsigned l = first; l < first + count && l < lines.size(); ++l)
+      for (char c : lines[l])
+        b += c == '{' || c == '(' ? 1 : c == '}' || c == ')' ? -1 : 0;
+    return b;
+  };
+  long open = 0;
+  for (size_t i = 0; i < hunks.size(); ++i) {
+    const auto &file = files[hunks[i].first];
+    const DiffHunk &h = file.diff->changes.hunks[hunks[i].second];
+    if (i > 0 && hunks[i - 1].first != hunks[i].first)
+      open = 0;
+    if (open != 0)
+      parent[root(i)] = root(i - 1);
+    open += balance(file.diff->newLineTokens, h.newStart, h.newLines) -
+            balance(file.diff->renamedLineTokens, h.oldStart, h.oldLines);
+  }
   std::map<size_t, size_t> unitOfRoot;
   std::vector<RevertEvidence::Unit> units;
   for (size_t i = 0; i < hunks.size(); ++i) {
@@ -146,8 +184,8 @@ public:
   Trials(const DebugRequest &req, const std::vector<RevertEvidence::ChangedFile> &files,
          const std::vector<RevertEvidence::Unit> &units, const fs::path &work,
          const Deadline &deadline, DebugReport &report)
-      : req_(req), files_(files), units_(units), work_(work), deadline_(deadline), report_(report) {
-  }
+      : req_(req), files_(files), units_(units), work_(work), deadline_(deadline), report_(report),
+        groups_(units.size()) {}
 
   unsigned count() const { return count_; }
   bool exhausted() const { return deadline_.expired() || count_ >= kMaxTrials; }
@@ -184,8 +222,9 @@ public:
         t.result = "later failure"; // the failure's first difference is gone
       else
         t.result = "different failure";
-    } catch (const Error &) {
+    } catch (const Error &e) {
       t.result = "does not build"; // half a change need not compile: unresolved
+      buildErrors_[reverted] = std::string(e.what()) + "\n" + e.detail();
     } catch (const fs::filesystem_error &) {
       t.result = "does not build"; // the tree could not be laid out: unresolved too
     }
@@ -194,12 +233,21 @@ public:
     return t.result;
   }
 
+  // The groups not in `s` (the change's partition, not the units tried besides).
   std::set<size_t> complement(const std::set<size_t> &s) const {
     std::set<size_t> out;
-    for (size_t u = 0; u < units_.size(); ++u)
+    for (size_t u = 0; u < groups_; ++u)
       if (!s.count(u))
         out.insert(u);
     return out;
+  }
+
+  void setGroups(size_t groups) { groups_ = groups; }
+
+  // The compiler's message when reverting `reverted` did not build ("" otherwise).
+  std::string buildError(const std::set<size_t> &reverted) const {
+    auto it = buildErrors_.find(reverted);
+    return it == buildErrors_.end() ? "" : it->second;
   }
 
 private:
@@ -220,6 +268,8 @@ private:
 
   // The files the reverted units touch, as they read with those units reverted.
   std::map<std::string, std::string> patchedFiles(const std::set<size_t> &reverted) const {
+    if (reverted.size() == 1 && units_[*reverted.begin()].newLine)
+      return lineReverted(units_[*reverted.begin()]);
     std::map<size_t, std::vector<bool>> takeNew;
     for (size_t u : reverted)
       for (auto [f, h] : units_[u].hunks) {
@@ -235,6 +285,29 @@ private:
           mixVersions(blankComments(files_[f].diff->renamedOld), blankComments(files_[f].newText),
                       files_[f].diff->changes, v);
     return patched;
+  }
+
+  // The new file with one line put back to the old lines that became it (renames
+  // applied, comments blanked); a line the change added is dropped.
+  std::map<std::string, std::string> lineReverted(const RevertEvidence::Unit &u) const {
+    const RevertEvidence::ChangedFile &file = files_[u.hunks.front().first];
+    const DiffHunk &hunk = file.diff->changes.hunks[u.hunks.front().second];
+    std::vector<unsigned> counterpart = lineCounterparts(*file.diff);
+    std::vector<std::string> oldLines = splitLinesKeepingEnds(blankComments(file.diff->renamedOld));
+    std::vector<std::string> newLines = splitLinesKeepingEnds(file.newText);
+    std::string text;
+    for (unsigned l = 1; l <= newLines.size(); ++l) {
+      if (l != u.newLine) {
+        text += newLines[l - 1];
+        continue;
+      }
+      for (unsigned o = hunk.oldStart; o < hunk.oldStart + hunk.oldLines; ++o)
+        if (o < counterpart.size() && counterpart[o] == l && o <= oldLines.size())
+          text += oldLines[o - 1];
+      if (!text.empty() && text.back() != '\n')
+        text += '\n';
+    }
+    return {{file.newPath, text}};
   }
 
   // The new tree as symlinks, with the patched files written out.
@@ -286,7 +359,9 @@ private:
   const Deadline &deadline_;
   DebugReport &report_;
   unsigned count_ = 0;
+  size_t groups_ = 0;
   std::map<std::set<size_t>, std::string> results_;
+  std::map<std::set<size_t>, std::string> buildErrors_;
 };
 
 // Delta debugging over the units (Zeller, ESEC/FSE 1999), in revert form: the
@@ -330,11 +405,13 @@ std::set<size_t> minimalRevert(Trials &trials, size_t unitCount) {
   return {c.begin(), c.end()};
 }
 
-// The unit holding a candidate's line, if any.
+// The unit holding a candidate's line, if any: its group, or a smaller unit tried
+// when the group did not build (one whose trial built, the smallest).
 std::optional<size_t> unitOf(const DebugCandidate &c,
                              const std::vector<RevertEvidence::ChangedFile> &files,
                              const std::vector<RevertEvidence::Unit> &units) {
   bool inNew = c.version == "new";
+  std::optional<size_t> group, tried, line;
   for (size_t u = 0; u < units.size(); ++u)
     for (auto [f, h] : units[u].hunks) {
       const RevertEvidence::ChangedFile &file = files[f];
@@ -343,10 +420,24 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
       const DiffHunk &hunk = file.diff->changes.hunks[h];
       unsigned start = inNew ? hunk.newStart : hunk.oldStart;
       unsigned count = inNew ? hunk.newLines : hunk.oldLines;
-      if (count && c.line >= start && c.line < start + count)
-        return u;
+      if (!count || c.line < start || c.line >= start + count)
+        continue;
+      if (units[u].newLine) {
+        if (inNew && units[u].newLine == c.line && units[u].alone == "passes")
+          line = u;
+        continue;
+      }
+      if (!group)
+        group = u;
+      bool built = !units[u].alone.empty() && units[u].alone != "does not build";
+      if (u != *group && built && (!tried || units[u].hunks.size() < units[*tried].hunks.size()))
+        tried = u;
     }
-  return std::nullopt;
+  if (line)
+    return line;
+  if (group && (units[*group].alone.empty() || units[*group].alone == "does not build") && tried)
+    return tried;
+  return group;
 }
 
 // A candidate for a unit the trials single out that no candidate stands on: its first
@@ -378,14 +469,93 @@ DebugCandidate unitCandidate(const RevertEvidence::Unit &unit,
 
 } // namespace
 
+namespace {
+
+// The identifiers a compiler message quotes ('foo', ‘foo’).
+std::set<std::string> quotedIdentifiers(const std::string &message) {
+  std::set<std::string> out;
+  std::string cur;
+  bool in = false;
+  for (size_t i = 0; i < message.size(); ++i) {
+    char c = message[i];
+    bool quote =
+        c == '\'' || message.compare(i, 3, "\u2018") == 0 || message.compare(i, 3, "\u2019") == 0;
+    if (quote) {
+      if (in && !cur.empty() && (std::isalpha(static_cast<unsigned char>(cur[0])) || cur[0] == '_'))
+        out.insert(cur);
+      cur.clear();
+      in = !in;
+      if (c != '\'')
+        i += 2;
+    } else if (in) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+        cur += c;
+      else
+        in = false, cur.clear();
+    }
+  }
+  return out;
+}
+
+// Smaller units for a group whose revert did not build: each of its hunks alone, and
+// each hunk with the groups that hold a name the build error quotes (a changed
+// signature and its calls).
+std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t group,
+                                             const std::string &buildError) {
+  std::vector<RevertEvidence::Unit> out;
+  const RevertEvidence::Unit &g = ev.units[group];
+  std::set<std::string> named = quotedIdentifiers(buildError);
+  auto hunkIds = [&](std::pair<size_t, size_t> fh) {
+    const auto &file = ev.files[fh.first];
+    const DiffHunk &h = file.diff->changes.hunks[fh.second];
+    std::set<std::string> ids = identifiersOn(file.diff->newLineTokens, h.newStart, h.newLines);
+    for (const auto &id : identifiersOn(file.diff->renamedLineTokens, h.oldStart, h.oldLines))
+      ids.insert(id);
+    return ids;
+  };
+  auto label = [&](std::pair<size_t, size_t> fh) {
+    return hunkLabel(ev.files[fh.first], ev.files[fh.first].diff->changes.hunks[fh.second]);
+  };
+  if (g.hunks.size() > 1)
+    for (auto fh : g.hunks)
+      out.push_back({{fh}, label(fh), "", ""});
+  if (!named.empty()) {
+    RevertEvidence::Unit merged = g;
+    for (size_t u = 0; u < ev.groups; ++u) {
+      if (u == group)
+        continue;
+      bool needed = false;
+      for (auto fh : ev.units[u].hunks)
+        for (const auto &id : hunkIds(fh))
+          needed = needed || named.count(id);
+      if (!needed)
+        continue;
+      merged.hunks.insert(merged.hunks.end(), ev.units[u].hunks.begin(), ev.units[u].hunks.end());
+      merged.label += " + " + ev.units[u].label;
+    }
+    if (merged.hunks.size() > g.hunks.size()) {
+      merged.alone.clear();
+      out.push_back(std::move(merged));
+    }
+  }
+  return out;
+}
+
+} // namespace
+
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
-                                    const fs::path &work, const Deadline &deadline,
-                                    DebugReport &report, Stages &stages) {
+                                    const std::set<std::string> &builtFrom, const fs::path &work,
+                                    const Deadline &deadline, DebugReport &report, Stages &stages) {
   RevertEvidence ev;
-  ev.files = changedFiles(req, diffs);
+  ev.files = changedFiles(req, diffs, builtFrom, ev.skippedFiles);
   ev.units = unitsOf(ev.files);
+  ev.groups = ev.units.size();
   std::vector<RevertEvidence::Unit> &units = ev.units;
+  if (ev.skippedFiles)
+    stages.note(std::to_string(ev.skippedFiles) +
+                " changed file(s) the program is not built from (docs, tests, other programs) "
+                "are not reverted");
   if (units.empty()) {
     stages.note("no hunk of the change can alter behaviour");
     return ev;
@@ -404,21 +574,69 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     for (size_t u = 0; u < units.size(); ++u)
       want(u);
   Trials trials(req, ev.files, units, work, deadline, report);
-  for (size_t u : order) {
+  // A group whose revert does not build is tried in smaller units (after the groups
+  // the first ranking asked for, before the rest). `units` grows: index, not iterate.
+  for (size_t k = 0; k < order.size(); ++k) {
+    size_t u = order[k];
     if (trials.exhausted())
       break;
     stages.update(std::to_string(trials.count()) + " revert trial(s), " +
-                  std::to_string(units.size()) + " hunk(s) in the change");
-    units[u].alone = trials.run({u}, "revert");
+                  std::to_string(ev.groups) + " group(s) of hunks in the change");
+    std::set<size_t> asked = {u};
+    units[u].alone = trials.run(asked, "revert");
     if (units[u].alone == "passes") {
       ev.fixing.push_back(u);
-      if (units.size() > 1 && !trials.exhausted())
+      if (ev.groups > 1 && u < ev.groups && !trials.exhausted())
         units[u].appliedAlone = trials.run(trials.complement({u}), "apply alone");
+    } else if (units[u].alone == "does not build" && u < ev.groups) {
+      std::vector<RevertEvidence::Unit> smaller = splitUnits(ev, u, trials.buildError(asked));
+      for (auto &s : smaller) {
+        units.push_back(std::move(s));
+        order.push_back(units.size() - 1);
+      }
     }
   }
-  if (ev.fixing.empty() && units.size() > 1 && !trials.exhausted()) {
-    ev.minimal = minimalRevert(trials, units.size());
-    if (ev.minimal.size() == units.size())
+  // A unit that fixes but spans several lines (a group, or a hunk of several lines):
+  // the first ranking's lines in it, each reverted alone, tell which of them matters
+  // (an extracted helper and the wrong call beside it).
+  constexpr size_t kLinesPerUnit = 6;
+  for (size_t u : std::vector<size_t>(ev.fixing)) {
+    size_t tried = 0;
+    for (const auto &c : firstRanking) {
+      if (trials.exhausted() || tried >= kLinesPerUnit)
+        break;
+      if (c.version != "new" || !c.line || unitOf(c, ev.files, units) != u)
+        continue;
+      std::optional<std::pair<size_t, size_t>> at;
+      unsigned lines = 0;
+      for (auto [f, h] : units[u].hunks) {
+        const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
+        lines += hunk.newLines;
+        if (ev.files[f].newPath == c.file && c.line >= hunk.newStart &&
+            c.line < hunk.newStart + hunk.newLines)
+          at = std::make_pair(f, h);
+      }
+      if (!at || lines < 2)
+        continue;
+      bool known = false;
+      for (size_t k = ev.groups; k < units.size(); ++k)
+        known = known || (units[k].newLine == c.line && units[k].hunks.front() == *at);
+      if (known)
+        continue;
+      RevertEvidence::Unit line;
+      line.hunks = {*at};
+      line.newLine = c.line;
+      line.label = ev.files[at->first].newPath + ":" + std::to_string(c.line);
+      units.push_back(std::move(line));
+      ++tried;
+      units.back().alone = trials.run({units.size() - 1}, "revert");
+      if (units.back().alone == "passes")
+        ev.fixing.push_back(units.size() - 1);
+    }
+  }
+  if (ev.fixing.empty() && ev.groups > 1 && !trials.exhausted()) {
+    ev.minimal = minimalRevert(trials, ev.groups);
+    if (ev.minimal.size() == ev.groups)
       ev.minimal.clear(); // the whole change: nothing learnt
     for (size_t u : ev.minimal)
       report.minimalRevert.push_back(units[u].label);
@@ -439,8 +657,31 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
     std::string set;
     for (size_t m : ev.minimal)
       set += (set.empty() ? "" : ", ") + ev.units[m].label;
-    return {"fixes with others", "reverting " + set + " together makes the test pass"};
+    return {"fixes with others", "reverting these " + std::to_string(ev.minimal.size()) +
+                                     " groups of hunks together makes the test pass: " + set};
   }
+  // One group that is the whole change and more than one line: reverting it is the
+  // old version, evidence for no line in particular.
+  unsigned lines = 0;
+  for (auto [f, h] : u.hunks) {
+    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
+    lines += std::max(hunk.newLines, hunk.oldLines);
+  }
+  size_t allHunks = 0;
+  for (size_t g = 0; g < ev.groups; ++g)
+    allHunks += ev.units[g].hunks.size();
+  if (!u.newLine && u.hunks.size() == allHunks && lines > 1) {
+    std::string whole = "reverting the whole change (" + u.label + ")";
+    if (u.alone == "passes")
+      return {"whole change", whole + " makes the test pass; that is the old version, "
+                                      "evidence for no line in particular"};
+    if (u.alone.empty())
+      return {"", ""};
+    return {"unresolved", whole + " does not make the test pass (" + u.alone + ")"};
+  }
+  std::string what = u.hunks.size() > 1 ? "the group of " + std::to_string(u.hunks.size()) +
+                                              " hunks " + u.label + " (they build only together)"
+                                        : u.label;
   static const std::map<std::string, std::pair<std::string, std::string>> byResult = {
       {"passes", {"fixes", " alone makes the test pass"}},
       {"same failure", {"no effect", " alone leaves the failure as it is"}},
@@ -453,7 +694,7 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
   auto it = byResult.find(u.alone);
   if (it == byResult.end())
     return {"", ""}; // not tried
-  std::string detail = "reverting " + u.label + it->second.second;
+  std::string detail = "reverting " + what + it->second.second;
   // The converse trial: the old version with this unit alone applied.
   if (u.appliedAlone == "same failure")
     detail += ", and applying it alone to the old version brings the same failure";

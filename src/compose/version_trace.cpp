@@ -3,6 +3,8 @@
 // expressions only for the instances the relevant slice needs (DESIGN.md 2.8).
 #include "compose/debug_stages.h"
 
+#include <algorithm>
+
 #include "rootline/closest_input.h"
 #include "rootline/error.h"
 
@@ -91,11 +93,25 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
   for (auto &in : v.trace.symbolic.inputs)
     if (auto value = valueIn(v.trace.input, in))
       in.seedValue = *value;
-  for (const CappedValues &c : v.trace.symbolic.capped)
-    stages.remark("the " + v.name + " version made " + count(c.count) + " value(s) at " +
-                  relativeTo(c.file, v.root) + ":" + std::to_string(c.line) +
-                  " concrete: their expressions outgrew " + std::to_string(maxExprNodes) +
-                  " nodes");
+  // One note for all places, the busiest first, in repository paths.
+  if (!v.trace.symbolic.capped.empty()) {
+    std::vector<CappedValues> capped = v.trace.symbolic.capped;
+    std::stable_sort(capped.begin(), capped.end(),
+                     [](const auto &a, const auto &b) { return a.count > b.count; });
+    uint64_t values = 0;
+    for (const auto &c : capped)
+      values += c.count;
+    constexpr size_t kShown = 5;
+    std::string places;
+    for (size_t i = 0; i < capped.size() && i < kShown; ++i)
+      places += (i ? ", " : "") + relativeTo(capped[i].file, v.root) + ":" +
+                std::to_string(capped[i].line) + " (" + count(capped[i].count) + ")";
+    if (capped.size() > kShown)
+      places += " and " + std::to_string(capped.size() - kShown) + " more";
+    stages.remark("the " + v.name + " version made " + count(values) + " value(s) concrete at " +
+                  std::to_string(capped.size()) + " line(s), their expressions outgrew " +
+                  std::to_string(maxExprNodes) + " nodes: " + places);
+  }
   if (r.outcome == RunOutcome::Stopped && v.trace.symbolic.saturated) {
     stages.cut("symbolic replay of the " + v.name + " version stopped after " + count(r.instances) +
                " of " + count(v.trace.replay.instances) + " instances: its constraints reached " +

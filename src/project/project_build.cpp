@@ -10,11 +10,15 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -42,8 +46,9 @@ std::string firstErrorLine(const std::string &log) {
   return fallback; // the last line said something
 }
 
-// What identifies a source tree's content cheaply: every file's path, size and
-// modification time (a tree from git is written once per commit, so this is stable).
+// What identifies a source tree's content cheaply: every file's path, size,
+// modification time and inode (a tree from git is written once per commit, so this is
+// stable).
 std::string treeStamp(const fs::path &tree) {
   Hasher h;
   std::vector<std::string> rows;
@@ -61,9 +66,14 @@ std::string treeStamp(const fs::path &tree) {
     }
     if (!it->is_regular_file(ec))
       continue;
-    auto size = it->file_size(ec);
-    auto mtime = fs::last_write_time(it->path(), ec).time_since_epoch().count();
-    rows.push_back(rel + "\t" + std::to_string(size) + "\t" + std::to_string(mtime));
+    // The inode too: two trees written in the same second (git trees share one time
+    // per tree) may hold a file of the same size that differs.
+    struct stat st {};
+    if (::stat(it->path().c_str(), &st) != 0)
+      continue;
+    rows.push_back(rel + "\t" + std::to_string(st.st_size) + "\t" +
+                   std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
+                   "\t" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino));
   }
   std::sort(rows.begin(), rows.end());
   for (const auto &r : rows)
@@ -146,6 +156,74 @@ std::vector<ProjectProgram> linkedPrograms(const fs::path &logFile, const fs::pa
       kept.push_back(std::move(p));
   }
   return kept;
+}
+
+// Every regular file of a source tree (not .git) and a digest of its content.
+std::map<std::string, std::string> treeContents(const fs::path &tree) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(
+           tree, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec)
+      break;
+    std::string rel = fs::relative(it->path(), tree, ec).string();
+    if (rel == ".git" || rel.starts_with(".git/")) {
+      if (it->is_directory(ec))
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec))
+      out[rel] = Hasher().add(readFile(it->path())).hex();
+  }
+  return out;
+}
+
+// A built home of the same command whose source differs from `now` only in C/C++
+// sources (no header, no build file): copied and rebuilt incrementally, it is what a
+// full build of `now` would give, since make rebuilds a unit whose source is newer.
+// The nearest such home (fewest changed files, at most 64); nullopt if none.
+struct NearbyHome {
+  fs::path dir;
+  std::vector<std::string> changed, removed;
+};
+std::optional<NearbyHome> nearbyHome(const std::string &command,
+                                     const std::map<std::string, std::string> &now) {
+  static const std::set<std::string> kUnits = {".c", ".cc", ".cpp", ".cxx"};
+  std::optional<NearbyHome> best;
+  std::error_code ec;
+  fs::path root = cacheRoot() / "project";
+  for (const auto &e : fs::directory_iterator(root, ec)) {
+    fs::path dir = e.path();
+    if (!present(dir / "programs.json") || !present(dir / "sources.json") ||
+        !present(dir / "command.txt") || readFile(dir / "command.txt") != command)
+      continue;
+    NearbyHome h{dir, {}, {}};
+    bool usable = true;
+    try {
+      auto then = nlohmann::json::parse(readFile(dir / "sources.json"))
+                      .get<std::map<std::string, std::string>>();
+      for (const auto &[path, digest] : now) {
+        auto it = then.find(path);
+        if (it == then.end() || it->second != digest) {
+          h.changed.push_back(path);
+          usable = usable && kUnits.count(fs::path(path).extension().string());
+        }
+      }
+      for (const auto &[path, digest] : then)
+        if (!now.count(path)) {
+          h.removed.push_back(path);
+          usable = false; // a removed file may be named by the build files
+        }
+    } catch (const std::exception &) {
+      usable = false;
+    }
+    if (!usable || h.changed.size() > 64)
+      continue;
+    if (!best || h.changed.size() < best->changed.size())
+      best = std::move(h);
+  }
+  return best;
 }
 
 // Runs a build command in `home`, moved to the work path for the time, with rootline-cc
@@ -296,11 +374,40 @@ BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
   if (cached())
     return finish();
   std::error_code ec;
-  fs::remove_all(dir, ec);
-  copyTree(sourceTree, out.home);
+  std::map<std::string, std::string> contents = treeContents(sourceTree);
   fs::path links = dir / "links.jsonl";
-  ProcessResult r = runBuildAtWorkPath(out.home, out.command, links, options.timeoutSeconds);
-  writeFileAtomic(out.log, "$ " + out.command + "\n" + r.out + r.err);
+  // A nearby commit's built tree, rebuilt incrementally; else (or if that fails) the
+  // whole build.
+  std::optional<ProcessResult> built;
+  if (auto near = nearbyHome(out.command, contents)) {
+    fs::remove_all(dir, ec);
+    copyTree(near->dir / "tree", out.home);
+    fs::copy_file(near->dir / "links.jsonl", links, fs::copy_options::overwrite_existing, ec);
+    for (const auto &path : near->changed) {
+      fs::remove(out.home / path, ec); // a fresh file: newer than what was built from it
+      fs::create_directories((out.home / path).parent_path(), ec);
+      fs::copy_file(sourceTree / path, out.home / path, ec);
+    }
+    std::string command = incrementalCommand(out.command);
+    if (options.progress)
+      options.progress->stage("build", label + ": " + command + " (from a nearby build, " +
+                                           std::to_string(near->changed.size()) +
+                                           " changed source file(s))");
+    ProcessResult r = runBuildAtWorkPath(out.home, command, links, options.timeoutSeconds);
+    if (r.exitedWith(0)) {
+      writeFileAtomic(out.log,
+                      "$ " + command + "  # from " + near->dir.string() + "\n" + r.out + r.err);
+      built = r;
+      out.reusedFrom = near->dir.string();
+    }
+  }
+  if (!built) {
+    fs::remove_all(dir, ec);
+    copyTree(sourceTree, out.home);
+    built = runBuildAtWorkPath(out.home, out.command, links, options.timeoutSeconds);
+    writeFileAtomic(out.log, "$ " + out.command + "\n" + built->out + built->err);
+  }
+  const ProcessResult &r = *built;
   if (!r.exitedWith(0)) {
     std::string why = r.timedOut ? "timed out" : firstErrorLine(r.err + r.out);
     std::string msg = "the " + label + " version does not build: '" + out.command + "' failed" +
@@ -313,6 +420,8 @@ BuiltProject buildProject(const fs::path &sourceTree, const std::string &label,
     throw Error("the " + label + " version built, but '" + out.command +
                     "' linked no C program through rootline-cc (does the build honour $CC?)",
                 ExitBadInput);
+  writeFileAtomic(dir / "sources.json", nlohmann::json(contents).dump());
+  writeFileAtomic(dir / "command.txt", out.command);
   writeFileAtomic(done, programsJson(out.programs).dump(1));
   return finish();
 }

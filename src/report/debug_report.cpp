@@ -37,6 +37,8 @@ json reportJson(const DebugReport &r) {
       j["aligned"] = {{"result", c.aligned}, {"detail", c.alignedDetail}};
     if (!c.memoryError.empty())
       j["memory_error"] = c.memoryError;
+    if (!c.memoryCheck.empty())
+      j["memory_check"] = c.memoryCheck;
     if (c.hasAlternative) {
       j["alternative_input"] = inputJson(c.alternative);
       j["alternative_changes"] = c.alternativeChanges;

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace rootline {
@@ -17,6 +19,11 @@ struct WalkState {
   git_repository *repo;
   fs::path dest;
   std::string error;
+  // Every file of a tree gets this one modification time, as `git archive | tar -x`
+  // gives them: generated files committed beside their sources (a parser beside its
+  // grammar, `configure` beside `configure.ac`) are then not older than them, and the
+  // project's make does not try to regenerate them with tools the machine may lack.
+  struct timespec when {};
 };
 
 void writeBlob(const fs::path &path, const void *data, size_t size, bool executable) {
@@ -71,6 +78,8 @@ int onEntry(const char *root, const git_tree_entry *entry, void *payload) {
         fs::create_symlink(std::string(static_cast<const char *>(data), size), out);
       else
         writeBlob(out, data, size, git_tree_entry_filemode(entry) == GIT_FILEMODE_BLOB_EXECUTABLE);
+      const struct timespec times[2] = {st->when, st->when};
+      utimensat(AT_FDCWD, out.c_str(), times, AT_SYMLINK_NOFOLLOW);
       return 0;
     }
     default:
@@ -87,7 +96,8 @@ int onEntry(const char *root, const git_tree_entry *entry, void *payload) {
 fs::path Repository::materialize(const std::string &hash) const {
   TreePtr tree = impl_->treeOf(hash);
   fs::path base = cacheRoot() / "trees";
-  fs::path final = base / oidHex(git_tree_id(tree.get()));
+  // "m1-": trees whose files share one modification time (older entries did not).
+  fs::path final = base / ("m1-" + oidHex(git_tree_id(tree.get())));
   if (fs::is_directory(final))
     return final;
   std::error_code ec;
@@ -96,7 +106,9 @@ fs::path Repository::materialize(const std::string &hash) const {
   std::string tmpl = (base / ".partial-XXXXXX").string();
   if (!mkdtemp(tmpl.data()))
     throw Error("cannot create a directory under '" + base.string() + "': " + strerror(errno));
-  WalkState st{impl_->repo.get(), fs::path(tmpl), {}};
+  WalkState st{impl_->repo.get(), fs::path(tmpl), {}, {}};
+  clock_gettime(CLOCK_REALTIME, &st.when);
+  st.when.tv_nsec = 0;
   int r = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, onEntry, &st);
   if (r != 0) {
     fs::remove_all(st.dest, ec);

@@ -325,3 +325,48 @@ TEST_CASE("validate --test: the project's build for good, bad and fix, the test'
   nlohmann::json w = nlohmann::json::parse(wrong.out);
   CHECK(w["verdict"].get<std::string>().starts_with("rejected: "));
 }
+
+TEST_CASE("a version whose sources differ from an already built one only in C files is built "
+          "incrementally from it, and gives what a whole build gives",
+          "[project]") {
+  TempDir t;
+  fs::copy(projectFixture("make_pipeline", "old"), t.path / "a", fs::copy_options::recursive);
+  fs::copy(projectFixture("make_pipeline", "old"), t.path / "b", fs::copy_options::recursive);
+  fs::copy(projectFixture("make_pipeline", "old"), t.path / "h", fs::copy_options::recursive);
+  // b: csvsum prints "total=" for "sum=" (a .c file only); h: a header changes too.
+  std::string sum = readFile(t.path / "b" / "src" / "csvsum.c");
+  REQUIRE(sum.find("sum=%g") != std::string::npos);
+  sum.replace(sum.find("sum=%g"), 6, "total=%g");
+  writeText(t.path / "b" / "src" / "csvsum.c", sum);
+  writeText(t.path / "h" / "src" / "csvsum.c", sum);
+  writeText(t.path / "h" / "src" / "num.h",
+            readFile(t.path / "h" / "src" / "num.h") + "\n/* a header edit */\n");
+  ProjectBuildOptions opt;
+  opt.command = "make";
+  BuiltProject a = buildProject(t.path / "a", "a", opt);
+  CHECK(a.reusedFrom.empty());
+  BuiltProject b = buildProject(t.path / "b", "b", opt);
+  CHECK_FALSE(b.reusedFrom.empty());
+  BuiltProject h = buildProject(t.path / "h", "h", opt);
+  CHECK(h.reusedFrom.empty()); // a header changed: the whole build
+  // b's csvsum is rebuilt from b's source: it prints the new label.
+  auto run = [&](const BuiltProject &p) {
+    ProcessSpec spec;
+    spec.argv = {(p.home / "csvsum").string(), "-H", "-f", "2"};
+    writeText(t.path / "in.csv", "x,y\na,1\nb,2\n");
+    spec.stdinFile = (t.path / "in.csv").string();
+    spec.timeoutSeconds = 30;
+    return runProcess(spec).out;
+  };
+  CHECK(run(a).find("sum=3") != std::string::npos);
+  CHECK(run(b).find("total=3") != std::string::npos);
+  CHECK(run(h).find("total=3") != std::string::npos);
+  // The traced program is b's too: both programs are listed, with their bitcode.
+  REQUIRE(b.programs.size() == 2);
+  for (const auto &prog : b.programs)
+    CHECK_FALSE(prog.bitcode.empty());
+  // Its test runs as on a whole build.
+  TestCommand test{"sh tests/pipeline.sh", 120};
+  CHECK(runTestCommand(a, test, {}, t.path / "ta").passed());
+  CHECK_FALSE(runTestCommand(b, test, {}, t.path / "tb").passed()); // "sum=" expected
+}

@@ -231,9 +231,10 @@ TEST_CASE("a real Makefile project built by its own make and tested by a shell c
   // mujs's own Makefile (debug flavour, no readline; utfdata.h is committed and make
   // would download Unicode tables to remake it); the test pipes the shell's output into
   // cmp, as a project's test script does.
-  ProcessResult r = runRootline(
-      {"--json", "debug", "--repo", repo.string(), "--good", c["good"], "--bad", c["bad"], "--build", "make -o utfdata.h HAVE_READLINE=no build=debug",
-       "--test", "build/debug/mujs " + js + " | cmp -s - " + (t.path / "expected.txt").string()});
+  ProcessResult r =
+      runRootline({"--json", "debug", "--repo", repo.string(), "--good", c["good"], "--bad",
+                   c["bad"], "--build", "make -o utfdata.h HAVE_READLINE=no build=debug", "--test",
+                   "build/debug/mujs " + js + " | cmp -s - " + (t.path / "expected.txt").string()});
   INFO(r.err);
   REQUIRE(r.exitedWith(0));
   nlohmann::json report = nlohmann::json::parse(r.out);
@@ -245,4 +246,81 @@ TEST_CASE("a real Makefile project built by its own make and tested by a shell c
   const auto &top = report["candidates"][0];
   CHECK(top["file"] == c["fix_lines"][0]["file"]);
   CHECK(top["line"] == c["fix_lines"][0]["line_bad"]);
+}
+
+TEST_CASE("a real CMake project built by its own CMake and tested by its own ctest entry: "
+          "the line that broke it ranks first",
+          "[realworld][project]") {
+  // cJSON: f28a468 made cJSON_DetachItemViaPointer refuse an item whose `prev` is NULL
+  // (the head of a list linked by hand); a78d975 fixed it and added the ctest entry's
+  // test. Old: a78d975's tree. New: the same tree with cJSON.c as f28a468 wrote it (one
+  // line differs). The test is the project's misc_tests, run by ctest.
+  fs::path repo = clone("cjson.bundle");
+  TempDir t;
+  ProcessSpec trees;
+  trees.argv = {"/bin/sh", "-c",
+                "set -e; cd " + t.path.string() + " && mkdir old new && git -C " + repo.string() +
+                    " archive a78d975 | tar -x -C old && git -C " + repo.string() +
+                    " archive a78d975 | tar -x -C new && git -C " + repo.string() +
+                    " show f28a468:cJSON.c > new/cJSON.c"};
+  REQUIRE(runProcess(trees).exitedWith(0));
+  ProcessResult r = runRootline(
+      {"--json", "debug", "--old", (t.path / "old").string(), "--new", (t.path / "new").string(),
+       "--build",
+       "cmake -B build -DBUILD_SHARED_LIBS=Off -DENABLE_CJSON_UTILS=Off && cmake --build build",
+       "--test", "ctest --test-dir build -R '^misc_tests$'"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  bool named = false;
+  for (const auto &n : report["notes"])
+    named |= n.get<std::string>().find("misc_tests") != std::string::npos;
+  CHECK(named);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  CHECK(top["file"] == "cJSON.c");
+  CHECK(top["line"] == 2207);
+  CHECK(top["revert"]["result"] == "fixes");
+  // The user's trees are never written to.
+  CHECK_FALSE(fs::exists(t.path / "old" / "build"));
+  CHECK_FALSE(fs::exists(t.path / "new" / "build"));
+}
+
+TEST_CASE("a real autotools tool broken by a large commit, built by its own configure and "
+          "make and tested by a shell script: the rewritten block ranks first with revert "
+          "evidence",
+          "[realworld][project]") {
+  // mawk t20240716 -> t20240819 (fixtures/realworld/README.md): 1 463 changed lines over
+  // 50 files; `match("a.b", /b.*$/)` stops matching.
+  TempDir t;
+  fs::path repo = t.path / "mawk";
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/git", "clone", "-q",
+               (fixturesDir() / "realworld" / "mawk.bundle").string(), repo.string()};
+  spec.timeoutSeconds = 120;
+  REQUIRE(runProcess(spec).exitedWith(0));
+  ProcessResult r = runRootline(
+      {"--json", "debug", "--repo", repo.string(), "--good", "good", "--bad", "bad", "--test",
+       "sh " + (fixturesDir() / "realworld" / "mawk_match_dollar.sh").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  INFO(top.dump());
+  CHECK(top["file"] == "rexp3.c");
+  CHECK(top["line"].get<unsigned>() >= 433);
+  CHECK(top["line"].get<unsigned>() <= 439);
+  // Reverting the rewritten block (its two hunks, tied by the braces they balance)
+  // makes the project's test pass.
+  CHECK(top["revert"]["result"] == "fixes");
+  // No revert trial touched a file the program is not built from.
+  for (const auto &trial : report["revert_trials"])
+    for (const auto &h : trial["hunks"]) {
+      std::string hunk = h;
+      CHECK(hunk.find("CHANGES") == std::string::npos);
+      CHECK(hunk.find("test/") != 0);
+    }
+  // The clone is never written to.
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }

@@ -107,7 +107,8 @@ TEST_CASE("two hunks that fail only together are found as a minimal revert set",
 TEST_CASE("a hunk that does not build when reverted alone is unresolved, not an error",
           "[debug][revert]") {
   // A parameter added and the call given its argument: neither builds without the other
-  // (no new name ties them), so each alone is unresolved.
+  // (no new name ties them), so each alone is unresolved; tried together (the build error
+  // names `f`), they are the whole change, evidence for no line.
   Pair p("#include <stdio.h>\nstatic int f(int v) { return v; }\nint main(void) {\n  int x;\n"
          "  if (scanf(\"%d\", &x) != 1)\n    return 1;\n  printf(\"%d\\n\", f(x));\n"
          "  return 0;\n}\n",
@@ -120,13 +121,20 @@ TEST_CASE("a hunk that does not build when reverted alone is unresolved, not an 
   bool unresolved = std::any_of(rep.reverts.begin(), rep.reverts.end(),
                                 [](auto &t) { return t.result == "does not build"; });
   CHECK(unresolved);
+  for (const auto &c : rep.candidates) {
+    INFO(c.line << ": " << c.revertDetail);
+    CHECK(c.revert != "fixes");
+    if (!c.revert.empty())
+      CHECK((c.revert == "whole change" || c.revert == "unresolved"));
+  }
   CHECK(std::any_of(rep.candidates.begin(), rep.candidates.end(),
-                    [](auto &c) { return c.revert == "unresolved"; }));
+                    [](auto &c) { return c.revert == "whole change"; }));
 }
 
 TEST_CASE("an extracted helper and its call are one revert unit", "[debug][revert]") {
-  // New: `twice` declared in one hunk and called, wrongly, in another; they build only
-  // together, so they are reverted together.
+  // New: `twice` declared in one hunk and called, wrongly, in another; they are one
+  // group, the whole change: reverting it says nothing about a line. The call's line
+  // reverted alone (the helper kept) does.
   Pair p("#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
          "    return 1;\n  int y = x * 2;\n  printf(\"%d\\n\", y);\n  return 0;\n}\n",
          "#include <stdio.h>\nstatic int twice(int v) {\n  return v * 2;\n}\nint main(void) {\n"
@@ -136,11 +144,21 @@ TEST_CASE("an extracted helper and its call are one revert unit", "[debug][rever
   DebugReport rep = debugRegression(p.req);
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].line == 9);
+  INFO(rep.candidates[0].revertDetail);
   CHECK(rep.candidates[0].revert == "fixes");
-  CHECK(rep.candidates[0].revertDetail.find("main.c:2-4 + main.c:9") != std::string::npos);
-  REQUIRE(rep.reverts.size() == 1);
+  CHECK(rep.candidates[0].revertDetail == "reverting main.c:9 alone makes the test pass");
+  REQUIRE(rep.reverts.size() >= 2);
   CHECK(rep.reverts[0].hunks == std::vector<std::string>{"main.c:2-4 + main.c:9"});
   CHECK(rep.reverts[0].result == "passes");
+  CHECK(rep.reverts[1].hunks == std::vector<std::string>{"main.c:9"});
+  CHECK(rep.reverts[1].result == "passes");
+  // No line is said to fix the test "alone" for the whole change's trial.
+  for (const auto &c : rep.candidates)
+    if (c.line != 9 && !c.revert.empty()) {
+      CHECK(c.revert == "whole change");
+      CHECK(c.revertDetail.find("reverting the whole change (main.c:2-4 + main.c:9) makes the "
+                                "test pass") == 0);
+    }
 }
 
 TEST_CASE("between two commits, a rename mixed into the change is neutral and the cause is "
@@ -189,9 +207,9 @@ TEST_CASE("a mixed regression given as two single files ranks its cause first, r
   TempDir t;
   fs::copy_file(r.dir / "old" / "main.c", t.path / "ledger_good.c");
   fs::copy_file(r.dir / "new" / "main.c", t.path / "ledger_bad.c");
-  ProcessResult p = runRootline({"--json", "debug", "--old", (t.path / "ledger_good.c").string(),
-                                 "--new", (t.path / "ledger_bad.c").string(), "--stdin",
-                                 r.program.stdinFile->string()});
+  ProcessResult p =
+      runRootline({"--json", "debug", "--old", (t.path / "ledger_good.c").string(), "--new",
+                   (t.path / "ledger_bad.c").string(), "--stdin", r.program.stdinFile->string()});
   INFO(p.err);
   REQUIRE(p.exitedWith(0));
   auto j = nlohmann::json::parse(p.out);
@@ -199,4 +217,42 @@ TEST_CASE("a mixed regression given as two single files ranks its cause first, r
   CHECK(j["candidates"][0]["line"] == 27);
   CHECK(j["candidates"][0]["revert"]["result"] == "fixes");
   CHECK_FALSE(j["neutral_edits"].empty());
+}
+
+TEST_CASE("revert trials never touch files the program is not built from", "[debug][revert]") {
+  TempDir t;
+  fs::path repo = t.path / "repo";
+  fs::create_directories(repo / "tests");
+  REQUIRE(git(repo, {"init", "-q"}).exitedWith(0));
+  auto write = [&](const std::string &limit, const std::string &log, const std::string &gen) {
+    writeText(repo / "main.c", "#include <stdio.h>\nint main(void) {\n  int x;\n"
+                               "  if (scanf(\"%d\", &x) != 1)\n    return 1;\n"
+                               "  printf(\"%d\\n\", x " +
+                                   limit + " 10 ? 1 : 0);\n  return 0;\n}\n");
+    writeText(repo / "ChangeLog", log);
+    writeText(repo / "tests" / "gen.c", gen);
+    writeText(repo / "input.txt", "10\n");
+  };
+  write(">=", "v1: first\n", "int gen(void) { return 1; }\n");
+  REQUIRE(git(repo, {"add", "-A"}).exitedWith(0));
+  REQUIRE(git(repo, {"commit", "-qm", "works"}).exitedWith(0));
+  write(">", "v2: stricter limit\nv1: first\n", "int gen(void) { return 2; }\n");
+  REQUIRE(git(repo, {"commit", "-qam", "breaks"}).exitedWith(0));
+  auto res = runRootline({"debug", "--repo", repo.string(), "--good", "HEAD~1", "--bad", "HEAD",
+                          "--src", "main.c", "--stdin", (repo / "input.txt").string(), "--out",
+                          (t.path / "rep").string()});
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(readFile(t.path / "rep" / "report.json"));
+  REQUIRE_FALSE(j["revert_trials"].empty());
+  for (const auto &trial : j["revert_trials"])
+    for (const auto &h : trial["hunks"]) {
+      std::string hunk = h;
+      CHECK(hunk.find("ChangeLog") == std::string::npos);
+      CHECK(hunk.find("tests/gen.c") == std::string::npos);
+    }
+  CHECK(j["candidates"][0]["line"] == 6);
+  CHECK(j["candidates"][0]["revert"]["result"] == "fixes");
+  // The revert stage says what it left out.
+  CHECK(j["stages"].dump().find("2 changed file(s) the program is not built from") !=
+        std::string::npos);
 }
