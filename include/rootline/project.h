@@ -114,6 +114,8 @@ namespace rootline {
 struct TestCommand {
   std::string command;
   double timeoutSeconds = 600;
+  // --expect with --test: the test passes only when it exits 0 and prints exactly this.
+  std::optional<std::string> expectedStdout;
 };
 
 struct TestCommandRun {
@@ -127,7 +129,8 @@ struct TestCommandRun {
   // their access times (set to 0 before the run, read after); nullopt when the
   // filesystem does not update them (noatime), and then any may have run.
   std::optional<std::vector<std::string>> programsRun;
-  bool passed() const { return result.exitedWith(0); }
+  bool stdoutAsExpected = true; // false when the test's --expect output differs
+  bool passed() const { return result.exitedWith(0) && stdoutAsExpected; }
   bool cannotTest() const { return result.exitedWith(125); }
 };
 

@@ -2,8 +2,8 @@
 #include "rootline/bisect.h"
 
 #include "rootline/error.h"
-#include "rootline/project.h"
 #include "rootline/hash.h"
+#include "rootline/project.h"
 
 #include <chrono>
 
@@ -113,7 +113,7 @@ CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const
       return v;
     }
     ScopedWorkDir work("check");
-    TestCommand test{*check.testCommand, check.timeoutSeconds};
+    TestCommand test{*check.testCommand, check.timeoutSeconds, std::nullopt};
     judgeCommand(v, runTestCommand(project, test, {}, work.path / "traces").result);
     v.seconds = since(start);
     return v;

@@ -90,6 +90,8 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   if (opt.project.given()) {
     ProjectDebugOptions project = opt.project;
     project.target = opt.recipe.target;
+    if (!opt.project.test.empty() && !opt.expectFile.empty())
+      project.expectedStdout = req.expectedStdout; // the test's own stdout is compared
     project.testTimeout = std::max(300.0, 10 * opt.timeout);
     req = projectDebugRequest(project, req, oldV.root, newV.root, progress);
   }
@@ -119,7 +121,8 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_option("--stdin", opt->stdinFile, "The test's stdin");
   addFileOption(*cmd, opt->files);
   cmd->add_option("--expect", opt->expectFile,
-                  "Expected stdout (default: what the old version prints)");
+                  "Expected stdout (default: what the old version prints); with --test, the "
+                  "test command's own stdout, which must equal it for the test to pass");
   cmd->add_option("--condition", opt->condition,
                   "rsc (relevant slice conditions, default) or pc (path "
                   "conditions: the original Darwin)");

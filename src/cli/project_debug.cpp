@@ -104,7 +104,7 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                                   const ProjectDebugOptions &opt, Progress &progress,
                                   std::vector<std::string> &notes) {
   CarvedProcess out;
-  TestCommand test{opt.test, opt.testTimeout};
+  TestCommand test{opt.test, opt.testTimeout, opt.expectedStdout};
   progress.stage("failure", "the test on both versions");
   ScopedWorkDir work("project-test");
   TestCommandRun oldNative = runTestCommand(oldB, test, {}, work.path / "unused");
@@ -112,7 +112,9 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     throw Error("the test cannot test the " + oldB.label + " version (exit 125)");
   if (!oldNative.passed())
     throw Error("the test fails on the " + oldB.label + " version too (" +
-                statusText(oldNative.result) + "): '" + opt.test + "'");
+                (oldNative.stdoutAsExpected ? statusText(oldNative.result)
+                                            : std::string("its output differs from --expect")) +
+                "): '" + opt.test + "'");
   TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
   if (newNative.cannotTest())
     throw Error("the test cannot test the " + newB.label + " version (exit 125)");

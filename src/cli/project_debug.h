@@ -5,6 +5,7 @@
 #include "rootline/debug.h"
 #include "rootline/project.h"
 
+#include <optional>
 #include <string>
 
 namespace rootline::cli {
@@ -13,6 +14,7 @@ struct ProjectDebugOptions {
   std::string build;  // --build; empty: detected
   std::string test;   // --test; empty: the test is one process (--stdin, args)
   std::string target; // --target
+  std::optional<std::string> expectedStdout; // --expect with --test
   double testTimeout = 600;
   bool given() const { return !build.empty() || !test.empty(); }
 };

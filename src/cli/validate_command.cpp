@@ -44,8 +44,8 @@ void useProjectBuild(const ValidateOptions &opt, ValidateRequest &req, Progress 
   req.badNative = bad.home / carved.newProgram->path;
   req.fixBuilt = builtVersion(fix, selectProgram(fix, carved.oldProgram->path));
   ScopedWorkDir work("validate-test");
-  TestCommandRun onFix =
-      runTestCommand(fix, {opt.project.test, project.testTimeout}, {}, work.path / "unused");
+  TestCommandRun onFix = runTestCommand(fix, {opt.project.test, project.testTimeout, std::nullopt},
+                                        {}, work.path / "unused");
   req.projectTestPassesOnFix = onFix.passed();
   req.projectTest = opt.project.test;
   req.leadNotes.push_back("test '" + opt.project.test + "' on the fix: " +

@@ -109,6 +109,7 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
         watched.push_back(prog.path);
     }
   out.result = runProcess(spec);
+  out.stdoutAsExpected = !test.expectedStdout || out.result.out == *test.expectedStdout;
   if (!watched.empty()) {
     std::vector<std::string> ran;
     for (const auto &path : watched) {

@@ -44,7 +44,7 @@ TEST_CASE("an autotools project builds with its own configure and make, and its 
   CHECK_FALSE(fs::exists(oldTree / "configure")); // the fixture itself is never built in
   CHECK(buildProject(oldTree, "old", opt).cacheHit);
 
-  TestCommand test{"sh tests/basic.sh", 120};
+  TestCommand test{"sh tests/basic.sh", 120, std::nullopt};
   TempDir t;
   TestCommandRun oldNative = runTestCommand(oldBuild, test, {}, t.path / "unused");
   TestCommandRun newNative = runTestCommand(newBuild, test, {}, t.path / "unused");
@@ -341,6 +341,9 @@ TEST_CASE("a version whose sources differ from an already built one only in C fi
   writeText(t.path / "h" / "src" / "csvsum.c", sum);
   writeText(t.path / "h" / "src" / "num.h",
             readFile(t.path / "h" / "src" / "num.h") + "\n/* a header edit */\n");
+  // A file this run alone has, so that no tree built by an earlier run is near.
+  for (const char *v : {"a", "b", "h"})
+    writeText(t.path / v / "RUN", t.path.string());
   ProjectBuildOptions opt;
   opt.command = "make";
   BuiltProject a = buildProject(t.path / "a", "a", opt);
@@ -366,7 +369,50 @@ TEST_CASE("a version whose sources differ from an already built one only in C fi
   for (const auto &prog : b.programs)
     CHECK_FALSE(prog.bitcode.empty());
   // Its test runs as on a whole build.
-  TestCommand test{"sh tests/pipeline.sh", 120};
+  TestCommand test{"sh tests/pipeline.sh", 120, std::nullopt};
   CHECK(runTestCommand(a, test, {}, t.path / "ta").passed());
   CHECK_FALSE(runTestCommand(b, test, {}, t.path / "tb").passed()); // "sum=" expected
+}
+
+TEST_CASE("debug --test --expect: a test that prints instead of checking fails when its "
+          "stdout differs from the expected file",
+          "[project]") {
+  TempDir t;
+  fs::path dir = fixturesDir() / "projects" / "make_pipeline";
+  // The test prints csvsum's result for all-negative values, where the new version's
+  // max is wrong; it exits 0 on both versions.
+  std::string test = "printf 'x,y\\na,-1\\nb,-2\\n' | ./csvsum -H -f 2";
+  ProjectBuildOptions opt;
+  opt.command = "make";
+  BuiltProject oldBuild = buildProject(dir / "old", "old", opt);
+  TempDir w;
+  TestCommandRun plain = runTestCommand(oldBuild, {test, 120, std::nullopt}, {}, w.path / "a");
+  REQUIRE(plain.passed());
+  CHECK(plain.result.out.find("max=-1") != std::string::npos);
+  writeText(t.path / "expected.txt", plain.result.out);
+  CHECK(runTestCommand(oldBuild, {test, 120, plain.result.out}, {}, w.path / "b").passed());
+  TestCommandRun other =
+      runTestCommand(oldBuild, {test, 120, std::string("no\n")}, {}, w.path / "c");
+  CHECK_FALSE(other.passed());
+  CHECK(other.result.exitedWith(0));
+  // Without --expect both versions pass; with it, the new one fails and is debugged.
+  ProcessResult without = runRootline({"--json", "debug", "--old", (dir / "old").string(), "--new",
+                                       (dir / "new").string(), "--build", "make", "--test", test});
+  CHECK(without.exitedWith(2));
+  CHECK(without.err.find("the test passes on the new version") != std::string::npos);
+  ProcessResult r = runRootline({"--json", "debug", "--old", (dir / "old").string(), "--new",
+                                 (dir / "new").string(), "--build", "make", "--test", test,
+                                 "--expect", (t.path / "expected.txt").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(report["candidates"].empty());
+  CHECK(report["candidates"][0]["file"] == "src/csvsum.c");
+  // An expected file the old version does not print: it fails there too.
+  writeText(t.path / "wrong.txt", "count=7\n");
+  ProcessResult wrong =
+      runRootline({"debug", "--old", (dir / "old").string(), "--new", (dir / "new").string(),
+                   "--build", "make", "--test", test, "--expect", (t.path / "wrong.txt").string()});
+  CHECK(wrong.exitedWith(2));
+  CHECK(wrong.err.find("its output differs from --expect") != std::string::npos);
 }
