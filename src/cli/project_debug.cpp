@@ -187,11 +187,15 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.newRoot = newB.home;
   if (!req.sourceDiff)
     req.sourceDiff = sourceTreeDiff(oldTree, newTree);
-  req.leadNotes.push_back("built by '" + oldB.command + "' (" +
-                          (oldB.cacheHit && newB.cacheHit
-                               ? "both versions from the cache"
-                               : "logs: " + oldB.log.string() + ", " + newB.log.string()) +
-                          ")");
+  // How each version was built, in words: the report names no cache path (the logs'
+  // paths are in the progress output and in an error when a build fails).
+  auto how = [](const BuiltProject &b) {
+    return b.cacheHit              ? std::string("from the cache")
+           : !b.reusedFrom.empty() ? std::string("incrementally, from a nearby version's build")
+                                   : std::string("built afresh");
+  };
+  req.leadNotes.push_back("built by '" + oldB.command + "' (" + oldB.label + ": " + how(oldB) +
+                          "; " + newB.label + ": " + how(newB) + ")");
   if (opt.test.empty()) { // the test is one process: --stdin, --file, args
     req.oldBuilt = builtVersion(oldB, selectProgram(oldB, opt.target));
     const ProjectProgram &prog = selectProgram(newB, opt.target);

@@ -50,6 +50,8 @@ std::string relativeTo(const std::string &path, const fs::path &root) {
   // A file of a tree rootline laid out under its cache (a commit's tree, the project's
   // work path or built home, a revert variant) is named as in the repository: a report
   // never shows cache paths.
+  if (fs::path(path).is_relative())
+    return fs::path(path).lexically_normal().string(); // "./rexp0.c" is "rexp0.c"
   fs::path inCache = fs::path(path).lexically_normal().lexically_relative(
       fs::absolute(cacheRoot()).lexically_normal());
   if (inCache.empty() || *inCache.begin() == "..")

@@ -185,8 +185,12 @@ DebugReport debugRegression(const DebugRequest &request) {
   for (Version *v : {&oldV, &newV}) {
     v->condition =
         rsc ? relevantSliceCondition(v->trace.symbolic, v->slice) : v->trace.symbolic.path;
+    // One note per version, however many functions.
+    std::string calls;
     for (const auto &c : v->trace.symbolic.concretizedCalls)
-      report.notes.push_back(v->name + " version: symbolic input flowed into " + c +
+      calls += (calls.empty() ? "" : ", ") + c;
+    if (!calls.empty())
+      report.notes.push_back(v->name + " version: symbolic input flowed into " + calls +
                              " and was made concrete");
   }
   report.oldConstraints = oldV.condition.size();

@@ -2,6 +2,8 @@
 // mujs (a 16 kLOC JavaScript interpreter) reversed, cloned from the bundle in
 // ../shared/realworld, debugged between the two commits; a bisection over 64 real
 // commits; and a Makefile build recorded with bear. ctest label: realworld.
+#include "rootline/fs.h"
+#include "rootline/project.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -321,6 +323,16 @@ TEST_CASE("a real autotools tool broken by a large commit, built by its own conf
       CHECK(hunk.find("CHANGES") == std::string::npos);
       CHECK(hunk.find("test/") != 0);
     }
+  // The report names repository paths, never the cache's; notes of one kind are one line.
+  // (The test's own clone lives under the cache's work directory; the trees, built
+  // homes and variants rootline lays out must not show.)
+  for (const char *part : {"project", "trees", "variants", "project-variants"})
+    CHECK(r.out.find((fs::absolute(cacheRoot()) / part).string() + "/") == std::string::npos);
+  CHECK(r.out.find(projectWorkPath().string() + "/") == std::string::npos);
+  size_t concreteNotes = 0;
+  for (const auto &n : report["notes"])
+    concreteNotes += n.get<std::string>().find("value(s) concrete at") != std::string::npos;
+  CHECK(concreteNotes <= 2); // one per version
   // The clone is never written to.
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
