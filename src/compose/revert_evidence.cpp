@@ -367,10 +367,19 @@ private:
 // Delta debugging over the units (Zeller, ESEC/FSE 1999), in revert form: the
 // smallest set found whose revert makes the test pass. Reverting every unit is the old
 // version (plus neutral edits), which passes.
-std::set<size_t> minimalRevert(Trials &trials, size_t unitCount) {
-  std::vector<size_t> c(unitCount);
-  for (size_t i = 0; i < unitCount; ++i)
-    c[i] = i;
+// What reverting a unit costs to build, roughly: a header edit recompiles every unit
+// that includes it, a source edit one unit.
+size_t buildCost(const RevertEvidence::Unit &u,
+                 const std::vector<RevertEvidence::ChangedFile> &files) {
+  std::set<size_t> sources, headers;
+  for (auto [f, h] : u.hunks)
+    (fs::path(files[f].newPath).extension() == ".h" ? headers : sources).insert(f);
+  return sources.size() + 10 * headers.size();
+}
+
+// `c`: the units in the order to try them (cheapest builds first, so more trials fit in
+// the stage's share).
+std::set<size_t> minimalRevert(Trials &trials, std::vector<size_t> c) {
   bool confirmed = false; // some trial passed on c (reverting everything is assumed)
   size_t n = 2;
   while (c.size() >= 2 && !trials.exhausted()) {
@@ -570,8 +579,15 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
   for (const auto &c : firstRanking)
     if (auto u = unitOf(c, ev.files, units))
       want(*u);
+  // The rest, when few, cheapest builds first.
+  std::vector<size_t> byCost(units.size());
+  for (size_t u = 0; u < units.size(); ++u)
+    byCost[u] = u;
+  std::stable_sort(byCost.begin(), byCost.end(), [&](size_t a, size_t b) {
+    return buildCost(units[a], ev.files) < buildCost(units[b], ev.files);
+  });
   if (units.size() <= 8)
-    for (size_t u = 0; u < units.size(); ++u)
+    for (size_t u : byCost)
       want(u);
   Trials trials(req, ev.files, units, work, deadline, report);
   // A group whose revert does not build is tried in smaller units (after the groups
@@ -635,7 +651,11 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     }
   }
   if (ev.fixing.empty() && ev.groups > 1 && !trials.exhausted()) {
-    ev.minimal = minimalRevert(trials, ev.groups);
+    std::vector<size_t> groups;
+    for (size_t u : byCost)
+      if (u < ev.groups)
+        groups.push_back(u);
+    ev.minimal = minimalRevert(trials, groups);
     if (ev.minimal.size() == ev.groups)
       ev.minimal.clear(); // the whole change: nothing learnt
     for (size_t u : ev.minimal)

@@ -256,3 +256,42 @@ TEST_CASE("revert trials never touch files the program is not built from", "[deb
   CHECK(j["stages"].dump().find("2 changed file(s) the program is not built from") !=
         std::string::npos);
 }
+
+TEST_CASE("revert trials beyond the first ranking's try the cheapest builds first",
+          "[debug][revert]") {
+  // Three groups: the bug (in the slice, tried first), an unused helper added to main.c
+  // and an unused macro added to a header. Of the two the first ranking does not name, the
+  // source edit (one unit to rebuild) is tried before the header edit (every includer).
+  TempDir t;
+  std::string oldMain = "#include <stdio.h>\n#include \"lim.h\"\nint main(void) {\n  int x;\n"
+                        "  if (scanf(\"%d\", &x) != 1)\n    return 1;\n"
+                        "  printf(\"%d\\n\", x > LIM ? 1 : 0);\n  return 0;\n}\n";
+  std::string newMain = "#include <stdio.h>\n#include \"lim.h\"\n"
+                        "static int spare(int v) { return v + 1; }\nint main(void) {\n"
+                        "  int x;\n  if (scanf(\"%d\", &x) != 1)\n    return 1;\n"
+                        "  printf(\"%d\\n\", x >= LIM ? 1 : 0);\n  return 0;\n}\n";
+  writeText(t.path / "old" / "lim.h", "#define LIM 10\n");
+  writeText(t.path / "new" / "lim.h", "#define LIM 10\n#define SPARE_LIMIT 3\n");
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldMain);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newMain);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "10\n";
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 8);
+  std::vector<std::string> reverted;
+  for (const auto &trial : rep.reverts)
+    if (trial.what == "revert")
+      for (const auto &h : trial.hunks)
+        reverted.push_back(h);
+  INFO(nlohmann::json(reverted).dump());
+  auto at = [&](const std::string &label) {
+    return std::find(reverted.begin(), reverted.end(), label) - reverted.begin();
+  };
+  REQUIRE(at("main.c:3") < static_cast<long>(reverted.size()));
+  REQUIRE(at("lim.h:2") < static_cast<long>(reverted.size()));
+  CHECK(at("main.c:8") < at("main.c:3"));
+  CHECK(at("main.c:3") < at("lim.h:2"));
+}
