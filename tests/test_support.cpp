@@ -105,7 +105,8 @@ DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind) {
   // Files the program opens (fixtures/diagnoses: `files`, laid out under files/).
   if (r.meta.contains("files"))
     for (const auto &name : r.meta["files"])
-      req.input.files[name.get<std::string>()] = readFile(r.dir / "files" / name.get<std::string>());
+      req.input.files[name.get<std::string>()] =
+          readFile(r.dir / "files" / name.get<std::string>());
   req.condition = kind;
   return req;
 }
@@ -149,6 +150,17 @@ void writeText(const fs::path &path, const std::string &text) {
 BuildRecipe sourceRecipe(const fs::path &file, const std::string &source) {
   writeText(file, source);
   return {{{file, {}, file.parent_path()}}, {}, "test"};
+}
+
+DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
+                         const std::string &newMain, const std::string &stdinBytes) {
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(dir / "old" / "main.c", oldMain);
+  req.newRecipe = sourceRecipe(dir / "new" / "main.c", newMain);
+  req.oldRoot = dir / "old";
+  req.newRoot = dir / "new";
+  req.input.stdinBytes = stdinBytes;
+  return req;
 }
 
 ProcessResult runRootline(const std::vector<std::string> &args,

@@ -72,6 +72,10 @@ struct TempDir {
 void writeText(const fs::path &path, const std::string &text);
 // Writes a one-file C program and returns its build recipe (compiled in its directory).
 BuildRecipe sourceRecipe(const fs::path &file, const std::string &source);
+// A debug request between two one-file programs written to `dir`/old/main.c and
+// `dir`/new/main.c, with `stdinBytes` as the test's input.
+DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
+                         const std::string &newMain, const std::string &stdinBytes);
 
 // Runs the rootline binary with the given arguments.
 ProcessResult runRootline(const std::vector<std::string> &args,

@@ -46,12 +46,8 @@ std::string firstErrorLine(const std::string &log) {
   return fallback; // the last line said something
 }
 
-// What identifies a source tree's content cheaply: every file's path, size,
-// modification time and inode (a tree from git is written once per commit, so this is
-// stable).
-std::string treeStamp(const fs::path &tree) {
-  Hasher h;
-  std::vector<std::string> rows;
+// Calls `fn(rel, path)` for every regular file of a source tree, `.git` left out.
+template <typename Fn> void forEachTreeFile(const fs::path &tree, Fn fn) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(
            tree, fs::directory_options::skip_permission_denied, ec);
@@ -64,17 +60,27 @@ std::string treeStamp(const fs::path &tree) {
         it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec))
-      continue;
+    if (it->is_regular_file(ec))
+      fn(rel, it->path());
+  }
+}
+
+// What identifies a source tree's content cheaply: every file's path, size,
+// modification time and inode (a tree from git is written once per commit, so this is
+// stable).
+std::string treeStamp(const fs::path &tree) {
+  Hasher h;
+  std::vector<std::string> rows;
+  forEachTreeFile(tree, [&](const std::string &rel, const fs::path &path) {
     // The inode too: two trees written in the same second (git trees share one time
     // per tree) may hold a file of the same size that differs.
     struct stat st {};
-    if (::stat(it->path().c_str(), &st) != 0)
-      continue;
+    if (::stat(path.c_str(), &st) != 0)
+      return;
     rows.push_back(rel + "\t" + std::to_string(st.st_size) + "\t" +
                    std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
                    "\t" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino));
-  }
+  });
   std::sort(rows.begin(), rows.end());
   for (const auto &r : rows)
     h.add(r);
@@ -161,21 +167,9 @@ std::vector<ProjectProgram> linkedPrograms(const fs::path &logFile, const fs::pa
 // Every regular file of a source tree (not .git) and a digest of its content.
 std::map<std::string, std::string> treeContents(const fs::path &tree) {
   std::map<std::string, std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(
-           tree, fs::directory_options::skip_permission_denied, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec)
-      break;
-    std::string rel = fs::relative(it->path(), tree, ec).string();
-    if (rel == ".git" || rel.starts_with(".git/")) {
-      if (it->is_directory(ec))
-        it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(ec))
-      out[rel] = Hasher().add(readFile(it->path())).hex();
-  }
+  forEachTreeFile(tree, [&](const std::string &rel, const fs::path &path) {
+    out[rel] = Hasher().add(readFile(path)).hex();
+  });
   return out;
 }
 

@@ -211,13 +211,8 @@ TEST_CASE("a hash seed made of an address and the pid is never the first diverge
   TempDir t;
   std::string newText = kSeededOld;
   newText.replace(newText.find("get(\"a\") + get"), 14, "get(\"a\") - get");
-  DebugRequest req;
-  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", kSeededOld);
-  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newText);
-  req.oldRoot = t.path / "old";
-  req.newRoot = t.path / "new";
-  req.input.stdinBytes = "a 5\nb 2\nc 7\nd 1\ne 4\n";
-  DebugReport rep = debugRegression(req);
+  DebugReport rep =
+      debugRegression(twoVersions(t.path, kSeededOld, newText, "a 5\nb 2\nc 7\nd 1\ne 4\n"));
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].line == 34);
   REQUIRE(rep.firstDivergence.has_value());
@@ -234,13 +229,7 @@ TEST_CASE("a call moved to another function with the same result is not 'the sam
   TempDir t;
   std::string newText = kCallsOld;
   newText.replace(newText.find("= twice(x)"), 10, "= twice_counted(x)");
-  DebugRequest req;
-  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", kCallsOld);
-  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newText);
-  req.oldRoot = t.path / "old";
-  req.newRoot = t.path / "new";
-  req.input.stdinBytes = "4\n";
-  DebugReport rep = debugRegression(req);
+  DebugReport rep = debugRegression(twoVersions(t.path, kCallsOld, newText, "4\n"));
   const DebugCandidate *c = at(rep, 8);
   REQUIRE(c != nullptr);
   CHECK(c->rank == 1);

@@ -272,13 +272,7 @@ TEST_CASE("revert trials beyond the first ranking's try the cheapest builds firs
                         "  printf(\"%d\\n\", x >= LIM ? 1 : 0);\n  return 0;\n}\n";
   writeText(t.path / "old" / "lim.h", "#define LIM 10\n");
   writeText(t.path / "new" / "lim.h", "#define LIM 10\n#define SPARE_LIMIT 3\n");
-  DebugRequest req;
-  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldMain);
-  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newMain);
-  req.oldRoot = t.path / "old";
-  req.newRoot = t.path / "new";
-  req.input.stdinBytes = "10\n";
-  DebugReport rep = debugRegression(req);
+  DebugReport rep = debugRegression(twoVersions(t.path, oldMain, newMain, "10\n"));
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].line == 8);
   std::vector<std::string> reverted;
