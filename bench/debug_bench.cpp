@@ -28,6 +28,9 @@ struct Total {
   unsigned divergedAtCause = 0; // the first divergence is on the true cause's line
   unsigned causeDiffers = 0;    // the true cause is in the dual slice
   unsigned causeSameValues = 0; // the true cause called behaviour-neutral (a wrong call)
+  // The rank-1 candidate outside main (a function a unit test can call), and of those
+  // the ones with a differential unit test that passes on old and fails on new.
+  unsigned unitTestEligible = 0, unitTests = 0;
   // Alternative inputs: how many, the input tokens (white-space separated words of stdin
   // and argv) they change against the failing input, and how many bring in a byte that
   // is not printable where the failing input had none.
@@ -164,6 +167,11 @@ void corpus(const fs::path &root, Total (&totals)[kConfigs]) {
           }
           t.causeOutputsFollow += alike && apart;
         }
+        if (!r.candidates.empty() && !r.candidates[0].function.empty() &&
+            r.candidates[0].function != "main") {
+          ++t.unitTestEligible;
+          t.unitTests += r.unitTest && r.unitTest->passesOld && r.unitTest->failsNew;
+        }
         ++t.fixtures;
         t.rank1 += rank == 1;
         t.candidates += static_cast<unsigned>(r.candidates.size());
@@ -280,6 +288,10 @@ int main(int argc, char **argv) {
                 pct(totals[k].rank1, totals[k].fixtures), mixed[k].rank1, mixed[k].fixtures,
                 pct(mixed[k].rank1, mixed[k].fixtures), totals[k].reverted, totals[k].fixtures,
                 mixed[k].reverted, mixed[k].fixtures);
+  std::printf("RSC differential unit tests of the rank-1 candidate's function (outside main): "
+              "clean %u/%u, mixed %u/%u\n",
+              totals[0].unitTests, totals[0].unitTestEligible, mixed[0].unitTests,
+              mixed[0].unitTestEligible);
   for (int k = 0; k < 2; ++k) {
     std::vector<double> a = totals[k].alignSeconds;
     a.insert(a.end(), mixed[k].alignSeconds.begin(), mixed[k].alignSeconds.end());

@@ -71,7 +71,7 @@ int rl_stream_fd(struct _IO_FILE *stream) {
 /* --- shared helpers --------------------------------------------------------------- */
 
 /* One OUTPUT event for `len` bytes written to `fd`; advances the fd 1/2 position. */
-static void rl_log_output(int fd, int32_t arg, const void *src, const void *bytes, size_t len) {
+void rl_log_output(int fd, int32_t arg, const void *src, const void *bytes, size_t len) {
   if (len == 0)
     return;
   int e = errno;
@@ -318,6 +318,16 @@ ssize_t __rl_wrap_getline(char **lineptr, size_t *n, FILE *stream) {
   return r;
 }
 
+int __rl_wrap_getc_unlocked(FILE *stream) { return __rl_wrap_getc(stream); }
+int __rl_wrap_getchar_unlocked(void) { return __rl_wrap_getchar(); }
+int __rl_wrap_fgetc_unlocked(FILE *stream) { return __rl_wrap_fgetc(stream); }
+char *__rl_wrap_fgets_unlocked(char *s, int n, FILE *stream) {
+  return __rl_wrap_fgets(s, n, stream);
+}
+size_t __rl_wrap_fread_unlocked(void *ptr, size_t size, size_t nmemb, FILE *stream) {
+  return __rl_wrap_fread(ptr, size, nmemb, stream);
+}
+
 /* --- scanf family ------------------------------------------------------------------ */
 
 /* One conversion specification of a scanf format, parsed as glibc's vfscanf does. */
@@ -503,10 +513,10 @@ struct rl_scan {
   int is_stdin;    /* an input source (stdin or a file): log tokens, advance its position */
   uint32_t source; /* its number (0: stdin as the process started) */
   uint64_t *source_pos;
-  size_t pos;      /* bytes consumed so far by this call */
-  uint64_t base;   /* the source's position at entry */
-  off_t tell0;     /* ftello(stream) at entry, -1 when it cannot seek */
-  int ran;         /* a real scanf call was made */
+  size_t pos;    /* bytes consumed so far by this call */
+  uint64_t base; /* the source's position at entry */
+  off_t tell0;   /* ftello(stream) at entry, -1 when it cannot seek */
+  int ran;       /* a real scanf call was made */
   struct rl_text piece;
 };
 
@@ -636,8 +646,7 @@ static void rl_scan_log(struct rl_scan *sc, const struct rl_sspec *s, void *dst,
   if (sc->is_stdin) {
     rl_ev_source(sc->source);
     rl_ev_token(sc->base + start, toklen, addr, size, conv);
-  }
-  else if (sc->str)
+  } else if (sc->str)
     rl_ev_mem_token(sc->str + start, toklen, addr, size, conv);
   else
     rl_ev_mem_write(addr, size);
@@ -1413,7 +1422,7 @@ static void rl_print_run(struct rl_sink *k, const char *fmt, va_list *ap, int sa
   }
 }
 
-static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
+int rl_vfprintf_logged(FILE *stream, const char *fmt, va_list *ap) {
   if (!stream || !fmt)
     return vfprintf(stream, fmt, *ap);
   int saved_errno = errno;
@@ -1460,7 +1469,7 @@ static int rl_vfprintf_impl(FILE *stream, const char *fmt, va_list *ap) {
 int __rl_wrap_printf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int r = rl_vfprintf_impl(stdout, fmt, &ap);
+  int r = rl_vfprintf_logged(stdout, fmt, &ap);
   va_end(ap);
   return r;
 }
@@ -1468,8 +1477,26 @@ int __rl_wrap_printf(const char *fmt, ...) {
 int __rl_wrap_fprintf(FILE *stream, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int r = rl_vfprintf_impl(stream, fmt, &ap);
+  int r = rl_vfprintf_logged(stream, fmt, &ap);
   va_end(ap);
+  return r;
+}
+
+/* The va_list variants: the same printing on a copy of the caller's list. Their output
+ * pieces name no operand (the values sit in the list), see outputOperand. */
+int __rl_wrap_vprintf(const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int r = rl_vfprintf_logged(stdout, fmt, &copy);
+  va_end(copy);
+  return r;
+}
+
+int __rl_wrap_vfprintf(FILE *stream, const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int r = rl_vfprintf_logged(stream, fmt, &copy);
+  va_end(copy);
   return r;
 }
 
@@ -1528,9 +1555,8 @@ static __attribute__((noinline)) void rl_print_effects(const char *fmt, va_list 
   }
 }
 
-int __rl_wrap_sprintf(char *str, const char *fmt, ...) {
-  va_list ap, walk;
-  va_start(ap, fmt);
+int __rl_wrap_vsprintf(char *str, const char *fmt, va_list ap) {
+  va_list walk;
   va_copy(walk, ap);
   int r = vsprintf(str, fmt, ap);
   int e = errno;
@@ -1539,14 +1565,12 @@ int __rl_wrap_sprintf(char *str, const char *fmt, ...) {
   if (r >= 0)
     rl_ev_mem_write(str, (uint64_t)r + 1);
   va_end(walk);
-  va_end(ap);
   errno = e;
   return r;
 }
 
-int __rl_wrap_snprintf(char *str, size_t size, const char *fmt, ...) {
-  va_list ap, walk;
-  va_start(ap, fmt);
+int __rl_wrap_vsnprintf(char *str, size_t size, const char *fmt, va_list ap) {
+  va_list walk;
   va_copy(walk, ap);
   int r = vsnprintf(str, size, fmt, ap);
   int e = errno;
@@ -1557,8 +1581,50 @@ int __rl_wrap_snprintf(char *str, size_t size, const char *fmt, ...) {
     rl_ev_mem_write(str, stored + 1);
   }
   va_end(walk);
-  va_end(ap);
   errno = e;
+  return r;
+}
+
+int __rl_wrap_sprintf(char *str, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = __rl_wrap_vsprintf(str, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+int __rl_wrap_snprintf(char *str, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = __rl_wrap_vsnprintf(str, size, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+/* asprintf's buffer is a heap block the program frees: logged as an allocation whose
+ * bytes the call wrote. */
+int __rl_wrap_vasprintf(char **strp, const char *fmt, va_list ap) {
+  va_list walk;
+  va_copy(walk, ap);
+  int r = vasprintf(strp, fmt, ap);
+  int e = errno;
+  rl_print_effects(fmt, &walk, r >= 0);
+  rl_log_format_read(fmt);
+  if (r >= 0) {
+    rl_ev_heap_alloc(*strp, (uint64_t)r + 1);
+    rl_ev_mem_write(*strp, (uint64_t)r + 1);
+  }
+  rl_ev_mem_write(strp, sizeof *strp);
+  va_end(walk);
+  errno = e;
+  return r;
+}
+
+int __rl_wrap_asprintf(char **strp, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = __rl_wrap_vasprintf(strp, fmt, ap);
+  va_end(ap);
   return r;
 }
 
@@ -1627,6 +1693,16 @@ size_t __rl_wrap_fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream
     errno = e;
   }
   return put == request ? nmemb : put / size;
+}
+
+/* The *_unlocked forms (gnulib's unlocked-io.h renames every stdio call to them): the
+ * same bytes as the locking forms, which a single-threaded program cannot tell apart. */
+int __rl_wrap_putc_unlocked(int c, FILE *stream) { return __rl_wrap_putc(c, stream); }
+int __rl_wrap_putchar_unlocked(int c) { return __rl_wrap_putchar(c); }
+int __rl_wrap_fputc_unlocked(int c, FILE *stream) { return __rl_wrap_fputc(c, stream); }
+int __rl_wrap_fputs_unlocked(const char *s, FILE *stream) { return __rl_wrap_fputs(s, stream); }
+size_t __rl_wrap_fwrite_unlocked(const void *ptr, size_t size, size_t nmemb, FILE *stream) {
+  return __rl_wrap_fwrite(ptr, size, nmemb, stream);
 }
 
 ssize_t __rl_wrap_write(int fd, const void *buf, size_t count) {

@@ -82,5 +82,12 @@ void rl_ev_open(uint32_t id, const char *name);
 /* Wrapped stream helpers: the fd that a FILE* writes to, or -1. */
 struct _IO_FILE;
 int rl_stream_fd(struct _IO_FILE *stream);
+/* One OUTPUT event for `len` bytes written to `fd` by argument `arg` (see rl_ev_output),
+ * advancing the fd 1/2 position. */
+void rl_log_output(int fd, int32_t arg, const void *src, const void *bytes, size_t len);
+/* vfprintf that logs each conversion's bytes (argument k = the k-th after the format);
+ * `ap` is consumed. */
+#include <stdarg.h>
+int rl_vfprintf_logged(struct _IO_FILE *stream, const char *fmt, va_list *ap);
 
 #endif

@@ -14,6 +14,7 @@ struct RunSummary {
   std::string outcome; // "exit 0", "signal SIGSEGV", "timeout"
   std::string stdoutBytes;
   double seconds = 0; // wall clock
+  std::string stderrBytes;
 };
 
 struct AnalysedVersion {
@@ -42,6 +43,10 @@ void buildAnalysedVersion(AnalysedVersion &v, const BuildRecipe &recipe);
 // Only the native executable of a version (when no analysis is needed), with the same
 // error as buildAnalysedVersion.
 fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe);
+
+// Two runs behave alike: same stdout and ending, and the same stderr when the test
+// compares it (a test command's failing process).
+bool behaveAlike(const RunSummary &a, const RunSummary &b, bool stderrCounts);
 
 // Runs `input` on a native executable, its stdin written into `dir`. A run that prints
 // more than `maxOutputBytes` (0: no limit) is killed and ends as "output limit".

@@ -48,6 +48,9 @@ struct DebugRequest {
   // not give them (the directory rootline runs in, the --stdin file's).
   std::vector<fs::path> inputSearchDirs;
   std::optional<std::string> expectedStdout; // --expect; else the old version's output
+  // The failing process of a test command: its stdout, its ending and its stderr all
+  // count, in that order (the test compared the whole behaviour, not just stdout).
+  bool wholeBehaviour = false;
   ConditionKind condition = ConditionKind::Rsc;
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
@@ -135,10 +138,29 @@ struct DebugCandidate {
   // or "" (not a changed line, or not aligned).
   std::string aligned;
   std::string alignedDetail; // one sentence for the reader
+  // A differential unit test of the line's function that passes on the old version and
+  // fails on the new one (docs/debug.md, "Differential unit test"), one sentence; empty
+  // when none was made.
+  std::string unitTest;
   std::vector<std::string> reasons;
   // "runs" (alternative input run on both versions), "solver" (an alternative input
   // the budget left no time to run), "none" (ranked from the slice and the diff).
   std::string evidenceLevel() const { return ran ? "runs" : hasAlternative ? "solver" : "none"; }
+};
+
+// The differential unit test of the rank-1 candidate's function (docs/debug.md,
+// "Differential unit test"): one call of it in the failing run, made again from the
+// state that call began with, against each version's code.
+struct DifferentialUnitTest {
+  std::string function;
+  uint64_t occurrence = 0;                  // which call of the function, in the carved run
+  std::string version;                      // the run it was carved from ("new", or "old")
+  std::string call;                         // "key_char(50)"
+  std::string oldResult, newResult;         // what each version's call returns and leaves
+  bool passesOld = false, failsNew = false; // the final test, built and run on each
+  std::string fileName;                     // in --out: "unit-test/test_key_char.c"
+  std::string source;                       // the test's C text
+  std::string summary;                      // one sentence
 };
 
 // A hunk of the change that cannot alter behaviour (whitespace, comments, a consistent
@@ -221,8 +243,12 @@ struct DebugReport {
   fs::path repository;
   ProgramInput input;
   RunSummary expected, oldRun, newRun;
+  // The test compares stderr too (a test command's failing process): a run passes only
+  // with the expected stderr (expected.stderrBytes).
+  bool stderrCounts = false;
   std::string failure; // one sentence: what differs
-  // "wrong output", "missing output", "extra output", "crash", "hang", "exit status"
+  // "wrong output", "missing output", "extra output", "crash", "hang", "exit status",
+  // "diagnostics" (only stderr differs)
   // (docs/debug.md, "Failure kinds").
   std::string failureKind;
   bool hang = false; // the new version did not finish within runTimeoutSeconds
@@ -261,6 +287,7 @@ struct DebugReport {
   size_t sliceExecutions = 0, dualSliceExecutions = 0;
   std::vector<SameValueLine> sameValueLines;
   std::vector<MemoryError> memoryErrors; // of the new run, those reaching the failure first
+  std::optional<DifferentialUnitTest> unitTest;
 };
 
 DebugReport debugRegression(const DebugRequest &request);

@@ -45,7 +45,18 @@ struct SemanticDiff {
 // `return -1;` both to the joined line, a modified line to the line it became.
 std::vector<unsigned> lineCounterparts(const SemanticDiff &diff);
 
-SemanticDiff diffSemantically(const std::string &oldText, const std::string &newText);
+// `programRenames`: renames of names the file only uses (a function declared in a
+// header and renamed everywhere), found over the whole change by programRenames().
+SemanticDiff diffSemantically(const std::string &oldText, const std::string &newText,
+                              const std::map<std::string, std::string> &programRenames = {});
+
+// Renames over a whole change (old and new text of every changed C file): a name that
+// some changed file declares (a function, a global, a type), that every changed file
+// using it renames to the same new name (used there as often), that no new text uses
+// any more, and whose new name no old text uses, while some new text declares it. A
+// file alone cannot tell such a rename from a call changed to another function.
+std::map<std::string, std::string>
+programRenames(const std::vector<std::pair<std::string, std::string>> &changedFiles);
 
 // `text` with every identifier named in `renames` replaced by its new name (strings,
 // character constants and comments untouched).

@@ -27,13 +27,17 @@ struct TracedProgram {
   BuiltModule module;       // the original module: replay walks this one
   fs::path instrumentedExe; // module + instrumentation + runtime
   bool cacheHit = false;    // every step came from the cache
+  // What the program's own link line adds after the objects (a project's archives, -L,
+  // -l); a recipe's libraries are recipe.libs.
+  std::vector<std::string> linkFlags;
 };
 
 // Builds (or fetches from the cache) the instrumented executable of a recipe.
 TracedProgram buildTraced(const BuildRecipe &recipe);
 // The same for a module already built (a project's program): `linkFlags` are what its
 // own link line adds after the objects (archives, -L, -l, -pthread, ...).
-TracedProgram buildTracedModule(const BuiltModule &module, const std::vector<std::string> &linkFlags);
+TracedProgram buildTracedModule(const BuiltModule &module,
+                                const std::vector<std::string> &linkFlags);
 // The uninstrumented native executable of a module (for comparisons).
 fs::path buildNative(const BuildRecipe &recipe, const BuiltModule &module);
 

@@ -19,7 +19,10 @@ static_assert(kOutputLoc != ~0u && kOutputLoc != ~0u - 1,
               "abstract locations must be storable in a DenseSet");
 
 bool isOutputFunction(llvm::StringRef name) {
-  return name == "printf" || name == "fprintf" || name == "vprintf" || name == "vfprintf" ||
+  name.consume_back("_unlocked");
+  return name == "error" || name == "error_at_line" || name == "err" || name == "errx" ||
+         name == "warn" || name == "warnx" || name == "vwarn" || name == "vwarnx" ||
+         name == "printf" || name == "fprintf" || name == "vprintf" || name == "vfprintf" ||
          name == "puts" || name == "putchar" || name == "putc" || name == "fputc" ||
          name == "fputs" || name == "fwrite" || name == "write" || name == "perror";
 }

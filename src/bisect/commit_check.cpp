@@ -19,7 +19,7 @@ std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); 
 
 // The verdict of a `git bisect run`-style exit status.
 void judgeCommand(CommitVerdict &v, const ProcessResult &r) {
-  v.run = {r.outcome(), r.out};
+  v.run = {r.outcome(), r.out, r.seconds, r.err};
   if (r.timedOut) {
     v.verdict = Verdict::Bad;
     v.reason = "the test command timed out";

@@ -1,6 +1,7 @@
 // Compiling C sources to bitcode with clang-19 and linking them into one module.
 #include "build/cache.h"
 #include "build/include_stamps.h"
+#include "build/language_flags.h"
 #include "rootline/build.h"
 #include "rootline/error.h"
 #include "rootline/hash.h"
@@ -57,7 +58,7 @@ ProcessResult runClang(const TranslationUnit &unit, std::vector<std::string> arg
 // their stamps (build/include_stamps.h): a warm cache costs a stat per input.
 std::string unitKey(const TranslationUnit &unit) {
   Hasher direct;
-  direct.add("rootline-tu-direct-v1").add(clangPath()).add(unit.source.string());
+  direct.add("rootline-tu-direct-v2").add(clangPath()).add(unit.source.string());
   direct.add(unit.workDir.string());
   for (const auto &f : unit.flags)
     direct.add(f);
@@ -74,7 +75,7 @@ std::string unitKey(const TranslationUnit &unit) {
   if (!pre.exitedWith(0))
     failCompile(unit, pre);
   Hasher h;
-  h.add("rootline-tu-v1").add(clangPath()).add(unit.source.string());
+  h.add("rootline-tu-v2").add(clangPath()).add(unit.source.string());
   for (const auto &f : unit.flags)
     h.add(f);
   h.add(pre.out);
@@ -94,6 +95,8 @@ void compileUnit(const TranslationUnit &unit, const fs::path &out) {
   std::vector<std::string> args = {"-c", "-emit-llvm"};
   args.insert(args.end(), kBitcodeFlags.begin(), kBitcodeFlags.end());
   args.insert(args.end(), unit.flags.begin(), unit.flags.end());
+  std::vector<std::string> record = recordFlagsArgs(languageFlags(unit.flags));
+  args.insert(args.end(), record.begin(), record.end());
   fs::path tmp = out;
   tmp += ".tmp." + std::to_string(getpid());
   args.insert(args.end(), {unit.source.string(), "-o", tmp.string()});
@@ -133,8 +136,7 @@ void linkUnits(const std::vector<fs::path> &parts, const std::vector<std::string
   for (size_t i = 0; i < parts.size(); ++i) {
     auto mod = loadBitcode(parts[i], ctx);
     if (linker.linkInModule(std::move(mod)))
-      throw Error("cannot link '" + names[i] +
-                      "' into the program: " + firstLine(diagnostics),
+      throw Error("cannot link '" + names[i] + "' into the program: " + firstLine(diagnostics),
                   ExitBadInput, diagnostics);
   }
   std::string verifyErr;

@@ -104,15 +104,20 @@ void writeReportFiles(const fs::path &dir, const ReportFiles &files) {
     throw Error("--out '" + out.string() +
                 "' is not empty and holds no rootline report; choose a new directory");
   fs::create_directories(out);
-  for (const auto &[name, text] : files)
+  for (const auto &[name, text] : files) {
+    fs::create_directories((out / name).parent_path());
     writeFileAtomic(out / name, text);
+  }
 }
 
 ReportFiles debugReportFiles(const DebugReport &report) {
-  return {{"report.json", jsonText(reportJson(report))},
-          {"report.md", reportMarkdown(report)},
-          {"report.sarif", jsonText(reportSarif(report))},
-          {"report.html", reportHtml(report)}};
+  ReportFiles files = {{"report.json", jsonText(reportJson(report))},
+                       {"report.md", reportMarkdown(report)},
+                       {"report.sarif", jsonText(reportSarif(report))},
+                       {"report.html", reportHtml(report)}};
+  if (report.unitTest) // the differential unit test, ready to commit with the fix
+    files.emplace_back(report.unitTest->fileName, report.unitTest->source);
+  return files;
 }
 
 } // namespace rootline::cli

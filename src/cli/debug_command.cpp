@@ -128,7 +128,8 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
                   "conditions: the original Darwin)");
   cmd->add_option(
       "--out", opt->out,
-      "Directory for report.json, report.md, report.sarif (SARIF 2.1.0) and report.html");
+      "Directory for report.json, report.md, report.sarif (SARIF 2.1.0), report.html and "
+      "unit-test/test_FUNCTION.c (the differential unit test, when one was made)");
   cmd->add_option("--timeout", opt->timeout, "Seconds per program run (default 30)");
   addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--max-candidates", opt->maxCandidates,
@@ -149,6 +150,9 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "aligned iteration by iteration and call by call: the report names the first\n"
       "divergence (\"main.c:6 computes `price` = 108 in the old run and 96 in the new run\")\n"
       "and lists changed lines that compute the same values in both runs (ranked last).\n"
+      "The rank-1 candidate's function is called again, in a cmocka test, with the state\n"
+      "one of its calls in the failing run began with; the test is kept (unit-test/ in\n"
+      "--out) when it passes on the old version and fails on the new one.\n"
       "Exit status: 0 candidates found, 1 none found, 2 bad input (no failure,\n"
       "fails on old too, nondeterministic, does not build, unknown revision).\n"
       "--old and --new may also be two single-file programs (any names; no --src).\n"

@@ -207,6 +207,7 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   CarvedProcess carved = carveFailingProcess(oldB, newB, opt, progress, req.leadNotes);
   req.input = carved.input;
   req.expectedStdout = carved.expectedStdout;
+  req.wholeBehaviour = true;
   const ProjectProgram *oldProg = carved.oldProgram, *newProg = carved.newProgram;
   req.oldBuilt = builtVersion(oldB, *oldProg);
   req.newBuilt = builtVersion(newB, *newProg);

@@ -33,13 +33,18 @@ fs::path buildNativeVersion(const std::string &name, const BuildRecipe &recipe) 
   }
 }
 
+bool behaveAlike(const RunSummary &a, const RunSummary &b, bool stderrCounts) {
+  return a.stdoutBytes == b.stdoutBytes && a.outcome == b.outcome &&
+         (!stderrCounts || a.stderrBytes == b.stderrBytes);
+}
+
 RunSummary runInputNatively(const fs::path &exe, const ProgramInput &input, const fs::path &dir,
                             double timeoutSeconds, uint64_t maxOutputBytes) {
   TestCase t = materialiseInput(input, dir);
   t.timeoutSeconds = timeoutSeconds;
   t.maxOutputBytes = maxOutputBytes;
   ProcessResult r = runNative(exe, t);
-  return {r.outcome(), r.out, r.seconds};
+  return {r.outcome(), r.out, r.seconds, r.err};
 }
 
 std::string relativeTo(const std::string &path, const fs::path &root) {

@@ -10,11 +10,12 @@ namespace rootline::debug {
 
 namespace {
 
-// The logged stdout of a run (what the program handed to stdio, in order).
-std::string loggedStdout(const DynamicTrace &t) {
+// The logged stdout (fd 1) or stderr (fd 2) of a run: what the program handed to stdio,
+// in order.
+std::string loggedOutput(const DynamicTrace &t, uint64_t fd = 1) {
   std::string out;
   for (const auto &p : t.outputs)
-    if (p.fd == 1)
+    if (p.fd == fd)
       out += p.bytes;
   return out;
 }
@@ -28,9 +29,10 @@ uint64_t firstDifference(const std::string &a, const std::string &b) {
 
 // The seed for the output piece covering stdout offset `at`: the call, and the
 // argument that produced the bytes (the format's literal text: the call alone).
-std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &described) {
+std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &described,
+                                    uint64_t fd = 1) {
   for (const auto &p : v.trace.dynamic.outputs) {
-    if (p.fd != 1 || at < p.offset || at >= p.offset + p.bytes.size())
+    if (p.fd != fd || at < p.offset || at >= p.offset + p.bytes.size())
       continue;
     CriterionSeed s{p.instance, false, {}, p.fromMemory};
     auto *call =
@@ -39,8 +41,9 @@ std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &
     if (op)
       s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
     SourceLocation loc = ModuleIndex::locationOf(call);
-    described = "the output at stdout byte " + std::to_string(at) + ", printed at " +
-                relativeTo(loc.path(), v.root) + ":" + std::to_string(loc.line) +
+    described = std::string("the output at ") + (fd == 2 ? "stderr" : "stdout") + " byte " +
+                std::to_string(at) + ", printed at " + relativeTo(loc.path(), v.root) + ":" +
+                std::to_string(loc.line) +
                 (p.arg ? " by argument " + std::to_string(p.arg) : " (format text)");
     return s;
   }
@@ -83,11 +86,39 @@ std::optional<uint64_t> sameStatementInOld(const Version &oldV, const Version &n
 
 } // namespace
 
-void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs) {
-  std::string newOut = loggedStdout(newV.trace.dynamic);
+void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs,
+                    bool wholeBehaviour) {
+  std::string newOut = loggedOutput(newV.trace.dynamic);
   uint64_t at = firstDifference(expected, newOut);
   bool newCrashed =
       newV.trace.replay.outcome == RunOutcome::Signal && newV.trace.dynamic.crashInstance != kNoDef;
+  // A failing process whose stdout is right: its first differing diagnostic, when the
+  // stderr of the two runs differs (the message glibc's error() printed, say).
+  if (wholeBehaviour && !newCrashed && newOut == expected) {
+    std::string oldErr = loggedOutput(oldV.trace.dynamic, 2),
+                newErr = loggedOutput(newV.trace.dynamic, 2);
+    uint64_t errAt = firstDifference(oldErr, newErr);
+    if (oldErr != newErr) {
+      auto s = seedAt(newV, errAt, newV.criterion, 2);
+      auto o = seedAt(oldV, errAt, oldV.criterion, 2);
+      if ((s || o) && !newV.trace.dynamic.records.empty() && !oldV.trace.dynamic.records.empty()) {
+        if (s) {
+          newV.seeds = {*s};
+        } else { // the new run's diagnostics stop there: where it ends
+          newV.seeds = {{newV.trace.dynamic.records.size() - 1, true, {}, false, true}};
+          newV.criterion = "where the new run stops writing to stderr (at byte " +
+                           std::to_string(errAt) + "): its end";
+        }
+        if (o) {
+          oldV.seeds = {*o};
+        } else {
+          oldV.seeds = {{oldV.trace.dynamic.records.size() - 1, true, {}, false, true}};
+          oldV.criterion = "where the old run stops writing to stderr: its end";
+        }
+        return;
+      }
+    }
+  }
   if (newCrashed && at >= newOut.size()) {
     newV.seeds = {{newV.trace.dynamic.crashInstance, true, {}, false}};
     SourceLocation loc = ModuleIndex::locationOf(newV.trace.replay.crashInst);
@@ -177,7 +208,7 @@ std::string chooseHangCriteria(Version &oldV, Version &newV, const std::string &
     described = "the run was stopped in no loop that failed to exit";
   }
   // The old version: its first output the new run lacks.
-  std::string newOut = loggedStdout(newV.trace.dynamic);
+  std::string newOut = loggedOutput(newV.trace.dynamic);
   uint64_t at = firstDifference(expected, newOut);
   if (auto s = seedAt(oldV, at, oldV.criterion)) {
     oldV.seeds = {*s};

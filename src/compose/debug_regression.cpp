@@ -29,6 +29,8 @@ constexpr double kComposeShare = 0.6;
 // alternative inputs: it gets less of the time left.
 constexpr double kComposeShareAfterRevert = 0.2;
 constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
+// The unit test stage's share, at most this many seconds (docs/debug.md, "Budget").
+constexpr double kUnitTestShare = 0.15, kUnitTestMaxSeconds = 12;
 constexpr double kFloorSeconds = 0.5;
 
 // Removes the job's work directory however the job ends.
@@ -108,7 +110,7 @@ DebugReport debugRegression(const DebugRequest &request) {
   if (report.hang)
     report.hangLoop = debug::chooseHangCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   else
-    debug::chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
+    debug::chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs, req.wholeBehaviour);
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;
 
@@ -231,12 +233,17 @@ DebugReport debugRegression(const DebugRequest &request) {
     debug::presentOnNewSide(c, newV.root, diffs);
 
   stages.begin("evidence");
+  // The unit test stage comes after the ranking; it keeps a share of the budget.
+  double unitTestReserve =
+      req.budgetSeconds > 0 ? std::min(kUnitTestMaxSeconds, kUnitTestShare * req.budgetSeconds) : 0;
   debug::gatherEvidence(candidates, oldV, newV, req.input, report.oldRun, report.newRun, work.path,
-                        req.timeoutSeconds, budget.before(kReportReserveSeconds), stages);
+                        req.timeoutSeconds, budget.before(kReportReserveSeconds + unitTestReserve),
+                        stages, report.stderrCounts);
   // Changed computations: inputs of the failing partition where old and new compute the
   // same value at the line, and where they differ.
   debug::findValueEvidence(alignment, oldV, newV, ctx, req.input, work.path, req.timeoutSeconds,
-                           budget.before(kReportReserveSeconds), stages);
+                           budget.before(kReportReserveSeconds + unitTestReserve), stages,
+                           report.stderrCounts);
 
   stages.begin("rank");
   // A neutral hunk (layout, a consistent rename) is listed, never ranked.
@@ -265,6 +272,9 @@ DebugReport debugRegression(const DebugRequest &request) {
   debug::explainCandidates(candidates);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
+  stages.begin("unit test");
+  debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,
+                                  budget.before(kReportReserveSeconds), stages, report);
   stages.end();
   if (req.progress)
     req.progress->finish();

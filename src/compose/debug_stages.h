@@ -87,9 +87,13 @@ public:
   std::vector<NeutralEdit> neutralEdits();
 
 private:
+  // Renames over the whole change (programRenames), found once from every changed C file.
+  const std::map<std::string, std::string> &wholeChangeRenames();
+
   const fs::path &oldRoot_, &newRoot_;
   const std::optional<SourceDiff> &git_;
   std::map<std::string, SemanticDiff> cache_;
+  std::optional<std::map<std::string, std::string>> renames_;
 };
 
 std::string sourceLine(const std::string &path, unsigned line);
@@ -153,7 +157,10 @@ HangingLoop findHangingLoop(const Version &v);
 
 // The criterion of each version: the first differing output (down to the printf
 // argument), the crash, or the same statement in the old run where the new one crashed.
-void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs);
+// wholeBehaviour: the test compared stderr too (a test command's failing process), so a
+// run whose stdout is right is sliced from its first differing stderr byte.
+void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, Diffs &diffs,
+                    bool wholeBehaviour = false);
 // A hang's criteria: in the new run, the exit test of the loop that does not exit (at
 // its last iteration); in the old run, the same test where its loop exited (else its
 // first output the new run lacks). Returns the loop, described for the report.
@@ -242,7 +249,8 @@ void addPartition(z3::solver &s, const Version &oldV, const Version &newV);
 // each run natively on both versions.
 void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const Version &newV,
                        z3::context &ctx, const ProgramInput &failing, const fs::path &work,
-                       double timeoutSeconds, const Deadline &deadline, Stages &stages);
+                       double timeoutSeconds, const Deadline &deadline, Stages &stages,
+                       bool stderrCounts);
 
 // The revert stage (docs/debug.md, "Revert evidence"): the change cut into units (the
 // semantic diff's hunks; renames and layout stay as in the new version), and the
@@ -334,9 +342,18 @@ inline constexpr unsigned kShapeRuns = 4, kShapeMajority = 3;
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
                     const Version &newV, const ProgramInput &failingInput,
                     const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
-                    double timeoutSeconds, const Deadline &deadline, Stages &stages);
+                    double timeoutSeconds, const Deadline &deadline, Stages &stages,
+                    bool stderrCounts);
 
 // The "why ranked here" reasons of each candidate, from its evidence and position.
 void explainCandidates(std::vector<DebugCandidate> &candidates);
+
+// The unit test stage (docs/debug.md, "Differential unit test"): for the rank-1
+// candidate's function, a cmocka test made from one of its calls in the failing run,
+// kept when it passes on the old version and fails on the new one (report.unitTest, and
+// the candidate's unitTest sentence); a note says why there is none.
+void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,
+                              const fs::path &work, const Deadline &deadline, Stages &stages,
+                              DebugReport &report);
 
 } // namespace rootline::debug

@@ -164,7 +164,8 @@ std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
                     const Version &newV, const ProgramInput &failingInput,
                     const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
-                    double timeoutSeconds, const Deadline &deadline, Stages &stages) {
+                    double timeoutSeconds, const Deadline &deadline, Stages &stages,
+                    bool stderrCounts) {
   size_t total = 0, ran = 0, unrun = 0;
   for (const auto &c : candidates)
     total += c.hasAlternative;
@@ -197,10 +198,8 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
         runInputNatively(newV.native, c.alternative, dir / "new", timeout, kMadeUpInputOutputLimit);
     c.ran = true;
     ++ran;
-    c.removesFailure = c.oldRun.stdoutBytes == c.newRun.stdoutBytes &&
-                       c.oldRun.outcome == c.newRun.outcome && !stopped(c.oldRun);
-    c.changesFailure =
-        c.newRun.stdoutBytes != failing.stdoutBytes || c.newRun.outcome != failing.outcome;
+    c.removesFailure = behaveAlike(c.oldRun, c.newRun, stderrCounts) && !stopped(c.oldRun);
+    c.changesFailure = !behaveAlike(c.newRun, failing, stderrCounts);
     if (c.kind == "branch deviation" || c.kind == "missing code")
       c.missesCriterion =
           missedCriterion(c.version == "old" ? c.oldRun : c.newRun, oldFailing, failing);

@@ -79,9 +79,11 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
   RunSummary new1 = runInputNatively(newV.native, req.input, work / "n1", report.runTimeoutSeconds);
   report.oldRun = old1;
   report.newRun = new1;
-  report.expected = req.expectedStdout ? RunSummary{"", *req.expectedStdout, 0} : old1;
+  report.expected =
+      req.expectedStdout && !req.wholeBehaviour ? RunSummary{"", *req.expectedStdout, 0, ""} : old1;
   if (req.expectedStdout && old1.stdoutBytes != *req.expectedStdout)
     throw Error("the test fails on the old version too: its output differs from --expect");
+  report.stderrCounts = req.wholeBehaviour;
   report.hang = new1.outcome == "timeout";
   if (report.hang) {
     char buf[160];
@@ -98,17 +100,26 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
     throw Error(
         "the program is nondeterministic: two runs of the new version on the same input differ");
   bool outputDiffers = new1.stdoutBytes != report.expected.stdoutBytes;
-  bool outcomeDiffers = !req.expectedStdout && new1.outcome != old1.outcome;
-  if (!outputDiffers && !outcomeDiffers)
+  bool outcomeDiffers = (!req.expectedStdout || req.wholeBehaviour) && new1.outcome != old1.outcome;
+  // A test command's failing process may differ in its diagnostics alone.
+  bool stderrDiffers = req.wholeBehaviour && new1.stderrBytes != old1.stderrBytes &&
+                       old1.stderrBytes == old2.stderrBytes && new1.stderrBytes == new2.stderrBytes;
+  if (!outputDiffers && !outcomeDiffers && !stderrDiffers)
     throw Error("the test does not fail on the new version: it prints the expected output" +
-                std::string(req.expectedStdout
+                std::string(req.expectedStdout && !req.wholeBehaviour
                                 ? ""
                                 : " and ends like the old version (" + old1.outcome + ")"));
   uint64_t at = commonPrefix(report.expected.stdoutBytes, new1.stdoutBytes);
   report.failureKind = failureKindOf(report.expected, new1, false);
+  if (!outputDiffers && !outcomeDiffers)
+    report.failureKind = "diagnostics";
+  uint64_t errAt = commonPrefix(old1.stderrBytes, new1.stderrBytes);
+  std::string stderrPart = "its stderr differs from byte " + std::to_string(errAt);
   report.failure =
-      outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at)
-                    : "the new version ends with " + new1.outcome + " instead of " + old1.outcome;
+      outputDiffers    ? "stdout differs from the expected output from byte " + std::to_string(at)
+      : outcomeDiffers ? "the new version ends with " + new1.outcome + " instead of " +
+                             old1.outcome + (stderrDiffers ? ", and " + stderrPart : "")
+                       : "stdout and the ending are the same, but " + stderrPart;
   if (report.failureKind == "missing output")
     report.failure += new1.stdoutBytes.empty()        ? " (the new version prints nothing)"
                       : at == new1.stdoutBytes.size() ? " (the new version stops printing there)"

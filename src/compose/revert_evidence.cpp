@@ -216,7 +216,8 @@ public:
       if (passes(t.run))
         t.result = "passes";
       else if (t.run.stdoutBytes == report_.newRun.stdoutBytes &&
-               t.run.outcome == report_.newRun.outcome)
+               t.run.outcome == report_.newRun.outcome &&
+               (!report_.stderrCounts || t.run.stderrBytes == report_.newRun.stderrBytes))
         t.result = "same failure";
       else if (firstDifference(t.run.stdoutBytes) > firstDifference(report_.newRun.stdoutBytes))
         t.result = "later failure"; // the failure's first difference is gone
@@ -263,7 +264,8 @@ private:
 
   bool passes(const RunSummary &r) const {
     return r.stdoutBytes == report_.expected.stdoutBytes &&
-           (report_.expected.outcome.empty() || r.outcome == report_.expected.outcome);
+           (report_.expected.outcome.empty() || r.outcome == report_.expected.outcome) &&
+           (!report_.stderrCounts || r.stderrBytes == report_.expected.stderrBytes);
   }
 
   // The files the reverted units touch, as they read with those units reverted.

@@ -19,7 +19,27 @@ const SemanticDiff &Diffs::semantic(const std::string &rel, bool inNew) {
   fs::path newFile = newRoot_ / (inNew ? rel : counterpart(rel, false));
   std::string a = fs::is_regular_file(oldFile) ? readFile(oldFile) : "";
   std::string b = fs::is_regular_file(newFile) ? readFile(newFile) : "";
-  return cache_[key] = diffSemantically(a, b);
+  return cache_[key] = diffSemantically(a, b, wholeChangeRenames());
+}
+
+const std::map<std::string, std::string> &Diffs::wholeChangeRenames() {
+  if (renames_)
+    return *renames_;
+  renames_.emplace();
+  if (!git_)
+    return *renames_; // two single files: the file's own renames are all there are
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const auto &f : git_->files) {
+    const std::string &path = f.newPath.empty() ? f.oldPath : f.newPath;
+    std::string ext = fs::path(path).extension().string();
+    if (ext != ".c" && ext != ".h")
+      continue;
+    fs::path oldFile = oldRoot_ / f.oldPath, newFile = newRoot_ / f.newPath;
+    texts.emplace_back(!f.oldPath.empty() && fs::is_regular_file(oldFile) ? readFile(oldFile) : "",
+                       !f.newPath.empty() && fs::is_regular_file(newFile) ? readFile(newFile) : "");
+  }
+  *renames_ = programRenames(texts);
+  return *renames_;
 }
 
 std::vector<NeutralEdit> Diffs::neutralEdits() {

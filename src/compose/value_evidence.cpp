@@ -19,7 +19,8 @@ constexpr size_t kMaxLines = 4;         // lines given value evidence, first one
 
 void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const Version &newV,
                        z3::context &ctx, const ProgramInput &failing, const fs::path &work,
-                       double timeoutSeconds, const Deadline &deadline, Stages &stages) {
+                       double timeoutSeconds, const Deadline &deadline, Stages &stages,
+                       bool stderrCounts) {
   const auto &oldWatched = oldV.trace.symbolic.watched, &newWatched = newV.trace.symbolic.watched;
   std::vector<InputVar> vars = inputsOfBoth(oldV, newV);
   // The failing input's values, to evaluate a line's values on it.
@@ -74,8 +75,7 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         e.newRun =
             runInputNatively(newV.native, e.input, dir / "new", timeout, kMadeUpInputOutputLimit);
         e.ran = true;
-        e.outputsAgree =
-            e.oldRun.stdoutBytes == e.newRun.stdoutBytes && e.oldRun.outcome == e.newRun.outcome;
+        e.outputsAgree = behaveAlike(e.oldRun, e.newRun, stderrCounts);
         std::string values = same ? "both versions compute " + e.what + " = " + e.newValue
                                   : "the old version computes " + e.what + " = " + e.oldValue +
                                         " and the new one " + e.newValue;

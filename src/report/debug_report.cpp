@@ -39,6 +39,7 @@ json reportJson(const DebugReport &r) {
       j["memory_error"] = c.memoryError;
     if (!c.memoryCheck.empty())
       j["memory_check"] = c.memoryCheck;
+    j["unit_test"] = c.unitTest.empty() ? json(nullptr) : json(c.unitTest);
     if (c.hasAlternative) {
       j["alternative_input"] = inputJson(c.alternative);
       j["alternative_changes"] = c.alternativeChanges;
@@ -99,6 +100,13 @@ json reportJson(const DebugReport &r) {
   json sameValues = json::array();
   for (const auto &l : r.sameValueLines)
     sameValues.push_back({{"file", l.file}, {"line", l.line}, {"why", l.why}});
+  json unitTest = nullptr;
+  if (r.unitTest)
+    unitTest = {{"function", r.unitTest->function},    {"occurrence", r.unitTest->occurrence},
+                {"version", r.unitTest->version},      {"call", r.unitTest->call},
+                {"old_result", r.unitTest->oldResult}, {"new_result", r.unitTest->newResult},
+                {"passes_old", r.unitTest->passesOld}, {"fails_new", r.unitTest->failsNew},
+                {"file", r.unitTest->fileName},        {"summary", r.unitTest->summary}};
   json divergence = nullptr;
   if (r.firstDivergence)
     divergence = {
@@ -136,6 +144,7 @@ json reportJson(const DebugReport &r) {
             {"dual_slice_executions", r.dualSliceExecutions},
             {"same_values", sameValues}}},
           {"memory_errors", memory},
+          {"unit_test", unitTest},
           {"neutral_edits", neutral},
           {"revert_trials", reverts},
           {"minimal_revert", r.minimalRevert},
@@ -169,11 +178,16 @@ std::string reportMarkdown(const DebugReport &r) {
       md << " `" << a << "`";
     md << "\n\n";
   }
-  md << "| | outcome | stdout |\n|---|---|---|\n";
+  // A test command's failing process is judged on stderr too: show it.
+  md << (r.stderrCounts ? "| | outcome | stdout | stderr |\n|---|---|---|---|\n"
+                        : "| | outcome | stdout |\n|---|---|---|\n");
+  auto errCell = [&](const RunSummary &run) {
+    return r.stderrCounts ? " `" + oneLine(run.stderrBytes) + "` |" : std::string();
+  };
   md << "| expected | " << (r.expected.outcome.empty() ? "-" : r.expected.outcome) << " | `"
-     << oneLine(r.expected.stdoutBytes) << "` |\n";
+     << oneLine(r.expected.stdoutBytes) << "` |" << errCell(r.expected) << "\n";
   md << "| " << r.newLabel << " | " << r.newRun.outcome << " | `" << oneLine(r.newRun.stdoutBytes)
-     << "` |\n\n";
+     << "` |" << errCell(r.newRun) << "\n\n";
   md << "Criterion: in the new version " << r.newCriterion << "; in the old version "
      << r.oldCriterion << ".\n";
   md << "Composition over "
@@ -217,6 +231,8 @@ std::string reportMarkdown(const DebugReport &r) {
       md << "**Memory error:** " << c.memoryError << ".\n\n";
     if (!c.alignedDetail.empty())
       md << "**Aligned runs:** " << c.alignedDetail << ".\n\n";
+    if (!c.unitTest.empty())
+      md << "**Unit test:** " << c.unitTest << ".\n\n";
     if (c.hasAlternative) {
       md << "Alternative input"
          << (c.ran ? "" : " (found by the solver; the budget left no time to run it)") << ": "
@@ -273,6 +289,16 @@ std::string reportMarkdown(const DebugReport &r) {
     for (const auto &l : r.sameValueLines)
       md << "- `" << l.file << ":" << l.line << "`: " << l.why << "\n";
     md << "\n";
+  }
+  if (r.unitTest) {
+    md << "### Differential unit test\n\n`" << r.unitTest->fileName << "` calls `"
+       << r.unitTest->call << "` (call " << r.unitTest->occurrence << " of `"
+       << r.unitTest->function << "` in the failing run of the " << r.unitTest->version
+       << " version) with the state that call began with. Built against each version "
+       << "and run: it passes on the old version and fails on the new one.\n\n"
+       << "What the call returns and leaves, old version:\n"
+       << markdownFence(r.unitTest->oldResult) << "new version:\n"
+       << markdownFence(r.unitTest->newResult);
   }
   if (!r.reverts.empty()) {
     md << "### Revert trials\n\n| trial | hunks | result |\n|---|---|---|\n";

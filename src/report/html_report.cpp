@@ -124,11 +124,18 @@ std::string reportHtml(const DebugReport &r) {
   if (r.firstDivergence)
     h << "<p><b>First divergence:</b> " << report::htmlEscape(r.firstDivergence->text) << ".</p>";
   h << "<p>Input:</p><pre>" << report::htmlEscape(r.input.stdinBytes) << "</pre>";
-  h << "<table><tr><th>run</th><th>outcome</th><th>stdout</th></tr>";
+  auto errCell = [&](const RunSummary &run) {
+    return r.stderrCounts ? "<td><pre>" + report::htmlEscape(run.stderrBytes) + "</pre></td>"
+                          : std::string();
+  };
+  h << "<table><tr><th>run</th><th>outcome</th><th>stdout</th>"
+    << (r.stderrCounts ? "<th>stderr</th>" : "") << "</tr>";
   h << "<tr><td>expected</td><td>" << report::htmlEscape(r.expected.outcome) << "</td><td><pre>"
-    << report::htmlEscape(r.expected.stdoutBytes) << "</pre></td></tr>";
+    << report::htmlEscape(r.expected.stdoutBytes) << "</pre></td>" << errCell(r.expected)
+    << "</tr>";
   h << "<tr><td>new</td><td>" << report::htmlEscape(r.newRun.outcome) << "</td><td><pre>"
-    << report::htmlEscape(r.newRun.stdoutBytes) << "</pre></td></tr></table>";
+    << report::htmlEscape(r.newRun.stdoutBytes) << "</pre></td>" << errCell(r.newRun)
+    << "</tr></table>";
   h << "<h2>Candidates</h2><table><tr><th>#</th><th>where</th><th>kind</th><th>line</"
        "th><th>alternative input</th>"
        "<th>old</th><th>new</th><th>why</th></tr>";

@@ -3,7 +3,10 @@
 namespace rootline::report {
 
 nlohmann::json runJson(const RunSummary &r) {
-  return {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}};
+  nlohmann::json j = {{"outcome", r.outcome}, {"stdout", r.stdoutBytes}};
+  if (!r.stderrBytes.empty())
+    j["stderr"] = r.stderrBytes;
+  return j;
 }
 
 nlohmann::json inputJson(const ProgramInput &in) {

@@ -9,7 +9,7 @@
 
 namespace rootline::report {
 
-nlohmann::json runJson(const RunSummary &run);          // {"outcome", "stdout"}
+nlohmann::json runJson(const RunSummary &run);          // {"outcome", "stdout"[, "stderr"]}
 nlohmann::json inputJson(const ProgramInput &input);    // {"stdin", "args"[, "files"]}
 std::string oneLine(std::string text, size_t max = 80); // newlines as spaces, cut at max
 std::string markdownFence(const std::string &text);     // a ``` block ending in a newline

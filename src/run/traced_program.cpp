@@ -33,6 +33,7 @@ TracedProgram instrumentAndLink(TracedProgram p, const std::vector<std::string> 
     throw Error("rootline runtime library not found at '" + rt.string() + "'", ExitInternal);
   BuiltExecutable exe = linkExecutable(bc, p.module.key, "traced", {rt}, libs, linkFlags);
   p.instrumentedExe = exe.path;
+  p.linkFlags = linkFlags;
   p.cacheHit = p.module.cacheHit && instrHit && exe.cacheHit;
   return p;
 }
@@ -46,7 +47,8 @@ TracedProgram buildTraced(const BuildRecipe &recipe) {
   return instrumentAndLink(std::move(p), recipe.libs, {});
 }
 
-TracedProgram buildTracedModule(const BuiltModule &module, const std::vector<std::string> &linkFlags) {
+TracedProgram buildTracedModule(const BuiltModule &module,
+                                const std::vector<std::string> &linkFlags) {
   TracedProgram p;
   p.module = module;
   return instrumentAndLink(std::move(p), {}, linkFlags);

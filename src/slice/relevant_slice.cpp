@@ -10,6 +10,7 @@
 
 #include <llvm/IR/Instructions.h>
 
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -153,15 +154,21 @@ private:
 
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) {
   const llvm::Function *f = call->getCalledFunction();
-  std::string name = f ? f->getName().str() : "";
-  if (name == "printf" || name == "vprintf")
-    return arg ? std::optional<unsigned>(arg) : std::nullopt;
-  if (name == "fprintf" || name == "vfprintf")
-    return arg ? std::optional<unsigned>(arg + 1) : std::nullopt;
+  llvm::StringRef name = f ? f->getName() : "";
+  name.consume_back("_unlocked");
+  // Printf-like calls: argument k of the message is operand (the format's) + k. The
+  // va_list forms (vprintf, vwarn) hold their values in the list: the call as a whole.
+  static const std::map<llvm::StringRef, unsigned> formatOperand = {
+      {"printf", 0}, {"fprintf", 1}, {"error", 2}, {"error_at_line", 4},
+      {"err", 1},    {"errx", 1},    {"warn", 0},  {"warnx", 0}};
+  if (auto it = formatOperand.find(name); it != formatOperand.end())
+    return arg ? std::optional<unsigned>(it->second + arg) : std::nullopt;
+  if (name == "vprintf" || name == "vfprintf" || name == "vwarn" || name == "vwarnx")
+    return std::nullopt;
   if (name == "write")
     return arg == 2 ? std::optional<unsigned>(1) : std::nullopt;
   return arg == 1 ? std::optional<unsigned>(0)
-                  : std::nullopt; // puts, putchar, fputs, fputc, putc, fwrite
+                  : std::nullopt; // puts, putchar, fputs, fputc, putc, fwrite, perror
 }
 
 Slice computeSlice(const DynamicTrace &trace, const ModuleIndex &index,

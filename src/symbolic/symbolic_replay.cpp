@@ -1178,7 +1178,7 @@ struct SymbolicReplayer::Impl {
 
   void external(const Instance &I, const llvm::CallInst *c) {
     std::string name = calleeName(c);
-    bool lineInput = name == "fgets" || name == "getline";
+    bool lineInput = name == "fgets" || name == "fgets_unlocked" || name == "getline";
     // Symbolic bytes the call read and then memory it rewrote opaquely (qsort's
     // permutation): what it wrote stays concrete, which the report should say.
     bool readSymbolic = false, wroteOpaque = false;
@@ -1274,8 +1274,10 @@ struct SymbolicReplayer::Impl {
     // destination, which no byte decides; the output functions a count nobody branches
     // on, and a call that crashed midway produced no output event.)
     static const std::set<std::string> returnsDestination = {
-        "memcpy", "memmove", "memset",  "strcpy", "strncpy", "strcat", "strncat",
-        "fgets",  "printf",  "fprintf", "puts",   "fputs",   "fwrite", "write"};
+        "memcpy",   "memmove",        "memset",         "strcpy",         "strncpy",
+        "strcat",   "strncat",        "fgets",          "printf",         "fprintf",
+        "puts",     "fputs",          "fwrite",         "write",          "vprintf",
+        "vfprintf", "fgets_unlocked", "fputs_unlocked", "fwrite_unlocked"};
     // sscanf's and atoi's parsed numbers are handled per conversion (memToken).
     bool parsed = std::any_of(I.effects.begin(), I.effects.end(),
                               [](const Event &e) { return e.tag == Ev::MEM_TOKEN && e.c != 0; });

@@ -59,9 +59,12 @@ struct Frame {
   // Contents of locals that replay models itself (isReplayModelledLocal).
   llvm::DenseMap<const llvm::AllocaInst *, LocalSlot> locals;
   const llvm::CallBase *callSite = nullptr; // null: entered from uninstrumented code
-  uint64_t anchor = 0;                      // address of the first anchored local (ENTER_FRAME)
-  FunctionFacts *facts = nullptr;           // factsOf(fn)
-  bool indirect = false;                    // the caller logs EXT_RET after we return
+  // A variadic function's extra arguments: where the caller computed them. va_start
+  // writes the list natively, so its instance stands for them (va_arg, vprintf).
+  llvm::SmallVector<uint64_t, 2> varargDefs;
+  uint64_t anchor = 0;            // address of the first anchored local (ENTER_FRAME)
+  FunctionFacts *facts = nullptr; // factsOf(fn)
+  bool indirect = false;          // the caller logs EXT_RET after we return
   uint64_t id = 0;
   // A call into uninstrumented code in progress, and what it logged so far.
   const llvm::CallBase *pending = nullptr;
@@ -360,6 +363,9 @@ private:
     f.anchor = anchor;
     f.callSite = call;
     f.indirect = indirect;
+    for (size_t i = fn->arg_size(); fn->isVarArg() && i < args.size(); ++i)
+      if (args[i].def != kNoDef && !llvm::is_contained(f.varargDefs, args[i].def))
+        f.varargDefs.push_back(args[i].def);
     for (size_t i = 0; i < fn->arg_size() && i < args.size(); ++i) {
       f.slots[fn->getArg(i)] = {args[i].value, args[i].def};
       // A struct passed by value: the callee reads the copy the native call made, at an
@@ -1311,8 +1317,10 @@ private:
       break;
     }
     case llvm::Intrinsic::vastart:
-      // The va_list is written natively (offsets, the register save area's address).
+      // The va_list is written natively (offsets, the register save area's address),
+      // from the variadic arguments.
       written(arg(0).lo, kVaListBytes, I.index);
+      I.memDefs.assign(f.varargDefs.begin(), f.varargDefs.end());
       break;
     case llvm::Intrinsic::vacopy:
       shadow_.writers(arg(1).lo, kVaListBytes, I.memDefs);

@@ -55,8 +55,8 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   std::vector<CriterionSeed> failing;
   for (size_t line : failingLines)
     try {
-      for (auto &seed : resolveCriterion("output:" + std::to_string(line + 1), s.trace.dynamic,
-                                         *s.index))
+      for (auto &seed :
+           resolveCriterion("output:" + std::to_string(line + 1), s.trace.dynamic, *s.index))
         failing.push_back(seed);
     } catch (const Error &) {
       // a line this run did not print: its absence is the failure
@@ -69,7 +69,6 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   s.failureCondition = s.condition;
   return slice.complete;
 }
-
 
 // The stdout lines (0-based) on which `run` differs from `expected`.
 std::set<size_t> differingLines(const RunSummary &expected, const RunSummary &run) {
@@ -123,7 +122,6 @@ z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, unsig
     }
   return all;
 }
-
 
 // "src/stats.c:29": the constraint's line, relative to its version's tree.
 std::string where(const PathConstraint &c, const fs::path &root) {
@@ -235,7 +233,7 @@ ValidateReport validateFix(const ValidateRequest &req) {
   report.badRun = runInputNatively(badNative, req.input, work / "bad", timeout());
   report.fixRun = runInputNatively(fix.native, req.input, work / "fix", timeout());
   report.expected = {report.goodRun.outcome,
-                     req.expectedStdout.value_or(report.goodRun.stdoutBytes)};
+                     req.expectedStdout.value_or(report.goodRun.stdoutBytes), 0, ""};
   if (report.goodRun.stdoutBytes != report.expected.stdoutBytes)
     throw Error("the test fails on the good version: its output differs from --expect");
   if (sameBehaviour(report.badRun, report.expected))
@@ -248,9 +246,8 @@ ValidateReport validateFix(const ValidateRequest &req) {
   // Both traces and their slices get up to 60% of the budget, the proof and the
   // neighbouring runs the rest.
   progress.stage("symbolic", "good version");
-  bool complete =
-      traceSide(good, req.input, ctx, work / "tg", timeout(), deadline.share(0.3, 0.5), &progress,
-                failingLines);
+  bool complete = traceSide(good, req.input, ctx, work / "tg", timeout(), deadline.share(0.3, 0.5),
+                            &progress, failingLines);
   progress.stage("symbolic", "fix");
   complete = complete && traceSide(fix, req.input, ctx, work / "tf", timeout(),
                                    deadline.share(0.45, 0.5), &progress);
@@ -457,7 +454,8 @@ ValidateReport validateFix(const ValidateRequest &req) {
   // What the verdict covers.
   if (report.proof == "proved")
     report.scope.proved.push_back("the failing input's partition in the good version and the fix "
-                                  "(" + std::to_string(report.goodConstraints) + " + " +
+                                  "(" +
+                                  std::to_string(report.goodConstraints) + " + " +
                                   std::to_string(report.fixConstraints) + " constraints)");
   else
     report.scope.skipped.push_back("the failing input's partition: " + report.proof);
@@ -475,9 +473,9 @@ ValidateReport validateFix(const ValidateRequest &req) {
   // The verdict from the classes (docs/validate.md, "Verdicts"): what the fix broke or
   // left broken rejects it; changes the bad version made on purpose do not.
   auto count = [&](const std::string &cls) {
-    return static_cast<size_t>(std::count_if(report.disagreements.begin(),
-                                             report.disagreements.end(),
-                                             [&](const Disagreement &d) { return d.verdict == cls; }));
+    return static_cast<size_t>(
+        std::count_if(report.disagreements.begin(), report.disagreements.end(),
+                      [&](const Disagreement &d) { return d.verdict == cls; }));
   };
   size_t introduced = count("new behaviour"), failing = count("still failing"),
          kept = count("kept change");
@@ -488,8 +486,8 @@ ValidateReport validateFix(const ValidateRequest &req) {
                                 (d.where.empty() ? std::string("another input") : d.where) +
                                 ": on " + (d.changes.empty() ? "an input" : d.changes.front()) +
                                 " the fix behaves like the good version, the bad one does not");
-  report.accepted = report.testPasses && report.proof == "proved" && introduced == 0 &&
-                    failing == 0;
+  report.accepted =
+      report.testPasses && report.proof == "proved" && introduced == 0 && failing == 0;
   std::string keptText = kept ? "; " + std::to_string(kept) +
                                     " input(s) keep a change of the bad version, listed, not "
                                     "counted"

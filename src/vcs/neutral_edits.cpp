@@ -315,7 +315,45 @@ std::optional<unsigned> SemanticDiff::replacementOf(unsigned oldLine) const {
   return std::nullopt;
 }
 
-SemanticDiff diffSemantically(const std::string &oldText, const std::string &newText) {
+std::map<std::string, std::string>
+programRenames(const std::vector<std::pair<std::string, std::string>> &changedFiles) {
+  std::map<std::string, std::set<std::string>> proposed; // a -> every b a file renames it to
+  std::map<std::string, unsigned> filesUsing, filesRenaming;
+  std::set<std::string> oldUsed, newUsed, oldDeclared, newDeclared;
+  for (const auto &[oldText, newText] : changedFiles) {
+    CTokens o = tokenizeCChecked(oldText), n = tokenizeCChecked(newText);
+    if (o.unsure || n.unsure)
+      return {}; // a file the lexer cannot read may use any name
+    Scan before(std::move(o.tokens)), after(std::move(n.tokens));
+    std::set<std::string> forbidden;
+    for (const auto &[name, count] : before.uses) {
+      oldUsed.insert(name);
+      forbidden.insert(name);
+      ++filesUsing[name];
+    }
+    for (const auto &[name, count] : after.uses)
+      newUsed.insert(name);
+    oldDeclared.insert(before.declared.begin(), before.declared.end());
+    newDeclared.insert(after.declared.begin(), after.declared.end());
+    for (auto [a, b] : renamesBetween(before.uses, after.uses, forbidden)) {
+      proposed[a].insert(b);
+      ++filesRenaming[a];
+    }
+  }
+  std::map<std::string, std::string> out;
+  for (const auto &[a, bs] : proposed) {
+    const std::string &b = *bs.begin();
+    // One new name, in every file that used the old one; the old name gone, the new one
+    // new, and both declared (the definition or prototype renamed too).
+    if (bs.size() == 1 && filesRenaming[a] == filesUsing[a] && !newUsed.count(a) &&
+        !oldUsed.count(b) && oldDeclared.count(a) && newDeclared.count(b))
+      out[a] = b;
+  }
+  return out;
+}
+
+SemanticDiff diffSemantically(const std::string &oldText, const std::string &newText,
+                              const std::map<std::string, std::string> &programRenames) {
   SemanticDiff d;
   d.raw = diffTexts(oldText, newText);
   if (d.raw.hunks.empty()) {
@@ -340,6 +378,8 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   // A rename renames a declaration: a name the old file only uses (a library function
   // moved into a new helper) turning into another is a change.
   auto declaredBoth = [&](const std::string &a, const std::string &b) {
+    if (auto it = programRenames.find(a); it != programRenames.end() && it->second == b)
+      return true; // renamed over the whole change (declared in another file)
     return before.declared.count(a) && after.declared.count(b);
   };
   // Per function (paired by name), then over the whole file for what is left.

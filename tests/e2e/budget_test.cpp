@@ -98,7 +98,7 @@ TEST_CASE("a one-second budget on a stress fixture still ranks the cause, with t
   CHECK(trace->note.find("instances") != std::string::npos);
   CHECK(anyNote(rep, "budget: the trace stage stopped at its share"));
   for (const char *name : {"build", "failure", "trace", "criteria", "slice", "first ranking",
-                           "revert", "symbolic", "compose", "evidence", "rank"})
+                           "revert", "symbolic", "compose", "evidence", "rank", "unit test"})
     CHECK(stage(rep, name) != nullptr);
   nlohmann::json j = reportJson(rep);
   CHECK(j["stats"]["budget_seconds"] == 1.0);
@@ -250,7 +250,7 @@ TEST_CASE("rootline debug --budget: JSON names the stages, a negative budget is 
     names.push_back(st["name"]);
   CHECK(names == std::vector<std::string>{"build", "failure", "trace", "criteria", "slice",
                                           "first ranking", "memory", "align", "revert", "symbolic",
-                                          "compose", "evidence", "rank"});
+                                          "compose", "evidence", "rank", "unit test"});
   CHECK(j["candidates"][0]["evidence_level"] == "runs");
   CHECK(ok.err.empty()); // --json: no progress
   ProcessResult bad = runRootline({"debug", "--budget", "-3", "--old", (r.dir / "old").string(),

@@ -415,3 +415,101 @@ int main(int argc, char **argv) {
   CHECK(t.replay.argv[2].bytes == std::string("quit", 5));
   CHECK(t.replay.exitStatus == 4);
 }
+
+TEST_CASE("diagnostics (perror, error, error_at_line, warn, warnx), the va_list printers and the "
+          "unlocked stdio of gnulib print what glibc prints and log every byte",
+          "[trace][libc]") {
+  auto t = traceProgram(R"(
+#define _GNU_SOURCE
+#include <err.h>
+#include <errno.h>
+#include <error.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void say(FILE *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+}
+static void shout(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+}
+static char *joined(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[32];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char *out;
+  if (asprintf(&out, "<%s>", buf) < 0) exit(3);
+  return out;
+}
+int main(int argc, char **argv) {
+  /* the native and the traced executables have different paths */
+  program_invocation_name = "/bin/tool";
+  program_invocation_short_name = "tool";
+  int c = getc_unlocked(stdin);       /* 'q' at 0 */
+  char line[16];
+  fgets_unlocked(line, sizeof line, stdin); /* "rs\n" */
+  char raw[3];
+  size_t n = fread_unlocked(raw, 1, 3, stdin); /* "xyz" */
+  say(stdout, "%c %s|%zu\n", c, argv[1], n);
+  shout("%d-%d\n", argc, 7);
+  char *j = joined("%s+%d", argv[1], 5);
+  fputs_unlocked(j, stdout);
+  putc_unlocked('\n', stdout);
+  fwrite_unlocked(raw, 1, 3, stdout);
+  fflush(stdout);
+  free(j);
+  errno = ENOENT;
+  perror(argv[1]);
+  warnx("count %d", 2);
+  errno = EACCES;
+  warn("open %s", "f.txt");
+  error(0, EINVAL, "bad value '%s'", argv[1]);
+  error_at_line(0, 0, "in.txt", 12, "line %s", "broken");
+  fprintf(stderr, "count=%u\n", error_message_count);
+  error(4, 0, "giving up after %d", 2);
+  return 0;
+}
+)",
+                        "qrs\nxyz", {"bob"});
+  const std::string prog = "/bin/tool", base = "tool";
+  CHECK(t.process.out == "q bob|3\n2-7\n<bob+5>\nxyz");
+  CHECK(t.process.err == "bob: No such file or directory\n" + base + ": count 2\n" + base +
+                             ": open f.txt: Permission denied\n" + prog +
+                             ": bad value 'bob': Invalid argument\n" + prog +
+                             ":in.txt:12: line broken\ncount=2\n" + prog + ": giving up after 2\n");
+  CHECK(t.process.exitedWith(4));
+  CHECK(t.replay.exitStatus == 4);
+  // Every byte of both streams is in the trace, in order (traceProgram compared them with
+  // the native run's).
+  CHECK(t.replay.stdoutBytes == t.process.out);
+  CHECK(t.replay.stderrBytes == t.process.err);
+  CHECK(find(*t.calls.named("getc_unlocked")[0], Ev::INPUT_CHAR)->a == 0);
+  const Event *in = find(*t.calls.named("fgets_unlocked")[0], Ev::INPUT);
+  REQUIRE(in);
+  CHECK((in->a == 1 && in->c == 3));
+  const Event *fr = find(*t.calls.named("fread_unlocked")[0], Ev::INPUT);
+  REQUIRE(fr);
+  CHECK((fr->a == 4 && fr->c == 3));
+  // error(): the message's argument 1 ("bob") is tied to it; the program name is the call's.
+  auto e = t.calls.named("error"); // the second never returns: it exits
+  REQUIRE_FALSE(e.empty());
+  bool bobFromArg1 = false;
+  for (size_t i = 0; i < e[0]->effects.size(); ++i)
+    if (e[0]->effects[i].tag == Ev::OUTPUT && e[0]->payloads[i] == "bob")
+      bobFromArg1 = e[0]->effects[i].c == 1 && e[0]->effects[i].a == 2;
+  CHECK(bobFromArg1);
+  // vsnprintf and asprintf wrote their buffers; asprintf's is a heap block.
+  CHECK(find(*t.calls.named("vsnprintf")[0], Ev::MEM_WRITE)->b == 6); // "bob+5" + NUL
+  const Event *alloc = find(*t.calls.named("asprintf")[0], Ev::HEAP_ALLOC);
+  REQUIRE(alloc);
+  CHECK(alloc->b == 8); // "<bob+5>" + NUL
+}

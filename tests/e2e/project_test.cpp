@@ -167,6 +167,30 @@ TEST_CASE("debug --test on a Makefile project whose test pipes one program into 
   CHECK(c.report["candidates"][0]["file"] == "src/csvsum.c");
 }
 
+TEST_CASE("debug --test: a failing process whose stdout is right but whose exit status and "
+          "error_at_line message differ is debugged from its first differing stderr byte",
+          "[project][cli]") {
+  ProjectCase c = debugProject("make_diagnostics", "make check");
+  CHECK(hasNote(c.report, "failing process: `./recchk t.", "good.txt"));
+  CHECK(c.report["failure"]["kind"] == "exit status");
+  std::string failure = c.report["failure"]["summary"].get<std::string>();
+  CHECK(failure.find("ends with exit 1 instead of exit 0") != std::string::npos);
+  CHECK(failure.find("its stderr differs from byte 0") != std::string::npos);
+  CHECK(c.report["failure"]["new_criterion"].get<std::string>().starts_with(
+      "the output at stderr byte 0"));
+  CHECK(c.report["failure"]["new"]["stderr"].get<std::string>().find("bad key 'port2'") !=
+        std::string::npos);
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "src/record.c");
+  CHECK(c.report["candidates"][0]["line"] == 32);
+  // The changed helper, called again with the character its failing call got ('2'): the
+  // unit's flags come from the debug information of the project's own build.
+  REQUIRE(c.report["unit_test"].is_object());
+  CHECK(c.report["unit_test"]["call"] == "key_char(50)");
+  CHECK(c.report["unit_test"]["old_result"] == "returns 1\n");
+  CHECK(c.report["unit_test"]["new_result"] == "returns 0\n");
+}
+
 TEST_CASE("debug --test: a test that fails on the old version too, or passes on the new one, "
           "is a one-line error",
           "[project][cli]") {

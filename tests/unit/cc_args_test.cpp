@@ -70,6 +70,8 @@ TEST_CASE("an automake compile gets its object and a bitcode compile without the
                         "foo.o foo.c")));
   CHECK(bitcodeCompileArgs(args, 14, "/store/.tmp-1.bc", "") ==
         rewritten(words("-DHAVE_CONFIG_H -I. -I.. -g foo.c")) + kBitcodeFlags +
+            std::vector<std::string>{"-Xclang", "-dwarf-debug-flags", "-Xclang",
+                                     "-DHAVE_CONFIG_H -I. -I.."} +
             words("-o /store/.tmp-1.bc"));
 }
 
@@ -84,6 +86,7 @@ TEST_CASE("a CMake compile loses -O3, gains -g after its flags, and maps the deb
   CHECK(rewriteArgs(args) == rewritten(words("-DNDEBUG -o CMakeFiles/x.dir/a.c.o -c /abs/a.c -g")));
   CHECK(bitcodeCompileArgs(args, 5, "/s/t.bc", "/abs=/src") ==
         rewritten(words("-DNDEBUG /abs/a.c -g")) + kBitcodeFlags +
+            words("-Xclang -dwarf-debug-flags -Xclang -DNDEBUG") +
             words("-fdebug-prefix-map=/abs=/src -o /s/t.bc"));
   CHECK(defaultObjectName("/abs/a.c") == "a.o");
   CHECK(defaultObjectName("src/parse.tab.c") == "parse.tab.o");
@@ -254,7 +257,7 @@ TEST_CASE("the bitcode compile drops every dependency-file flag", "[cc-args]") {
   CHECK(args[src] == "foo.c");
   CHECK(bitcodeCompileArgs(args, src, "t.bc", "") ==
         rewritten(words("-Wp,-DFOO=1 -Wa,--noexecstack foo.c -g")) + kBitcodeFlags +
-            words("-o t.bc"));
+            words("-Xclang -dwarf-debug-flags -Xclang -Wp,-DFOO=1") + words("-o t.bc"));
   // The object compile keeps them all: the project's build reads its dependency files.
   CHECK(contains(rewriteArgs(args), "-Wp,-MD,.foo.o.d"));
   CHECK(contains(rewriteArgs(args), "-MFdeps.d"));

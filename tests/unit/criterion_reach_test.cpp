@@ -8,7 +8,7 @@
 using namespace rootline;
 
 namespace {
-RunSummary printed(const std::string &out) { return {"exit 0", out, 0}; }
+RunSummary printed(const std::string &out) { return {"exit 0", out, 0, ""}; }
 } // namespace
 
 TEST_CASE("an alternative run reaches the criterion when it prints up to the differing line",
@@ -22,7 +22,7 @@ TEST_CASE("an alternative run reaches the criterion when it prints up to the dif
   CHECK(debug::missedCriterion(printed(""), passing, failing) ==
         "its run prints 0 line(s) and stops before the failing output (stdout line 2)");
   // A failure that is not in stdout (a crash, a status): nothing to reach.
-  RunSummary crashed{"signal SIGSEGV", "start\n20\n", 0};
+  RunSummary crashed{"signal SIGSEGV", "start\n20\n", 0, ""};
   CHECK(debug::missedCriterion(printed(""), passing, crashed).empty());
   // The first line differs: any run reaches it.
   CHECK(debug::missedCriterion(printed(""), printed("a\n"), printed("b\n")) ==

@@ -130,3 +130,30 @@ TEST_CASE("comments blanked keep every line and leave literals alone", "[diff]")
   CHECK(out.find("\"/* not */\"") != std::string::npos);
   CHECK(out.find("'/'") != std::string::npos);
 }
+
+TEST_CASE("a function renamed in its header, its definition and every caller is a rename in "
+          "each file, and a call switched to another function is not",
+          "[diff][neutral]") {
+  std::string hOld = "int put_all(const char *s);\nint put_one(char c);\n";
+  std::string hNew = "int write_all(const char *s);\nint put_one(char c);\n";
+  std::string defOld = "#include \"out.h\"\nint put_all(const char *s) {\n  while (*s)\n"
+                       "    put_one(*s++);\n  return 0;\n}\n";
+  std::string defNew = "#include \"out.h\"\nint write_all(const char *s) {\n  while (*s)\n"
+                       "    put_one(*s++);\n  return 0;\n}\n";
+  std::string useOld = "#include \"out.h\"\nint main(void) {\n  put_all(\"a\");\n"
+                       "  return put_all(\"b\");\n}\n";
+  std::string useNew = "#include \"out.h\"\nint main(void) {\n  write_all(\"a\");\n"
+                       "  return write_all(\"b\");\n}\n";
+  auto renames = programRenames({{hOld, hNew}, {defOld, defNew}, {useOld, useNew}});
+  CHECK(renames == std::map<std::string, std::string>{{"put_all", "write_all"}});
+  // Alone, the caller cannot tell the rename from a call to another function.
+  CHECK(changedNewLines(diffSemantically(useOld, useNew), 5) == std::vector<unsigned>{3, 4});
+  CHECK(changedNewLines(diffSemantically(useOld, useNew, renames), 5).empty());
+  // A caller that now calls an existing function instead: no program rename.
+  std::string otherNew = "#include \"out.h\"\nint main(void) {\n  put_one('a');\n"
+                         "  return put_all(\"b\");\n}\n";
+  CHECK(programRenames({{hOld, hNew}, {defOld, defNew}, {useOld, otherNew}}).empty());
+  // One caller renames, another keeps the old name: no rename.
+  CHECK(
+      programRenames({{hOld, hNew}, {defOld, defNew}, {useOld, useNew}, {useOld, useOld}}).empty());
+}

@@ -1,4 +1,5 @@
 #include "build/cc_wrapper/cc_args.h"
+#include "build/language_flags.h"
 
 #include <algorithm>
 #include <array>
@@ -428,6 +429,9 @@ std::vector<std::string> bitcodeCompileArgs(const std::vector<std::string> &args
   // object compile already reported unused arguments (-Wa,..., -L) once.
   for (const char *f : {"-emit-llvm", "-c", "-Xclang", "-disable-O0-optnone",
                         "-fno-discard-value-names", "-Wno-unused-command-line-argument"})
+    out.push_back(f);
+  // The unit's language flags, kept in its debug information (build/language_flags.h).
+  for (const auto &f : recordFlagsArgs(languageFlags(flatten(tokens))))
     out.push_back(f);
   if (!prefixMap.empty())
     out.push_back("-fdebug-prefix-map=" + prefixMap);

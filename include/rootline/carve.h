@@ -1,0 +1,61 @@
+// Carving a differential unit test from a failing run (docs/debug.md, "Differential
+// unit test"; the idea of Elbaum et al., "Carving differential unit test cases from
+// system test cases", FSE 2006). The trace holds every value a call read: the state of
+// one call of the changed function is rebuilt from it (its arguments, and every object
+// it read, whole, with pointers between them relocated), the call is made again in a
+// cmocka test linked against each version's own code, and the test is kept when it
+// passes on the old version and fails on the new one.
+#pragma once
+
+#include "rootline/analysed_version.h"
+#include "rootline/budget.h"
+#include "rootline/replay.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// One object of the carved state, as it was when the call began.
+struct CarvedObject {
+  enum class Kind { Heap, Stack, Global };
+  Kind kind = Kind::Heap;
+  uint64_t addr = 0, size = 0;
+  std::string global;    // Global: its symbol
+  bool internal = false; // Global: internal linkage (reachable by name only in its unit)
+  std::vector<uint8_t> bytes;
+  std::vector<bool> known; // bytes whose value the trace gives (others: 0, or the global's
+                           // own initial value)
+};
+
+// A pointer word inside the carved state, or an argument, that points into a carved
+// object: relocated in the test to the same offset of the rebuilt object.
+struct CarvedPointer {
+  size_t object = 0;   // holding object (for an argument: unused)
+  uint64_t offset = 0; // its offset there
+  size_t target = 0;   // object pointed into
+  uint64_t targetOffset = 0;
+};
+
+struct CarvedCall {
+  std::string function;
+  uint64_t occurrence = 0;
+  std::vector<Val> args;
+  // For each argument: the object it points into and the offset, when it does.
+  std::vector<std::optional<std::pair<size_t, uint64_t>>> argTargets;
+  std::vector<CarvedObject> objects;
+  std::vector<CarvedPointer> pointers;
+  uint64_t unknownBytes = 0; // bytes the call read whose value the trace does not give
+};
+
+// The calls of `function` during which an instruction of `file`:`line` ran (file
+// compared by its path's end), each carved: the first 24 of them and the last 24.
+// `stdinBytes` gives the values of the bytes the program read from stdin.
+std::vector<CarvedCall> carveCalls(const AnalysedVersion &v, const fs::path &trace,
+                                   const std::string &function, const std::string &file,
+                                   unsigned line, const std::string &stdinBytes,
+                                   const Deadline &deadline);
+
+} // namespace rootline

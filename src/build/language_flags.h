@@ -1,0 +1,93 @@
+// The flags of a C compile that a later compile of the same unit's source needs
+// (preprocessor and language: -D, -U, -I, -include, -std, ...), and their record in the
+// unit's debug information. rootline's bitcode compiles store them as the compile
+// unit's flags (`-dwarf-debug-flags`), so that a differential unit test can compile the
+// unit's file again as the build did (docs/debug.md, "Differential unit test"). Only
+// these flags, never output paths: the bitcode stays content-addressed.
+// Header-only: rootline-cc (standard library only) uses it too.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace rootline {
+
+// The language flags among a compile's arguments, in order (two-part flags kept whole).
+inline std::vector<std::string> languageFlags(const std::vector<std::string> &args) {
+  static const std::vector<std::string> separate = {"-D",      "-U",         "-I",      "-isystem",
+                                                    "-iquote", "-idirafter", "-include"};
+  static const std::vector<std::string> joined = {
+      "-D", "-U", "-I", "-std=", "-isystem", "-iquote", "-idirafter", "-include"};
+  static const std::vector<std::string> single = {
+      "-funsigned-char", "-fsigned-char", "-pthread",    "-fgnu89-inline",
+      "-fms-extensions", "-fcommon",      "-fno-common", "-ansi"};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (std::find(separate.begin(), separate.end(), a) != separate.end()) {
+      if (i + 1 < args.size()) {
+        out.push_back(a);
+        out.push_back(args[++i]);
+      }
+      continue;
+    }
+    bool keep = std::find(single.begin(), single.end(), a) != single.end() ||
+                a.compare(0, 6, "-Wp,-D") == 0 || a.compare(0, 6, "-Wp,-U") == 0;
+    for (const auto &p : joined)
+      keep = keep || (a.size() > p.size() && a.compare(0, p.size(), p) == 0);
+    if (keep)
+      out.push_back(a);
+  }
+  return out;
+}
+
+// One string of arguments, each blank and backslash escaped with a backslash (as clang
+// records a command line), and back.
+inline std::string recordedFlagsText(const std::vector<std::string> &flags) {
+  std::string out;
+  for (const auto &f : flags) {
+    if (!out.empty())
+      out += ' ';
+    for (char c : f) {
+      if (c == ' ' || c == '\\')
+        out += '\\';
+      out += c;
+    }
+  }
+  return out;
+}
+
+inline std::vector<std::string> splitRecordedFlags(const std::string &text) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+      cur += text[++i];
+      any = true;
+    } else if (c == ' ') {
+      if (any)
+        out.push_back(cur);
+      cur.clear();
+      any = false;
+    } else {
+      cur += c;
+      any = true;
+    }
+  }
+  if (any)
+    out.push_back(cur);
+  return out;
+}
+
+// The arguments that store `flags` as the compile unit's flags in the debug information
+// (none when there are none).
+inline std::vector<std::string> recordFlagsArgs(const std::vector<std::string> &flags) {
+  if (flags.empty())
+    return {};
+  return {"-Xclang", "-dwarf-debug-flags", "-Xclang", recordedFlagsText(flags)};
+}
+
+} // namespace rootline

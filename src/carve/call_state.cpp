@@ -1,0 +1,558 @@
+// The calls of one function in a traced run, and the state one of them began with,
+// rebuilt from the trace (include/rootline/carve.h).
+#include "rootline/carve.h"
+
+#include "rootline/module_index.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+#include <bitset>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace rootline {
+
+namespace {
+
+// A known instruction of `function`'s watched line: compared by the path's end, since
+// reports name files relative to a version's root.
+bool sameFile(const std::string &path, const std::string &rel) {
+  return path == rel || (path.size() > rel.size() && path.ends_with(rel) &&
+                         path[path.size() - rel.size() - 1] == '/');
+}
+
+// Follows the outermost activation of one function: opened by the instance right after
+// a call whose callee's first instance is in the function, closed by the first instance
+// back at the caller's depth (or the run's end).
+class CallTracker {
+public:
+  explicit CallTracker(const llvm::Function *fn) : fn_(fn) {}
+
+  // Returns whether this instance opened an activation.
+  bool step(const Instance &I, bool &closed) {
+    closed = false;
+    if (open_ && I.depth <= depth_) {
+      open_ = false;
+      closed = true;
+    }
+    bool opened = false;
+    if (!open_ && last_ && I.depth == lastDepth_ + 1 && I.inst->getFunction() == fn_) {
+      open_ = opened = true;
+      depth_ = lastDepth_;
+      ++occurrence_;
+      callInstance_ = lastIndex_;
+      args_ = lastArgs_;
+    }
+    last_ = false;
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(I.inst);
+        call && !I.external && !llvm::isa<llvm::IntrinsicInst>(call)) {
+      last_ = true;
+      lastDepth_ = I.depth;
+      lastIndex_ = I.index;
+      lastArgs_.clear();
+      for (unsigned k = 0; k < call->arg_size() && k < I.operands.size(); ++k)
+        lastArgs_.push_back(I.operands[k].value);
+    }
+    return opened;
+  }
+  bool open() const { return open_; }
+  // An instance of the activation's own frame (not of a callee).
+  bool inOwnFrame(const Instance &I) const { return open_ && I.depth == depth_ + 1; }
+  uint64_t occurrence() const { return occurrence_; }
+  uint64_t callInstance() const { return callInstance_; }
+  const std::vector<Val> &args() const { return args_; }
+
+private:
+  const llvm::Function *fn_;
+  bool open_ = false, last_ = false;
+  uint32_t depth_ = 0, lastDepth_ = 0;
+  uint64_t occurrence_ = 0, callInstance_ = 0, lastIndex_ = 0;
+  std::vector<Val> args_, lastArgs_;
+};
+
+// Byte values of the process's memory as far as the trace gives them.
+class ValueShadow {
+public:
+  void set(uint64_t addr, const uint8_t *bytes, uint64_t len) {
+    for (uint64_t i = 0; i < len; ++i) {
+      Page &p = page(addr + i);
+      p.value[(addr + i) & kMask] = bytes[i];
+      p.known.set((addr + i) & kMask);
+    }
+  }
+  void fill(uint64_t addr, uint8_t byte, uint64_t len) {
+    for (uint64_t i = 0; i < len; ++i)
+      set(addr + i, &byte, 1);
+  }
+  void forget(uint64_t addr, uint64_t len) {
+    for (uint64_t i = 0; i < len; ++i)
+      if (auto it = pages_.find((addr + i) >> kBits); it != pages_.end())
+        it->second->known.reset((addr + i) & kMask);
+  }
+  std::optional<uint8_t> get(uint64_t addr) const {
+    auto it = pages_.find(addr >> kBits);
+    if (it == pages_.end() || !it->second->known.test(addr & kMask))
+      return std::nullopt;
+    return it->second->value[addr & kMask];
+  }
+  void copy(uint64_t dst, uint64_t src, uint64_t len) {
+    std::vector<std::optional<uint8_t>> tmp(len);
+    for (uint64_t i = 0; i < len; ++i)
+      tmp[i] = get(src + i);
+    for (uint64_t i = 0; i < len; ++i) {
+      if (tmp[i])
+        set(dst + i, &*tmp[i], 1);
+      else
+        forget(dst + i, 1);
+    }
+  }
+
+private:
+  static constexpr unsigned kBits = 12;
+  static constexpr uint64_t kMask = (1u << kBits) - 1;
+  struct Page {
+    uint8_t value[1u << kBits];
+    std::bitset<(1u << kBits)> known;
+  };
+  Page &page(uint64_t addr) {
+    auto &p = pages_[addr >> kBits];
+    if (!p)
+      p = std::make_unique<Page>();
+    return *p;
+  }
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
+};
+
+struct LiveObject {
+  uint64_t size = 0;
+  CarvedObject::Kind kind = CarvedObject::Kind::Heap;
+  const llvm::GlobalVariable *global = nullptr;
+};
+
+// Bounds of a carved state: a call that reads more than this is carved in part.
+inline constexpr uint64_t kMaxObjectBytes = 64u << 10, kMaxStateBytes = 512u << 10;
+inline constexpr size_t kMaxObjects = 256;
+// Calls kept of a run: the first half and the last half of them.
+inline constexpr size_t kKeptCalls = 48;
+
+struct Carver : ReplayObserver {
+  Carver(const llvm::Function *fn, std::string file, unsigned line, const std::string &stdinBytes)
+      : tracker(fn), fn(fn), file(std::move(file)), line(line), stdinBytes(stdinBytes) {}
+
+  void onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) override {
+    place(addr, {size, CarvedObject::Kind::Global, gv});
+  }
+  void onArgv(const ArgvString &a) override {
+    shadow.set(a.addr, reinterpret_cast<const uint8_t *>(a.bytes.data()), a.bytes.size());
+  }
+
+  void onInstance(const Instance &I) override {
+    bool closed = false;
+    bool opened = tracker.step(I, closed);
+    if (closed && active)
+      finishCall();
+    if (opened) {
+      active = true;
+      throughLine = false;
+      args = tracker.args();
+      occurrence = tracker.occurrence();
+    }
+    if (active && !throughLine && watched(I.inst))
+      throughLine = true;
+    effects(I);
+  }
+  // The run ended inside the call (a crash there): it is carved as far as it went.
+  void finish() {
+    if (active)
+      finishCall();
+  }
+
+  bool watched(const llvm::Instruction *inst) {
+    auto [it, fresh] = watchedCache.try_emplace(inst, false);
+    if (fresh) {
+      SourceLocation loc = ModuleIndex::locationOf(inst);
+      it->second = loc.valid() && loc.line == line && sameFile(loc.path(), file);
+    }
+    return it->second;
+  }
+
+  // Keeps the first calls through the watched line and the last ones (kKeptCalls).
+  void finishCall();
+
+  // ---- what one instance did to memory ----------------------------------------------
+  void effects(const Instance &I) {
+    const llvm::Instruction *inst = I.inst;
+    if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(inst)) {
+      (void)ld;
+      uint8_t bytes[16];
+      bool exact = valBytes(I.result, I.size, bytes);
+      for (uint64_t i = 0; i < I.size; ++i) {
+        std::optional<uint8_t> v =
+            exact ? std::optional<uint8_t>(bytes[i]) : shadow.get(I.addr + i);
+        read(I.addr + i, v);
+      }
+      if (exact)
+        shadow.set(I.addr, bytes, I.size);
+      return;
+    }
+    if (llvm::isa<llvm::StoreInst>(inst)) {
+      uint8_t bytes[16];
+      bool exact = !I.operands.empty() && valBytes(I.operands[0].value, I.size, bytes);
+      wrote(I.addr, I.size);
+      if (exact)
+        shadow.set(I.addr, bytes, I.size);
+      else
+        shadow.forget(I.addr, I.size);
+      return;
+    }
+    if (llvm::isa<llvm::AllocaInst>(inst)) {
+      place(I.addr, {I.size, CarvedObject::Kind::Stack, nullptr});
+      if (active)
+        allocatedInCall.insert(I.addr);
+      shadow.forget(I.addr, I.size);
+      return;
+    }
+    if (llvm::isa<llvm::AtomicRMWInst>(inst) || llvm::isa<llvm::AtomicCmpXchgInst>(inst)) {
+      wrote(I.addr, I.size);
+      shadow.forget(I.addr, I.size);
+      return;
+    }
+    if (auto *mi = llvm::dyn_cast<llvm::MemIntrinsic>(inst)) {
+      if (I.operands.size() < 3)
+        return;
+      uint64_t dst = I.operands[0].value.lo, len = I.operands[2].value.lo;
+      if (auto *mt = llvm::dyn_cast<llvm::MemTransferInst>(mi)) {
+        (void)mt;
+        uint64_t src = I.operands[1].value.lo;
+        for (uint64_t i = 0; i < len; ++i)
+          read(src + i, shadow.get(src + i));
+        wrote(dst, len);
+        shadow.copy(dst, src, len);
+      } else {
+        wrote(dst, len);
+        shadow.fill(dst, static_cast<uint8_t>(I.operands[1].value.lo), len);
+      }
+      return;
+    }
+    if (!I.external)
+      return;
+    // A libc call: its reads first (it reads its inputs before it writes), then writes.
+    for (const Event &e : I.effects)
+      if (e.tag == Ev::MEM_READ)
+        for (uint64_t i = 0; i < e.b; ++i)
+          read(e.a + i, shadow.get(e.a + i));
+      else if (e.tag == Ev::MEM_COPY)
+        for (uint64_t i = 0; i < e.c; ++i)
+          read(e.b + i, shadow.get(e.b + i));
+    for (const Event &e : I.effects) {
+      switch (e.tag) {
+      case Ev::SOURCE:
+        source = e.a;
+        break;
+      case Ev::MEM_WRITE:
+        wrote(e.a, e.b);
+        shadow.forget(e.a, e.b);
+        break;
+      case Ev::MEM_COPY:
+        wrote(e.a, e.c);
+        shadow.copy(e.a, e.b, e.c);
+        break;
+      case Ev::MEM_SET:
+        wrote(e.a, e.c);
+        shadow.fill(e.a, static_cast<uint8_t>(e.b), e.c);
+        break;
+      case Ev::INPUT:
+        wrote(e.b, e.c);
+        if (source == 0 && e.a + e.c <= stdinBytes.size())
+          shadow.set(e.b, reinterpret_cast<const uint8_t *>(stdinBytes.data()) + e.a, e.c);
+        else
+          shadow.forget(e.b, e.c);
+        break;
+      case Ev::TOKEN:
+        wrote(e.c, e.d);
+        if (source == 0 && e.a + e.b <= stdinBytes.size())
+          storeToken(stdinBytes.substr(e.a, e.b), e.c, e.d, static_cast<char>(e.e & 0x7f));
+        else
+          shadow.forget(e.c, e.d);
+        break;
+      case Ev::MEM_TOKEN:
+        if (e.c) {
+          wrote(e.c, e.d);
+          std::string text;
+          for (uint64_t i = 0; i < e.b; ++i)
+            if (auto v = shadow.get(e.a + i))
+              text += static_cast<char>(*v);
+          if (text.size() == e.b)
+            storeToken(text, e.c, e.d, static_cast<char>(e.e & 0x7f));
+          else
+            shadow.forget(e.c, e.d);
+        }
+        break;
+      case Ev::HEAP_ALLOC:
+        place(e.a, {e.b, CarvedObject::Kind::Heap, nullptr});
+        if (active)
+          allocatedInCall.insert(e.a);
+        break;
+      case Ev::HEAP_FREE:
+        objects.erase(e.a);
+        break;
+      default:
+        break;
+      }
+      if (e.tag != Ev::SOURCE &&
+          (e.tag == Ev::INPUT || e.tag == Ev::INPUT_CHAR || e.tag == Ev::TOKEN))
+        source = 0; // the next input event names its source again when it is not stdin
+    }
+  }
+
+  // The value a scanf conversion stored: the token's text parsed as the conversion
+  // does (numbers in the stored size, strings with their NUL, characters as they are).
+  void storeToken(const std::string &text, uint64_t addr, uint64_t size, char conv) {
+    uint8_t bytes[16] = {0};
+    if (conv == 's' || conv == '[' || conv == 'c') {
+      std::string v = conv == 'c' ? text : text + '\0';
+      if (v.size() == size || conv != 'c')
+        shadow.set(addr, reinterpret_cast<const uint8_t *>(v.data()),
+                   std::min<uint64_t>(v.size(), size));
+      else
+        shadow.forget(addr, size);
+      return;
+    }
+    if (size > 16) {
+      shadow.forget(addr, size);
+      return;
+    }
+    if (conv == 'f' || conv == 'e' || conv == 'g' || conv == 'a' || conv == 'E' || conv == 'G') {
+      if (size == 4) {
+        float f = std::strtof(text.c_str(), nullptr);
+        std::memcpy(bytes, &f, 4);
+      } else if (size == 8) {
+        double d = std::strtod(text.c_str(), nullptr);
+        std::memcpy(bytes, &d, 8);
+      } else {
+        shadow.forget(addr, size);
+        return;
+      }
+    } else {
+      int base = conv == 'x' || conv == 'X' || conv == 'p' ? 16
+                 : conv == 'o'                             ? 8
+                 : conv == 'i'                             ? 0
+                                                           : 10;
+      uint64_t v = conv == 'u' || conv == 'x' || conv == 'X' || conv == 'o' || conv == 'p'
+                       ? std::strtoull(text.c_str(), nullptr, base)
+                       : static_cast<uint64_t>(std::strtoll(text.c_str(), nullptr, base));
+      for (uint64_t i = 0; i < size && i < 8; ++i)
+        bytes[i] = static_cast<uint8_t>(v >> (8 * i));
+    }
+    shadow.set(addr, bytes, size);
+  }
+
+  static bool valBytes(const Val &v, uint64_t size, uint8_t *out) {
+    if (size > 16)
+      return false;
+    for (uint64_t i = 0; i < size; ++i)
+      out[i] = static_cast<uint8_t>(i < 8 ? v.lo >> (8 * i) : v.hi >> (8 * (i - 8)));
+    return true;
+  }
+
+  // Objects: the newest one at an address replaces any it overlaps (a dead frame's).
+  void place(uint64_t addr, LiveObject o) {
+    if (o.size == 0)
+      return;
+    auto it = objects.lower_bound(addr);
+    if (it != objects.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second.size > addr)
+        it = prev;
+    }
+    while (it != objects.end() && it->first < addr + o.size)
+      it = objects.erase(it);
+    objects[addr] = o;
+  }
+  const std::pair<const uint64_t, LiveObject> *containing(uint64_t addr) const {
+    auto it = objects.upper_bound(addr);
+    if (it == objects.begin())
+      return nullptr;
+    --it;
+    return addr < it->first + it->second.size ? &*it : nullptr;
+  }
+
+  // ---- the call's reads and writes --------------------------------------------------
+  void read(uint64_t addr, std::optional<uint8_t> value) {
+    if (!active || writtenInCall.count(addr) || readBefore.count(addr))
+      return;
+    const auto *o = containing(addr);
+    if (!o || allocatedInCall.count(o->first))
+      return; // memory the call made itself
+    readBefore[addr] = value;
+    touched.try_emplace(o->first, o->second);
+  }
+  void wrote(uint64_t addr, uint64_t len) {
+    if (!active)
+      return;
+    for (uint64_t i = 0; i < len; ++i)
+      if (writtenInCall.insert(addr + i).second)
+        before.emplace(addr + i, shadow.get(addr + i));
+  }
+  // What the byte held when the call began.
+  std::optional<uint8_t> initial(uint64_t addr) const {
+    if (auto it = readBefore.find(addr); it != readBefore.end())
+      return it->second;
+    if (auto it = before.find(addr); it != before.end())
+      return it->second;
+    return shadow.get(addr);
+  }
+
+  CallTracker tracker;
+  const llvm::Function *fn;
+  std::string file;
+  unsigned line;
+  const std::string &stdinBytes;
+  std::unordered_map<const llvm::Instruction *, bool> watchedCache;
+  bool active = false, throughLine = false;
+  uint64_t occurrence = 0, source = 0;
+  std::vector<Val> args;
+  std::vector<CarvedCall> first;
+  std::deque<CarvedCall> last;
+  ValueShadow shadow;
+  std::map<uint64_t, LiveObject> objects;
+  std::unordered_set<uint64_t> allocatedInCall, writtenInCall;
+  std::unordered_map<uint64_t, std::optional<uint8_t>> readBefore, before;
+  std::map<uint64_t, LiveObject> touched;
+};
+
+CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) {
+  CarvedObject out;
+  out.kind = o.kind;
+  out.addr = start;
+  out.size = std::min(o.size, kMaxObjectBytes);
+  if (o.global) {
+    out.global = o.global->getName().str();
+    out.internal = o.global->hasLocalLinkage();
+  }
+  out.bytes.assign(out.size, 0);
+  out.known.assign(out.size, false);
+  for (uint64_t i = 0; i < out.size; ++i)
+    if (auto v = c.initial(start + i)) {
+      out.bytes[i] = *v;
+      out.known[i] = true;
+    }
+  return out;
+}
+
+std::optional<uint64_t> word(const CarvedObject &o, uint64_t off) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < 8; ++i) {
+    if (off + i >= o.size || !o.known[off + i])
+      return std::nullopt;
+    v |= static_cast<uint64_t>(o.bytes[off + i]) << (8 * i);
+  }
+  return v;
+}
+
+CarvedCall carvedState(const Carver &c) {
+  const llvm::Function *fn = c.fn;
+  CarvedCall out;
+  out.function = fn->getName().str();
+  out.occurrence = c.occurrence;
+  out.args = c.args;
+  for (const auto &[addr, value] : c.readBefore)
+    out.unknownBytes += !value.has_value();
+  // The objects the call read, whole; then the objects their pointers (and the pointer
+  // arguments) point into, a few links deep, so that another version of the function
+  // that follows other pointers finds them too.
+  std::map<uint64_t, size_t> index; // object start → position in out.objects
+  uint64_t total = 0;
+  auto add = [&](uint64_t start, const LiveObject &o) -> std::optional<size_t> {
+    if (auto it = index.find(start); it != index.end())
+      return it->second;
+    if (out.objects.size() >= kMaxObjects ||
+        total + std::min(o.size, kMaxObjectBytes) > kMaxStateBytes)
+      return std::nullopt;
+    index[start] = out.objects.size();
+    out.objects.push_back(carvedObject(c, start, o));
+    total += out.objects.back().size;
+    return out.objects.size() - 1;
+  };
+  for (const auto &[start, o] : c.touched)
+    add(start, o);
+  auto targetOf = [&](uint64_t value) -> std::optional<std::pair<size_t, uint64_t>> {
+    const auto *o = value ? c.containing(value) : nullptr;
+    if (!o || c.allocatedInCall.count(o->first))
+      return std::nullopt;
+    auto k = add(o->first, o->second);
+    if (!k || value - o->first >= out.objects[*k].size)
+      return std::nullopt;
+    return std::make_pair(*k, value - o->first);
+  };
+  for (unsigned a = 0; a < out.args.size(); ++a) {
+    bool pointer = a < fn->arg_size() && fn->getArg(a)->getType()->isPointerTy();
+    out.argTargets.push_back(pointer ? targetOf(out.args[a].lo) : std::nullopt);
+  }
+  for (unsigned depth = 0, from = 0; depth < 3; ++depth) {
+    size_t to = out.objects.size();
+    for (size_t k = from; k < to; ++k)
+      for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
+        if (auto w = word(out.objects[k], off))
+          targetOf(*w);
+    from = static_cast<unsigned>(to);
+  }
+  for (size_t k = 0; k < out.objects.size(); ++k)
+    for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
+      if (auto w = word(out.objects[k], off); w && *w)
+        if (const auto *o = c.containing(*w); o && index.count(o->first)) {
+          size_t t = index[o->first];
+          if (*w - o->first < out.objects[t].size)
+            out.pointers.push_back({k, off, t, *w - o->first});
+        }
+  return out;
+}
+
+void Carver::finishCall() {
+  active = false;
+  if (throughLine) {
+    CarvedCall call = carvedState(*this);
+    if (first.size() < kKeptCalls / 2) {
+      first.push_back(std::move(call));
+    } else {
+      last.push_back(std::move(call));
+      if (last.size() > kKeptCalls / 2)
+        last.pop_front();
+    }
+  }
+  writtenInCall.clear();
+  readBefore.clear();
+  before.clear();
+  touched.clear();
+  allocatedInCall.clear();
+}
+
+} // namespace
+
+std::vector<CarvedCall> carveCalls(const AnalysedVersion &v, const fs::path &trace,
+                                   const std::string &function, const std::string &file,
+                                   unsigned line, const std::string &stdinBytes,
+                                   const Deadline &deadline) {
+  const llvm::Function *fn = v.module.module->getFunction(function);
+  if (!fn || fn->isDeclaration())
+    return {};
+  Carver c(fn, file, line, stdinBytes);
+  TraceReader reader(trace, v.program.module.key);
+  ReplayLimits limits;
+  limits.deadline = deadline;
+  limits.stopAtMismatch = true;
+  replayTrace(*v.module.module, *v.index, reader, &c, limits);
+  c.finish();
+  std::vector<CarvedCall> out = std::move(c.first);
+  for (auto &call : c.last)
+    out.push_back(std::move(call));
+  return out;
+}
+
+} // namespace rootline

@@ -1,0 +1,582 @@
+// A cmocka test that makes one carved call again, linked against a version's own code
+// (include/rootline/differential_test.h).
+#include "rootline/differential_test.h"
+
+#include "build/language_flags.h"
+
+#include "rootline/build.h"
+#include "rootline/error.h"
+#include "rootline/fs.h"
+#include "rootline/hash.h"
+#include "rootline/process.h"
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace rootline {
+
+namespace {
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+std::string hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llxULL", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string cString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + static_cast<char>(c);
+    else if (c == '\n')
+      out += "\\n\"\n    \"";
+    else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    } else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+std::string byteList(const std::vector<uint8_t> &bytes, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to; ++i) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%02x", bytes[i]);
+    out += i == from ? "" : (i - from) % 16 ? ", " : ",\n    ";
+    out += buf;
+  }
+  return out;
+}
+
+// A parameter list the test can pass carved values to: scalars and pointers only (a
+// struct passed by value is split or coerced by the ABI, which the trace's operands
+// follow, not the C call).
+std::optional<std::string> unsupportedSignature(const llvm::Function &fn) {
+  if (fn.isVarArg())
+    return "it is variadic";
+  if (fn.hasStructRetAttr())
+    return "it returns a struct through memory";
+  for (const llvm::Argument &a : fn.args()) {
+    if (a.hasByValAttr() || a.hasStructRetAttr())
+      return "it takes a struct by value";
+    llvm::Type *t = a.getType();
+    if (!(t->isIntegerTy() && t->getIntegerBitWidth() <= 64) && !t->isPointerTy() &&
+        !t->isFloatTy() && !t->isDoubleTy())
+      return "it takes an argument of a type the test cannot rebuild";
+  }
+  const llvm::DISubprogram *sp = fn.getSubprogram();
+  if (!sp || !sp->getType())
+    return "it has no debug information";
+  auto types = sp->getType()->getTypeArray();
+  if (types.size() != fn.arg_size() + 1)
+    return "it takes a struct by value";
+  // A small struct by value is coerced to an integer by the ABI: the C type says so.
+  for (unsigned k = 0; k < types.size(); ++k) {
+    const llvm::DIType *t = types[k];
+    while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
+      if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
+          d->getTag() != llvm::dwarf::DW_TAG_const_type &&
+          d->getTag() != llvm::dwarf::DW_TAG_volatile_type)
+        break;
+      t = d->getBaseType();
+    }
+    if (llvm::isa_and_nonnull<llvm::DICompositeType>(t))
+      return k == 0 ? "it returns a struct by value" : "it takes a struct by value";
+  }
+  llvm::Type *r = fn.getReturnType();
+  if (!r->isVoidTy() && !(r->isIntegerTy() && r->getIntegerBitWidth() <= 64) && !r->isPointerTy() &&
+      !r->isFloatTy() && !r->isDoubleTy())
+    return "it returns a value of a type the test cannot compare";
+  return std::nullopt;
+}
+
+std::string argExpr(const CarvedCall &call, const llvm::Function &fn, unsigned k) {
+  llvm::Type *t = fn.getArg(k)->getType();
+  const Val &v = call.args[k];
+  if (t->isPointerTy()) {
+    if (k < call.argTargets.size() && call.argTargets[k])
+      return "(void *)(rl_obj[" + std::to_string(call.argTargets[k]->first) + "] + " +
+             std::to_string(call.argTargets[k]->second) + ")";
+    return v.lo ? "(void *)(uintptr_t)" + hex64(v.lo) : "(void *)0";
+  }
+  if (t->isFloatTy())
+    return "rl_f32(" + hex64(v.lo & 0xffffffffu) + ")";
+  if (t->isDoubleTy())
+    return "rl_f64(" + hex64(v.lo) + ")";
+  return "(uint64_t)" + hex64(v.lo);
+}
+
+} // namespace
+
+std::optional<UnitSource> unitSourceOf(const llvm::Function &fn) {
+  const llvm::DISubprogram *sp = fn.getSubprogram();
+  if (!sp || !sp->getUnit() || !sp->getUnit()->getFile())
+    return std::nullopt;
+  const llvm::DICompileUnit *cu = sp->getUnit();
+  UnitSource u;
+  fs::path dir = cu->getDirectory().str(), file = cu->getFilename().str();
+  u.path = file.is_absolute() ? file : dir / file;
+  u.workDir = dir;
+  u.flags = languageFlags(splitRecordedFlags(cu->getFlags().str()));
+  return u;
+}
+
+std::optional<std::string> untestableSignature(const llvm::Function &fn) {
+  return unsupportedSignature(fn);
+}
+
+namespace {
+
+// The definitions every test shares: the carved objects' table, free() recorded, and
+// the description of the state a call leaves.
+const char *kCommon = R"C(
+enum { RL_MAX_OBJECTS = 256 };
+static char *rl_obj[RL_MAX_OBJECTS];
+static size_t rl_size[RL_MAX_OBJECTS];
+static int rl_nobj;
+
+/* free() of an object the test built is recorded, not done: the state after the call
+   is read from it. */
+static int rl_freed[RL_MAX_OBJECTS];
+void __real_free(void *p);
+void __wrap_free(void *p) {
+  for (int k = 0; k < rl_nobj; ++k)
+    if (p && p == rl_obj[k]) {
+      rl_freed[k] = 1;
+      return;
+    }
+  __real_free(p);
+}
+
+static float rl_f32(uint64_t bits) { uint32_t b = (uint32_t)bits; float f; memcpy(&f, &b, 4); return f; }
+static double rl_f64(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
+static void rl_point(int holder, size_t at, int target, size_t offset) {
+  char *p = rl_obj[target] + offset;
+  memcpy(rl_obj[holder] + at, &p, sizeof p);
+}
+
+/* Whether a word may be an address (near the data, the heap or the stack): such words
+   are compared by where they point, not by value, since each build lays memory out
+   its own way. */
+static int rl_pointer_like(uintptr_t v) {
+  int local;
+  void *heap = malloc(1);
+  uintptr_t refs[3] = {(uintptr_t)&rl_obj, (uintptr_t)heap, (uintptr_t)&local};
+  free(heap);
+  for (int i = 0; i < 3; ++i)
+    if (v + ((uintptr_t)1 << 32) > refs[i] && v < refs[i] + ((uintptr_t)1 << 32))
+      return 1;
+  return 0;
+}
+static void rl_pointer_text(char *out, uintptr_t v) {
+  for (int k = 0; k < rl_nobj; ++k)
+    if (v >= (uintptr_t)rl_obj[k] && v < (uintptr_t)rl_obj[k] + rl_size[k]) {
+      sprintf(out, "&o%d+%lu", k, (unsigned long)(v - (uintptr_t)rl_obj[k]));
+      return;
+    }
+  if (v == 0)
+    strcpy(out, "NULL");
+  else if (rl_pointer_like(v))
+    strcpy(out, "ptr");
+  else
+    sprintf(out, "%#lx", (unsigned long)v);
+}
+
+static char rl_state[1 << 20];
+static size_t rl_len;
+static void rl_say(const char *text) {
+  size_t n = strlen(text);
+  if (rl_len + n < sizeof rl_state) {
+    memcpy(rl_state + rl_len, text, n + 1);
+    rl_len += n;
+  }
+}
+
+/* What the call prints on stdout and stderr is part of what it does: each stream goes
+   to a temporary file during the call and is described after it. */
+static FILE *rl_captured[3];
+static int rl_saved[3];
+static void rl_capture_begin(void) {
+  fflush(stdout);
+  fflush(stderr);
+  for (int fd = 1; fd <= 2; ++fd) {
+    rl_captured[fd] = tmpfile();
+    rl_saved[fd] = dup(fd);
+    if (rl_captured[fd])
+      dup2(fileno(rl_captured[fd]), fd);
+  }
+}
+static void rl_capture_end(void) {
+  fflush(stdout);
+  fflush(stderr);
+  for (int fd = 1; fd <= 2; ++fd) {
+    if (rl_saved[fd] >= 0) {
+      dup2(rl_saved[fd], fd);
+      close(rl_saved[fd]);
+    }
+    if (!rl_captured[fd])
+      continue;
+    rewind(rl_captured[fd]);
+    char chunk[512];
+    size_t n, total = 0;
+    char text[64];
+    while ((n = fread(chunk, 1, sizeof chunk, rl_captured[fd])) > 0) {
+      if (total == 0)
+        rl_say(fd == 1 ? "prints:" : "prints on stderr:");
+      for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)chunk[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+          sprintf(text, "%c", c);
+        else
+          sprintf(text, "\\x%02x", c);
+        rl_say(text);
+      }
+      total += n;
+    }
+    if (total)
+      rl_say("\n");
+    fclose(rl_captured[fd]);
+  }
+}
+
+/* The state after the call: each object's bytes, a word that may be an address
+   written as where it points. */
+static void rl_describe_objects(void) {
+  char buf[64];
+  for (int k = 0; k < rl_nobj; ++k) {
+    sprintf(buf, "o%d%s:", k, rl_freed[k] ? " (freed)" : "");
+    rl_say(buf);
+    for (size_t i = 0; i < rl_size[k];) {
+      uintptr_t w;
+      if (i % 8 == 0 && i + 8 <= rl_size[k]) {
+        memcpy(&w, rl_obj[k] + i, 8);
+        if (w && rl_pointer_like(w)) {
+          char where[48];
+          rl_pointer_text(where, w);
+          sprintf(buf, " [%s]", where);
+          rl_say(buf);
+          i += 8;
+          continue;
+        }
+      }
+      sprintf(buf, " %02x", (unsigned char)rl_obj[k][i]);
+      rl_say(buf);
+      ++i;
+    }
+    rl_say("\n");
+  }
+}
+)C";
+
+// One carved call: its objects, rl_build_<i> that lays them out, and rl_run_<i> that
+// makes the call and describes what it returns and leaves.
+std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn) {
+  std::ostringstream s;
+  std::string c = "rl_c" + std::to_string(i) + "_";
+  size_t n = std::min<size_t>(call.objects.size(), 256);
+  for (size_t k = 0; k < n; ++k) {
+    const CarvedObject &o = call.objects[k];
+    bool named = o.kind == CarvedObject::Kind::Global && (!o.internal || isIdentifier(o.global));
+    if (named) {
+      if (!o.internal)
+        s << "extern char " << c << "global" << k << "[] __asm__(\"" << o.global << "\");\n";
+      continue;
+    }
+    s << "static const unsigned char " << c << "init" << k << "[" << std::max<uint64_t>(o.size, 1)
+      << "] = {\n    " << byteList(o.bytes, 0, o.size) << "};\n";
+    if (o.kind != CarvedObject::Kind::Heap)
+      s << "static _Alignas(16) char " << c << "stack" << k << "[" << std::max<uint64_t>(o.size, 1)
+        << "];\n";
+  }
+  s << "\n/* The state call " << call.occurrence << " of " << fn.getName().str()
+    << "() began with. */\nstatic void rl_build_" << i << "(void) {\n  rl_nobj = " << n << ";\n";
+  for (size_t k = 0; k < n; ++k) {
+    const CarvedObject &o = call.objects[k];
+    std::string obj = "  rl_obj[" + std::to_string(k) + "]";
+    s << "  rl_size[" << k << "] = " << o.size << ";\n";
+    bool named = o.kind == CarvedObject::Kind::Global && (!o.internal || isIdentifier(o.global));
+    if (o.kind == CarvedObject::Kind::Heap) {
+      s << obj << " = malloc(" << std::max<uint64_t>(o.size, 1) << ");\n"
+        << "  memcpy(rl_obj[" << k << "], " << c << "init" << k << ", " << o.size << ");\n";
+    } else if (!named) { // a local, or a static local no C name reaches: a copy
+      s << obj << " = " << c << "stack" << k << ";\n"
+        << "  memcpy(rl_obj[" << k << "], " << c << "init" << k << ", " << o.size << ");\n";
+    } else {
+      s << obj << " = (char *)" << (o.internal ? "&" + o.global : c + "global" + std::to_string(k))
+        << ";\n";
+      // Only the bytes the trace gives: the rest keep the program's own initial values.
+      for (size_t b = 0; b < o.size;) {
+        if (!o.known[b]) {
+          ++b;
+          continue;
+        }
+        size_t e = b;
+        while (e < o.size && o.known[e])
+          ++e;
+        s << "  memcpy(rl_obj[" << k << "] + " << b << ", (const unsigned char[]){"
+          << byteList(o.bytes, b, e) << "}, " << (e - b) << ");\n";
+        b = e;
+      }
+    }
+  }
+  for (const CarvedPointer &p : call.pointers)
+    if (p.object < n && p.target < n)
+      s << "  rl_point(" << p.object << ", " << p.offset << ", " << p.target << ", "
+        << p.targetOffset << ");\n";
+  s << "}\n";
+
+  llvm::Type *ret = fn.getReturnType();
+  std::string name = fn.getName().str(), args;
+  for (unsigned k = 0; k < fn.arg_size(); ++k)
+    args += (k ? ", " : "") + argExpr(call, fn, k);
+  s << "\nstatic void rl_run_" << i << "(void) {\n  char buf[96];\n  rl_build_" << i
+    << "();\n  rl_capture_begin();\n";
+  if (ret->isVoidTy()) {
+    s << "  " << name << "(" << args << ");\n  rl_capture_end();\n  rl_say(\"returns\\n\");\n";
+  } else if (ret->isPointerTy()) {
+    s << "  uintptr_t r = (uintptr_t)" << name << "(" << args << ");\n  rl_capture_end();\n"
+      << "  char where[48];\n  rl_pointer_text(where, r);\n"
+      << "  sprintf(buf, \"returns %s\\n\", where);\n  rl_say(buf);\n";
+  } else if (ret->isFloatTy() || ret->isDoubleTy()) {
+    s << "  double r = " << name << "(" << args << ");\n  rl_capture_end();\n"
+      << "  sprintf(buf, \"returns %a\\n\", r);\n  rl_say(buf);\n";
+  } else {
+    s << "  long long r = (long long)" << name << "(" << args << ");\n  rl_capture_end();\n"
+      << "  sprintf(buf, \"returns %lld\\n\", r);\n  rl_say(buf);\n";
+  }
+  s << "  rl_describe_objects();\n}\n";
+  return s.str();
+}
+
+std::string prologue(const llvm::Function &fn, const std::string &what) {
+  std::ostringstream s;
+  s << "/* " << what << "\n"
+    << " * Build: compile with the flags of " << fn.getName().str() << "'s unit and\n"
+    << " *   -DRL_UNIT_SOURCE='\"path/to/its/file.c\"', link with the program's other units\n"
+    << " *   (their main renamed rootline_program_main), -lcmocka and -Wl,--wrap=free. */\n"
+    << "#define main rootline_program_main\n#include RL_UNIT_SOURCE\n#undef main\n\n"
+    << "#include <setjmp.h>\n#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n"
+    << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <sys/wait.h>\n"
+    << "#include <unistd.h>\n\n#include <cmocka.h>\n"
+    << kCommon;
+  return s.str();
+}
+
+} // namespace
+
+std::string callRecorderSource(const std::vector<const CarvedCall *> &calls,
+                               const llvm::Function &fn) {
+  std::ostringstream s;
+  s << prologue(fn, "rootline: each carved call of " + fn.getName().str() +
+                        "() made again, in a child process each; prints what each returns and "
+                        "leaves.");
+  for (size_t i = 0; i < calls.size(); ++i)
+    s << "\n" << callPart(i, *calls[i], fn);
+  s << "\nint main(void) {\n";
+  for (size_t i = 0; i < calls.size(); ++i)
+    s << "  printf(\"=== call " << calls[i]->occurrence << " ===\\n\");\n"
+      << "  fflush(stdout);\n"
+      << "  if (fork() == 0) {\n    rl_run_" << i
+      << "();\n    fputs(rl_state, stdout);\n    fflush(stdout);\n    _exit(0);\n  }\n"
+      << "  {\n    int st = 0;\n    wait(&st);\n"
+      << "    if (WIFSIGNALED(st))\n      printf(\"ends with signal %d\\n\", WTERMSIG(st));\n"
+      << "    else if (WEXITSTATUS(st) != 0)\n"
+      << "      printf(\"ends with exit %d\\n\", WEXITSTATUS(st));\n  }\n";
+  s << "  return 0;\n}\n";
+  return s.str();
+}
+
+std::map<uint64_t, std::string> recordedCalls(const std::string &output) {
+  std::map<uint64_t, std::string> out;
+  std::optional<uint64_t> current;
+  size_t at = 0;
+  while (at < output.size()) {
+    size_t end = output.find('\n', at);
+    std::string line = output.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? output.size() : end + 1;
+    unsigned long long k = 0;
+    if (std::sscanf(line.c_str(), "=== call %llu ===", &k) == 1 && line.ends_with(" ===")) {
+      current = k;
+      out[k];
+      continue;
+    }
+    if (current)
+      out[*current] += line + "\n";
+  }
+  return out;
+}
+
+std::string differentialTestSource(const CarvedCall &call, const llvm::Function &fn,
+                                   const std::string &origin, const std::string &expected) {
+  std::ostringstream s;
+  std::string name = fn.getName().str();
+  s << prologue(fn, "Differential unit test carved by rootline from " + origin + ":\n * call " +
+                        std::to_string(call.occurrence) + " of " + name +
+                        "(), made again with the state it began with (its arguments and the " +
+                        std::to_string(call.objects.size()) +
+                        " object(s) it read, whole, pointers relocated).\n * It passes on the "
+                        "old version and fails on the new one.");
+  s << "\n" << callPart(0, call, fn);
+  s << "\n/* What the old version's " << name << " returns and leaves in that state. */\n"
+    << "static const char rl_expected[] =\n    " << cString(expected) << ";\n\n";
+  std::string testName = "test_" + name + "_call_" + std::to_string(call.occurrence);
+  s << "static void " << testName << "(void **unused) {\n  (void)unused;\n  rl_run_0();\n"
+    << "  assert_string_equal(rl_state, rl_expected);\n}\n\n"
+    << "int main(void) {\n  const struct CMUnitTest tests[] = {cmocka_unit_test(" << testName
+    << ")};\n  return cmocka_run_group_tests(tests, NULL, NULL);\n}\n";
+  return s.str();
+}
+
+fs::path programWithoutUnit(const llvm::Module &module, const std::string &moduleKey,
+                            const llvm::Function &fn, double timeoutSeconds) {
+  const llvm::DICompileUnit *cu = fn.getSubprogram() ? fn.getSubprogram()->getUnit() : nullptr;
+  if (!cu)
+    throw Error(fn.getName().str() + " has no compile unit in the debug information");
+  // A warm cache compiles nothing: the object is kept by module and unit.
+  Hasher key;
+  key.add("rootline-unit-rest-v1")
+      .add(moduleKey)
+      .add(cu->getDirectory().str())
+      .add(cu->getFilename().str());
+  fs::path dir = cacheRoot() / "unit-rest" / key.hex();
+  fs::path obj = dir / "rest.o";
+  if (fs::exists(obj))
+    return obj;
+  std::unique_ptr<llvm::Module> rest = llvm::CloneModule(module);
+  // The clone has its own copies of the debug metadata: units compare by file.
+  auto sameUnit = [&](const llvm::DICompileUnit *u) {
+    return u && u->getFilename() == cu->getFilename() && u->getDirectory() == cu->getDirectory();
+  };
+  auto inUnit = [&](const llvm::DIScope *scope) {
+    while (scope) {
+      if (auto *u = llvm::dyn_cast<llvm::DICompileUnit>(scope))
+        return sameUnit(u);
+      if (auto *sp = llvm::dyn_cast<llvm::DISubprogram>(scope))
+        return sameUnit(sp->getUnit());
+      scope = scope->getScope();
+    }
+    return false;
+  };
+  // The unit's definitions come from the test, which includes its source.
+  std::vector<llvm::Function *> dropped;
+  for (llvm::Function &f : *rest)
+    if (!f.isDeclaration() && f.getSubprogram() && sameUnit(f.getSubprogram()->getUnit()))
+      dropped.push_back(&f);
+  for (llvm::Function *f : dropped) {
+    f->deleteBody();
+    f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    f->setComdat(nullptr);
+  }
+  std::vector<llvm::GlobalVariable *> droppedVars;
+  for (llvm::GlobalVariable &g : rest->globals()) {
+    llvm::SmallVector<llvm::DIGlobalVariableExpression *, 1> dis;
+    g.getDebugInfo(dis);
+    bool ours = false;
+    for (auto *e : dis)
+      ours |= e->getVariable() && inUnit(e->getVariable()->getScope());
+    if (ours && !g.isDeclaration())
+      droppedVars.push_back(&g);
+  }
+  for (llvm::GlobalVariable *g : droppedVars) {
+    g->setInitializer(nullptr);
+    g->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    g->setComdat(nullptr);
+  }
+  // Declarations of the unit's internal symbols that nothing uses any more go.
+  for (auto it = rest->begin(); it != rest->end();) {
+    llvm::Function &f = *it++;
+    if (f.isDeclaration() && f.use_empty() &&
+        std::find(dropped.begin(), dropped.end(), &f) != dropped.end())
+      f.eraseFromParent();
+  }
+  for (auto it = rest->global_begin(); it != rest->global_end();) {
+    llvm::GlobalVariable &g = *it++;
+    if (g.isDeclaration() && g.use_empty() &&
+        std::find(droppedVars.begin(), droppedVars.end(), &g) != droppedVars.end())
+      g.eraseFromParent();
+  }
+  if (llvm::Function *m = rest->getFunction("main"); m && !m->isDeclaration())
+    m->setName("rootline_program_main");
+  fs::create_directories(dir);
+  // Temporary names keep their extensions: clang goes by them.
+  std::string tmpTag = ".tmp" + std::to_string(getpid());
+  fs::path bc = dir / ("rest" + tmpTag + ".bc");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(bc.string(), ec);
+  if (ec)
+    throw Error("cannot write '" + bc.string() + "': " + ec.message());
+  llvm::WriteBitcodeToFile(*rest, os);
+  os.close();
+  fs::path tmp = dir / ("rest" + tmpTag + ".o");
+  ProcessSpec spec;
+  spec.argv = {clangPath(), "-c", "-O0", "-g", "-w", bc.string(), "-o", tmp.string()};
+  spec.timeoutSeconds = timeoutSeconds;
+  ProcessResult r = runProcess(spec);
+  fs::remove(bc, ec);
+  if (!r.exitedWith(0)) {
+    fs::remove(tmp, ec);
+    throw Error(r.timedOut
+                    ? "the budget ended while the program without " + fn.getName().str() +
+                          "'s unit was compiled"
+                    : "the program without " + fn.getName().str() + "'s unit does not compile",
+                ExitBadInput, r.err);
+  }
+  fs::rename(tmp, obj); // atomic: another job may be filling the same cache entry
+  return obj;
+}
+
+fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit,
+                               const fs::path &restObject, const std::vector<std::string> &libs,
+                               const std::vector<std::string> &linkFlags, const fs::path &dir,
+                               double timeoutSeconds) {
+  fs::create_directories(dir);
+  fs::path src = dir / "test.c", exe = dir / "test";
+  writeFileAtomic(src, source);
+  ProcessSpec spec;
+  spec.argv = {clangPath(), "-O0", "-g", "-w"};
+  for (const auto &f : unit.flags)
+    spec.argv.push_back(f);
+  spec.argv.push_back("-DRL_UNIT_SOURCE=\"" + unit.path.string() + "\"");
+  spec.argv.push_back(src.string());
+  spec.argv.push_back(restObject.string());
+  spec.argv.push_back("-Wl,--wrap=free");
+  spec.argv.push_back("-o");
+  spec.argv.push_back(exe.string());
+  for (const auto &f : linkFlags)
+    spec.argv.push_back(f);
+  for (const auto &l : libs)
+    spec.argv.push_back("-l" + l);
+  spec.argv.push_back("-lcmocka");
+  spec.argv.push_back("-lm");
+  spec.workDir = unit.workDir.string();
+  spec.timeoutSeconds = timeoutSeconds;
+  ProcessResult r = runProcess(spec);
+  if (!r.exitedWith(0)) {
+    std::string first = r.timedOut ? "the budget ended" : r.err.substr(0, r.err.find('\n'));
+    throw Error("the differential unit test does not build: " + first, ExitBadInput, r.err);
+  }
+  return exe;
+}
+
+} // namespace rootline

@@ -1,0 +1,234 @@
+// The unit test stage (docs/debug.md, "Differential unit test"): the rank-1 candidate's
+// function, called again from the state one of its calls in the failing run began with,
+// against each version's own code. A call on which the two versions return or leave
+// something else becomes a cmocka test that passes on the old version and fails on the
+// new one; it is built and run on both before the report says so.
+#include "compose/debug_stages.h"
+
+#include "rootline/carve.h"
+#include "rootline/differential_test.h"
+#include "rootline/error.h"
+#include "rootline/process.h"
+
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace rootline::debug {
+
+namespace {
+
+// How long one run of a test may take (the carved call is one call of a function), and
+// one build; both are cut to the stage's deadline.
+constexpr double kTestRunSeconds = 10, kBuildSeconds = 300;
+
+std::string typeText(const llvm::FunctionType *t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t->print(os);
+  return s;
+}
+
+// The call as C would write it, with the carved arguments: integers as numbers,
+// pointers as what they point to.
+std::string callText(const CarvedCall &call, const llvm::Function &fn) {
+  std::string s = fn.getName().str() + "(";
+  for (unsigned k = 0; k < fn.arg_size() && k < call.args.size(); ++k) {
+    llvm::Type *t = fn.getArg(k)->getType();
+    const Val &v = call.args[k];
+    if (k)
+      s += ", ";
+    if (t->isPointerTy()) {
+      if (k < call.argTargets.size() && call.argTargets[k]) {
+        const CarvedObject &o = call.objects[call.argTargets[k]->first];
+        std::string kind = o.kind == CarvedObject::Kind::Global ? "`" + o.global + "`"
+                           : o.kind == CarvedObject::Kind::Heap
+                               ? "a " + std::to_string(o.size) + "-byte heap object"
+                               : "a " + std::to_string(o.size) + "-byte local";
+        s += call.argTargets[k]->second
+                 ? "&" + kind + "[" + std::to_string(call.argTargets[k]->second) + "]"
+                 : kind;
+      } else {
+        s += v.lo ? "a pointer" : "NULL";
+      }
+    } else if (t->isIntegerTy()) {
+      unsigned bits = t->getIntegerBitWidth();
+      uint64_t x = bits >= 64 ? v.lo : v.lo & ((1ull << bits) - 1);
+      int64_t sx = bits >= 64 || bits == 1 ? static_cast<int64_t>(x)
+                                           : static_cast<int64_t>(x << (64 - bits)) >> (64 - bits);
+      s += std::to_string(sx);
+    } else {
+      s += "a floating-point value";
+    }
+  }
+  return s + ")";
+}
+
+// The first line where the two results differ, in words: "the old version returns 1,
+// the new one returns 0", "... prints \"3\" ...", or the object whose bytes differ.
+std::string difference(const std::string &oldState, const std::string &newState) {
+  auto lines = [](const std::string &text) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find('\n', at);
+      out.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+      at = end == std::string::npos ? text.size() : end + 1;
+    }
+    return out;
+  };
+  auto said = [](std::string line) {
+    if (line.size() > 80)
+      line = line.substr(0, 77) + "...";
+    if (line.rfind("prints", 0) == 0)
+      return line.substr(0, line.find(':')) + " \"" + line.substr(line.find(':') + 1) + "\"";
+    return line.empty() ? std::string("does nothing more") : line;
+  };
+  std::vector<std::string> a = lines(oldState), b = lines(newState);
+  std::string returned;
+  for (size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
+    std::string x = k < a.size() ? a[k] : "", y = k < b.size() ? b[k] : "";
+    if (x.rfind("returns", 0) == 0 && x == y)
+      returned = x;
+    if (x == y)
+      continue;
+    if (x.rfind("o", 0) == 0 && y.rfind("o", 0) == 0 && x.find(':') != std::string::npos &&
+        x.substr(0, x.find(':')) == y.substr(0, y.find(':')))
+      return "both versions " +
+             (returned.empty() ? std::string("return") : "return" + returned.substr(7)) +
+             ", but they leave different bytes in object " + x.substr(0, x.find(':'));
+    return "the old version " + said(x) + ", the new one " + said(y);
+  }
+  return "the results differ";
+}
+
+ProcessResult runTest(const fs::path &exe, const Deadline &deadline) {
+  ProcessSpec spec;
+  spec.argv = {exe.string()};
+  spec.timeoutSeconds = deadline.clamp(kTestRunSeconds, 0.5);
+  spec.maxOutputBytes = 4u << 20;
+  return runProcess(spec);
+}
+
+} // namespace
+
+void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,
+                              const fs::path &work, const Deadline &deadline, Stages &stages,
+                              DebugReport &report) {
+  if (report.candidates.empty())
+    return;
+  DebugCandidate &c = report.candidates.front();
+  std::string name = c.function;
+  auto skip = [&](const std::string &why) {
+    stages.note("no differential unit test for the rank-1 candidate: " + why);
+  };
+  if (name.empty() || name == "main")
+    return skip(name.empty() ? "its line is in no function" : "its line is in main");
+  const llvm::Function *of = oldV.module.module->getFunction(name),
+                       *nf = newV.module.module->getFunction(name);
+  if (!of || !nf || of->isDeclaration() || nf->isDeclaration())
+    return skip("`" + name + "` is not defined in both versions");
+  if (auto why = untestableSignature(*nf))
+    return skip("`" + name + "` cannot be called from C with carved values: " + *why);
+  if (typeText(of->getFunctionType()) != typeText(nf->getFunctionType()))
+    return skip("`" + name + "` has another signature in each version");
+  std::optional<UnitSource> oldUnit = unitSourceOf(*of), newUnit = unitSourceOf(*nf);
+  if (!oldUnit || !newUnit)
+    return skip("`" + name + "` has no compile unit in the debug information");
+
+  const Version &from = c.version == "old" ? oldV : newV;
+  stages.update("carving the calls of " + name);
+  std::vector<CarvedCall> calls =
+      carveCalls(from, from.traceFile, name, c.file, c.line, input.stdinBytes, deadline);
+  if (calls.empty())
+    return skip("its line ran in no call of `" + name + "` that the trace holds");
+
+  fs::path dir = work / "unit-test";
+  fs::path oldRest, newRest;
+  try {
+    stages.update("building the program without " + name + "'s unit");
+    oldRest = programWithoutUnit(*oldV.module.module, oldV.program.module.key, *of,
+                                 deadline.clamp(kBuildSeconds, 0.5));
+    newRest = programWithoutUnit(*newV.module.module, newV.program.module.key, *nf,
+                                 deadline.clamp(kBuildSeconds, 0.5));
+  } catch (const Error &e) {
+    return skip(e.what());
+  }
+  auto build = [&](const std::string &source, bool old, const std::string &tag) {
+    const Version &v = old ? oldV : newV;
+    return buildDifferentialTest(source, old ? *oldUnit : *newUnit, old ? oldRest : newRest,
+                                 v.program.recipe.libs, v.program.linkFlags,
+                                 dir / (tag + (old ? "-old" : "-new")),
+                                 deadline.clamp(kBuildSeconds, 0.5));
+  };
+  std::string origin = "the failing run of the test (" + from.name + " version)";
+  try {
+    // Every carved call made again against both versions, in one program each: the
+    // first call whose result differs is the test.
+    std::vector<const CarvedCall *> all;
+    for (const auto &call : calls)
+      all.push_back(&call);
+    stages.update("making " + std::to_string(all.size()) + " carved calls of " + name +
+                  " on both versions");
+    std::string recorder = callRecorderSource(all, *nf);
+    ProcessResult o = runTest(build(recorder, true, "record"), deadline);
+    ProcessResult n = runTest(build(recorder, false, "record"), deadline);
+    if (!o.exitedWith(0) || !n.exitedWith(0))
+      return skip("the carved calls did not all run (" + o.outcome() + " / " + n.outcome() + ")");
+    std::map<uint64_t, std::string> oldResults = recordedCalls(o.out),
+                                    newResults = recordedCalls(n.out);
+    const CarvedCall *chosen = nullptr;
+    size_t oldFails = 0;
+    for (const CarvedCall &call : calls) {
+      const std::string &a = oldResults[call.occurrence], &b = newResults[call.occurrence];
+      if (a.empty() || a.rfind("ends with ", 0) == 0 ||
+          a.find("\nends with ") != std::string::npos) {
+        ++oldFails; // the old version's function does not return on the carved state
+        continue;
+      }
+      if (a != b) {
+        chosen = &call;
+        break;
+      }
+    }
+    if (!chosen)
+      return skip(
+          "none of the " + std::to_string(calls.size()) + " carved calls of `" + name +
+          "` returns or leaves anything else in the new version" +
+          (oldFails ? " (" + std::to_string(oldFails) + " do not return on the old version's code)"
+                    : std::string()));
+    const std::string &oldResult = oldResults[chosen->occurrence],
+                      &newResult = newResults[chosen->occurrence];
+    std::string test = differentialTestSource(*chosen, *nf, origin, oldResult);
+    stages.update("checking the test of call " + std::to_string(chosen->occurrence) + " of " +
+                  name + " on both versions");
+    ProcessResult onOld = runTest(build(test, true, "test"), deadline);
+    ProcessResult onNew = runTest(build(test, false, "test"), deadline);
+    if (!onOld.exitedWith(0) || onNew.exitedWith(0))
+      return skip("the test of call " + std::to_string(chosen->occurrence) +
+                  (onOld.exitedWith(0)
+                       ? " passes on the new version too"
+                       : " fails on the old version too (" + onOld.outcome() + ")"));
+    DifferentialUnitTest t;
+    t.function = name;
+    t.occurrence = chosen->occurrence;
+    t.version = from.name;
+    t.call = callText(*chosen, *nf);
+    t.oldResult = oldResult;
+    t.newResult = newResult;
+    t.passesOld = true;
+    t.failsNew = true;
+    t.fileName = "unit-test/test_" + name + ".c";
+    t.source = test;
+    t.summary = "a differential unit test (" + t.fileName + ") calls `" + t.call +
+                "` with the state of call " + std::to_string(chosen->occurrence) + " of `" + name +
+                "` in the failing run: " + difference(oldResult, newResult) +
+                "; it passes on the old version and fails on the new one";
+    c.unitTest = t.summary;
+    c.reasons.push_back(t.summary);
+    report.unitTest = std::move(t);
+  } catch (const Error &e) {
+    skip(e.what());
+  }
+}
+
+} // namespace rootline::debug

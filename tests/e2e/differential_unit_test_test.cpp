@@ -1,0 +1,197 @@
+// The differential unit test (docs/debug.md, "Differential unit test"): one call of the
+// rank-1 candidate's function, carved from the failing run and made again in a cmocka
+// test that passes on the old version and fails on the new one. Checked here as a user
+// would: the test written to --out is built against each version's own source, apart
+// from rootline, and run.
+#include "rootline/build.h"
+#include "rootline/debug.h"
+#include "rootline/differential_test.h"
+#include "rootline/process.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+using namespace rootline;
+using namespace rootline::test;
+
+namespace {
+
+// A calculator whose input goes through a line lexer (sscanf) before it reaches the
+// changed function, which takes the machine and the operation by pointer: the carved
+// state is a local struct holding a pointer to a heap array, and a local op.
+const char *kCalcOld = R"(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+struct vm { int sp; int cap; int *stack; const char *name; };
+struct op { char code; int arg; };
+static int push(struct vm *vm, int v) {
+  if (vm->sp >= vm->cap)
+    return -1;
+  vm->stack[vm->sp++] = v;
+  return 0;
+}
+static int apply(struct vm *vm, const struct op *op) {
+  if (op->code == 'p')
+    return push(vm, op->arg);
+  if (vm->sp < 2)
+    return -1;
+  int a = vm->stack[vm->sp - 2], b = vm->stack[vm->sp - 1];
+  switch (op->code) {
+  case '+': vm->stack[vm->sp - 2] = a + b; break;
+  case '*': vm->stack[vm->sp - 2] = a * b; break;
+  case '-': vm->stack[vm->sp - 2] = a - b; break;
+  default: return -1;
+  }
+  vm->sp--;
+  return 0;
+}
+int main(void) {
+  struct vm vm = {0, 8, malloc(8 * sizeof(int)), "calc"};
+  char line[64];
+  while (fgets(line, sizeof line, stdin)) {
+    struct op op = {0, 0};
+    if (sscanf(line, "push %d", &op.arg) == 1)
+      op.code = 'p';
+    else
+      op.code = line[0];
+    if (apply(&vm, &op) != 0) {
+      printf("error\n");
+      return 1;
+    }
+  }
+  printf("%d\n", vm.sp ? vm.stack[vm.sp - 1] : 0);
+  free(vm.stack);
+  return 0;
+}
+)";
+
+std::string calcNew() {
+  std::string s = kCalcOld;
+  const std::string from = "case '-': vm->stack[vm->sp - 2] = a - b;";
+  s.replace(s.find(from), from.size(), "case '-': vm->stack[vm->sp - 2] = b - a;");
+  return s;
+}
+
+// Builds the test written to --out against one version's main.c, as its header says:
+// the unit's own file included, cmocka, free() wrapped.
+ProcessResult buildAndRun(const fs::path &test, const fs::path &unit, const fs::path &exe) {
+  ProcessSpec build;
+  build.argv = {clangPath(),   "-O0",
+                "-w",          "-DRL_UNIT_SOURCE=\"" + unit.string() + "\"",
+                test.string(), "-Wl,--wrap=free",
+                "-lcmocka",    "-o",
+                exe.string()};
+  ProcessResult b = runProcess(build);
+  INFO(b.err);
+  REQUIRE(b.exitedWith(0));
+  ProcessSpec run;
+  run.argv = {exe.string()};
+  run.timeoutSeconds = 30;
+  return runProcess(run);
+}
+
+} // namespace
+
+TEST_CASE("a differential unit test of a function taking structs by pointer is carved from the "
+          "failing run: written to --out, it passes on the old version and fails on the new one",
+          "[debug][unittest]") {
+  TempDir t;
+  writeText(t.path / "in.txt", "push 10\npush 4\n-\npush 2\n*\n");
+  writeText(t.path / "old" / "main.c", kCalcOld);
+  writeText(t.path / "new" / "main.c", calcNew());
+  fs::path out = t.path / "report";
+  ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
+                                 "--new", (t.path / "new" / "main.c").string(), "--stdin",
+                                 (t.path / "in.txt").string(), "--out", out.string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["function"] == "apply");
+  REQUIRE(rep["unit_test"].is_object());
+  const nlohmann::json &u = rep["unit_test"];
+  CHECK(u["function"] == "apply");
+  CHECK(u["occurrence"] == 3); // push, push, then the subtraction
+  CHECK(u["passes_old"] == true);
+  CHECK(u["fails_new"] == true);
+  // The machine's stack array (a heap object the local struct points to) holds 6 after
+  // the old subtraction and -6 after the new one; both return 0.
+  std::string summary = u["summary"].get<std::string>();
+  CHECK(summary.find("both versions return 0, but they leave different bytes in object") !=
+        std::string::npos);
+  CHECK(rep["candidates"][0]["unit_test"] == u["summary"]);
+  fs::path test = out / u["file"].get<std::string>();
+  REQUIRE(fs::exists(test));
+
+  // Apart from rootline: the test with each version's file.
+  ProcessResult onOld = buildAndRun(test, t.path / "old" / "main.c", t.path / "t-old");
+  INFO(onOld.out << onOld.err);
+  CHECK(onOld.exitedWith(0));
+  ProcessResult onNew = buildAndRun(test, t.path / "new" / "main.c", t.path / "t-new");
+  INFO(onNew.out << onNew.err);
+  CHECK_FALSE(onNew.exitedWith(0));
+  CHECK(onNew.out.find("FAILED") != std::string::npos);
+}
+
+TEST_CASE("no differential unit test for a changed function that takes a struct by value: the "
+          "unit test stage says why",
+          "[debug][unittest]") {
+  TempDir t;
+  const std::string oldMain = R"(#include <stdio.h>
+struct pair { int a, b; };
+static int total(struct pair p) { return p.a + p.b; }
+int main(void) {
+  struct pair p;
+  if (scanf("%d %d", &p.a, &p.b) != 2) return 1;
+  printf("%d\n", total(p));
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("p.a + p.b"), 9, "p.a - p.b");
+  DebugReport rep = debugRegression(twoVersions(t.path, oldMain, newMain, "3 4\n"));
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].function == "total");
+  CHECK_FALSE(rep.unitTest);
+  auto stage = std::find_if(rep.stages.begin(), rep.stages.end(),
+                            [](const StageRecord &s) { return s.name == "unit test"; });
+  REQUIRE(stage != rep.stages.end());
+  CHECK(stage->note.find("takes a struct by value") != std::string::npos);
+}
+
+TEST_CASE("the call recorder's output is read back per call", "[unittest]") {
+  auto calls = recordedCalls("=== call 3 ===\nreturns 1\no0: 01 02\n=== call 7 ===\n"
+                             "ends with signal 11\n=== call 9 ===\n");
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[3] == "returns 1\no0: 01 02\n");
+  CHECK(calls[7] == "ends with signal 11\n");
+  CHECK(calls[9].empty());
+}
+
+TEST_CASE("the unit's -D flags are kept in its debug information, so its differential unit test "
+          "compiles as the build did",
+          "[debug][unittest]") {
+  TempDir t;
+  const std::string oldMain = R"(#include <stdio.h>
+static int scaled(int x) { return x * SCALE + OFFSET; }
+int main(void) {
+  int x;
+  if (scanf("%d", &x) != 1) return 1;
+  printf("%d\n", scaled(x));
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("x * SCALE + OFFSET"), 18, "x * SCALE - OFFSET");
+  DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
+  for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
+    r->units[0].flags = {"-DSCALE=3", "-D", "OFFSET=(1 + 1)"};
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  REQUIRE(rep.unitTest);
+  CHECK(rep.unitTest->call == "scaled(5)");
+  CHECK(rep.unitTest->oldResult == "returns 17\n");
+  CHECK(rep.unitTest->newResult == "returns 13\n");
+}
