@@ -397,8 +397,9 @@ std::string callRecorderSource(const std::vector<const CarvedCall *> &calls,
   for (size_t i = 0; i < calls.size(); ++i)
     s << "  printf(\"=== call " << calls[i]->occurrence << " ===\\n\");\n"
       << "  fflush(stdout);\n"
-      << "  if (fork() == 0) {\n    rl_run_" << i
-      << "();\n    fputs(rl_state, stdout);\n    fflush(stdout);\n    _exit(0);\n  }\n"
+      << "  if (fork() == 0) {\n    alarm(1); /* a call that does not return within 1 s ends here "
+         "*/\n    rl_run_"
+      << i << "();\n    fputs(rl_state, stdout);\n    fflush(stdout);\n    _exit(0);\n  }\n"
       << "  {\n    int st = 0;\n    wait(&st);\n"
       << "    if (WIFSIGNALED(st))\n      printf(\"ends with signal %d\\n\", WTERMSIG(st));\n"
       << "    else if (WEXITSTATUS(st) != 0)\n"

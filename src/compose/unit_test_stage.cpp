@@ -17,9 +17,10 @@ namespace rootline::debug {
 
 namespace {
 
-// How long one run of a test may take (the carved call is one call of a function), and
-// one build; both are cut to the stage's deadline.
-constexpr double kTestRunSeconds = 10, kBuildSeconds = 300;
+// How long one run of a test may take (the carved call is one call of a function; the
+// recorder makes up to 48, each stopped after 1 s), and one build; all are cut to the
+// stage's deadline.
+constexpr double kTestRunSeconds = 10, kRecorderSeconds = 60, kBuildSeconds = 300;
 
 std::string typeText(const llvm::FunctionType *t) {
   std::string s;
@@ -101,10 +102,11 @@ std::string difference(const std::string &oldState, const std::string &newState)
   return "the results differ";
 }
 
-ProcessResult runTest(const fs::path &exe, const Deadline &deadline) {
+ProcessResult runTest(const fs::path &exe, const Deadline &deadline,
+                      double seconds = kTestRunSeconds) {
   ProcessSpec spec;
   spec.argv = {exe.string()};
-  spec.timeoutSeconds = deadline.clamp(kTestRunSeconds, 0.5);
+  spec.timeoutSeconds = deadline.clamp(seconds, 0.5);
   spec.maxOutputBytes = 4u << 20;
   return runProcess(spec);
 }
@@ -170,8 +172,8 @@ void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Pr
     stages.update("making " + std::to_string(all.size()) + " carved calls of " + name +
                   " on both versions");
     std::string recorder = callRecorderSource(all, *nf);
-    ProcessResult o = runTest(build(recorder, true, "record"), deadline);
-    ProcessResult n = runTest(build(recorder, false, "record"), deadline);
+    ProcessResult o = runTest(build(recorder, true, "record"), deadline, kRecorderSeconds);
+    ProcessResult n = runTest(build(recorder, false, "record"), deadline, kRecorderSeconds);
     if (!o.exitedWith(0) || !n.exitedWith(0))
       return skip("the carved calls did not all run (" + o.outcome() + " / " + n.outcome() + ")");
     std::map<uint64_t, std::string> oldResults = recordedCalls(o.out),

@@ -315,6 +315,10 @@ std::optional<unsigned> SemanticDiff::replacementOf(unsigned oldLine) const {
   return std::nullopt;
 }
 
+namespace {
+size_t countLines(const std::string &text) { return splitLinesKeepingEnds(text).size(); }
+} // namespace
+
 std::map<std::string, std::string>
 programRenames(const std::vector<std::pair<std::string, std::string>> &changedFiles) {
   std::map<std::string, std::set<std::string>> proposed; // a -> every b a file renames it to
@@ -335,7 +339,28 @@ programRenames(const std::vector<std::pair<std::string, std::string>> &changedFi
       newUsed.insert(name);
     oldDeclared.insert(before.declared.begin(), before.declared.end());
     newDeclared.insert(after.declared.begin(), after.declared.end());
-    for (auto [a, b] : renamesBetween(before.uses, after.uses, forbidden)) {
+    // By counts; where several names went with the same count (a header of one-line
+    // prototypes), by lines: the old line with the new name is a line of the new file.
+    std::vector<std::pair<std::string, std::string>> found =
+        renamesBetween(before.uses, after.uses, forbidden);
+    std::set<std::string> from, to;
+    for (const auto &[a, b] : found)
+      from.insert(a), to.insert(b);
+    std::vector<std::string> gone, fresh;
+    for (const auto &[name, count] : before.uses)
+      if (!after.uses.count(name) && !from.count(name))
+        gone.push_back(name);
+    for (const auto &[name, count] : after.uses)
+      if (!before.uses.count(name) && !to.count(name))
+        fresh.push_back(name);
+    if (!gone.empty() && !fresh.empty()) {
+      std::vector<std::string> oldLines = tokenLines(before.tokens, countLines(oldText)),
+                               newLines = tokenLines(after.tokens, countLines(newText));
+      for (auto r : renamesByLines(gone, fresh, oldLines, 1, static_cast<unsigned>(oldLines.size()),
+                                   newLines, 1, static_cast<unsigned>(newLines.size())))
+        found.push_back(r);
+    }
+    for (auto [a, b] : found) {
       proposed[a].insert(b);
       ++filesRenaming[a];
     }
@@ -382,8 +407,18 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
       return true; // renamed over the whole change (declared in another file)
     return before.declared.count(a) && after.declared.count(b);
   };
-  // Per function (paired by name), then over the whole file for what is left.
+  // Renames over the whole change first (each checked against every changed file), then
+  // per function (paired by name), then over the whole file for what is left.
   std::set<std::string> renamed;
+  if (!unsure)
+    for (const auto &[a, b] : programRenames) {
+      auto o = before.uses.find(a), n = after.uses.find(b);
+      if (o != before.uses.end() && n != after.uses.end() && o->second == n->second &&
+          !after.uses.count(a) && !before.uses.count(b)) {
+        d.renames.push_back({a, b, 1, ~0u});
+        renamed.insert(a);
+      }
+    }
   for (const auto &o : before.items) {
     if (o.name.empty() || unsure)
       continue;

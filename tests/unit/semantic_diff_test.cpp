@@ -157,3 +157,19 @@ TEST_CASE("a function renamed in its header, its definition and every caller is 
   CHECK(
       programRenames({{hOld, hNew}, {defOld, defNew}, {useOld, useNew}, {useOld, useOld}}).empty());
 }
+
+TEST_CASE("two functions renamed in one header, each declared once, are told apart by their "
+          "lines",
+          "[diff][neutral]") {
+  std::string hOld = "int put_all(const char *s);\nvoid flush_all(int fd);\n";
+  std::string hNew = "int write_all(const char *s);\nvoid sync_all(int fd);\n";
+  std::string cOld = "#include \"out.h\"\nint main(void) {\n  put_all(\"a\");\n  flush_all(1);\n"
+                     "  return 0;\n}\n";
+  std::string cNew = "#include \"out.h\"\nint main(void) {\n  write_all(\"a\");\n  sync_all(1);\n"
+                     "  return 0;\n}\n";
+  auto renames = programRenames({{hOld, hNew}, {cOld, cNew}});
+  CHECK(renames ==
+        std::map<std::string, std::string>{{"flush_all", "sync_all"}, {"put_all", "write_all"}});
+  CHECK(changedNewLines(diffSemantically(hOld, hNew, renames), 2).empty());
+  CHECK(changedNewLines(diffSemantically(cOld, cNew, renames), 6).empty());
+}
