@@ -214,7 +214,9 @@ static void rl_say(const char *text) {
 }
 
 /* What the call prints on stdout and stderr is part of what it does: each stream goes
-   to a temporary file during the call and is described after it. */
+   to a temporary file during the call and is described after it. (fileno is POSIX: a
+   unit built with -std=c99 does not get it from <stdio.h>.) */
+int fileno(FILE *stream);
 static FILE *rl_captured[3];
 static int rl_saved[3];
 static void rl_capture_begin(void) {

@@ -10,6 +10,9 @@
 #include "rootline/error.h"
 #include "rootline/process.h"
 
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/DebugProgramInstruction.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -21,6 +24,8 @@ namespace {
 // recorder makes up to 48, each stopped after 1 s), and one build; all are cut to the
 // stage's deadline.
 constexpr double kTestRunSeconds = 10, kRecorderSeconds = 60, kBuildSeconds = 300;
+// Candidates looked at for a function to test when the first ones are in none.
+constexpr size_t kCandidatesLooked = 3;
 
 std::string typeText(const llvm::FunctionType *t) {
   std::string s;
@@ -31,20 +36,49 @@ std::string typeText(const llvm::FunctionType *t) {
 
 // The call as C would write it, with the carved arguments: integers as numbers,
 // pointers as what they point to.
+// "a 24", "an 8", "an 18".
+std::string sized(uint64_t n) {
+  std::string digits = std::to_string(n);
+  bool vowel =
+      digits[0] == '8' || n == 11 || n == 18 ||
+      (digits.size() % 3 == 2 && (digits.rfind("11", 0) == 0 || digits.rfind("18", 0) == 0));
+  return (vowel ? "an " : "a ") + digits;
+}
+
+// The parameters' names, from the function's debug records ("" where there is none).
+std::vector<std::string> parameterNames(const llvm::Function &fn) {
+  std::vector<std::string> names(fn.arg_size());
+  auto take = [&](const llvm::DILocalVariable *v) {
+    if (v && v->getArg() > 0 && v->getArg() <= names.size())
+      names[v->getArg() - 1] = v->getName().str();
+  };
+  for (const llvm::BasicBlock &bb : fn)
+    for (const llvm::Instruction &i : bb) {
+      if (auto *d = llvm::dyn_cast<llvm::DbgVariableIntrinsic>(&i))
+        take(d->getVariable());
+      for (const llvm::DbgVariableRecord &r : llvm::filterDbgVars(i.getDbgRecordRange()))
+        take(r.getVariable());
+    }
+  return names;
+}
+
 std::string callText(const CarvedCall &call, const llvm::Function &fn) {
   std::string s = fn.getName().str() + "(";
+  std::vector<std::string> names = parameterNames(fn);
   for (unsigned k = 0; k < fn.arg_size() && k < call.args.size(); ++k) {
     llvm::Type *t = fn.getArg(k)->getType();
     const Val &v = call.args[k];
     if (k)
       s += ", ";
+    if (!names[k].empty())
+      s += names[k] + " = ";
     if (t->isPointerTy()) {
       if (k < call.argTargets.size() && call.argTargets[k]) {
         const CarvedObject &o = call.objects[call.argTargets[k]->first];
         std::string kind = o.kind == CarvedObject::Kind::Global ? "`" + o.global + "`"
                            : o.kind == CarvedObject::Kind::Heap
-                               ? "a " + std::to_string(o.size) + "-byte heap object"
-                               : "a " + std::to_string(o.size) + "-byte local";
+                               ? sized(o.size) + "-byte heap object"
+                               : sized(o.size) + "-byte local";
         s += call.argTargets[k]->second
                  ? "&" + kind + "[" + std::to_string(call.argTargets[k]->second) + "]"
                  : kind;
@@ -118,10 +152,18 @@ void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Pr
                               DebugReport &report) {
   if (report.candidates.empty())
     return;
-  DebugCandidate &c = report.candidates.front();
+  // The rank-1 candidate's function; when its line is in none (a macro, a table, a
+  // function's header) or in main, the next candidate's among the first few.
+  size_t pick = 0;
+  while (pick + 1 < std::min<size_t>(report.candidates.size(), kCandidatesLooked) &&
+         (report.candidates[pick].function.empty() || report.candidates[pick].function == "main"))
+    ++pick;
+  DebugCandidate &c = report.candidates[pick];
   std::string name = c.function;
+  std::string whose =
+      pick == 0 ? std::string("the rank-1 candidate") : "candidate " + std::to_string(c.rank);
   auto skip = [&](const std::string &why) {
-    stages.note("no differential unit test for the rank-1 candidate: " + why);
+    stages.note("no differential unit test for " + whose + ": " + why);
   };
   if (name.empty() || name == "main")
     return skip(name.empty() ? "its line is in no function" : "its line is in main");

@@ -114,6 +114,7 @@ TEST_CASE("a differential unit test of a function taking structs by pointer is c
   const nlohmann::json &u = rep["unit_test"];
   CHECK(u["function"] == "apply");
   CHECK(u["occurrence"] == 3); // push, push, then the subtraction
+  CHECK(u["call"] == "apply(vm = a 24-byte local, op = an 8-byte local)");
   CHECK(u["passes_old"] == true);
   CHECK(u["fails_new"] == true);
   // The machine's stack array (a heap object the local struct points to) holds 6 after
@@ -170,8 +171,8 @@ TEST_CASE("the call recorder's output is read back per call", "[unittest]") {
   CHECK(calls[9].empty());
 }
 
-TEST_CASE("the unit's -D flags are kept in its debug information, so its differential unit test "
-          "compiles as the build did",
+TEST_CASE("the unit's -D and -std flags are kept in its debug information, so its differential "
+          "unit test compiles as the build did",
           "[debug][unittest]") {
   TempDir t;
   const std::string oldMain = R"(#include <stdio.h>
@@ -187,11 +188,11 @@ int main(void) {
   newMain.replace(newMain.find("x * SCALE + OFFSET"), 18, "x * SCALE - OFFSET");
   DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
   for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
-    r->units[0].flags = {"-DSCALE=3", "-D", "OFFSET=(1 + 1)"};
+    r->units[0].flags = {"-std=c99", "-DSCALE=3", "-D", "OFFSET=(1 + 1)"}; // strict C: no POSIX
   DebugReport rep = debugRegression(req);
   REQUIRE_FALSE(rep.candidates.empty());
   REQUIRE(rep.unitTest);
-  CHECK(rep.unitTest->call == "scaled(5)");
+  CHECK(rep.unitTest->call == "scaled(x = 5)");
   CHECK(rep.unitTest->oldResult == "returns 17\n");
   CHECK(rep.unitTest->newResult == "returns 13\n");
 }

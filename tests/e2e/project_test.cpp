@@ -186,7 +186,7 @@ TEST_CASE("debug --test: a failing process whose stdout is right but whose exit 
   // The changed helper, called again with the character its failing call got ('2'): the
   // unit's flags come from the debug information of the project's own build.
   REQUIRE(c.report["unit_test"].is_object());
-  CHECK(c.report["unit_test"]["call"] == "key_char(50)");
+  CHECK(c.report["unit_test"]["call"] == "key_char(c = 50)");
   CHECK(c.report["unit_test"]["old_result"] == "returns 1\n");
   CHECK(c.report["unit_test"]["new_result"] == "returns 0\n");
 }
