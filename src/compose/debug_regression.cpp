@@ -273,8 +273,12 @@ DebugReport debugRegression(const DebugRequest &request) {
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
   stages.begin("unit test");
-  debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,
-                                  budget.before(kReportReserveSeconds), stages, report);
+  try { // evidence, never a reason for the report not to come out
+    debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,
+                                    budget.before(kReportReserveSeconds), stages, report);
+  } catch (const std::exception &e) {
+    stages.note(std::string("no differential unit test: ") + e.what());
+  }
   stages.end();
   if (req.progress)
     req.progress->finish();
