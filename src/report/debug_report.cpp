@@ -31,6 +31,16 @@ json reportJson(const DebugReport &r) {
       j["condition_smt"] = c.conditionSmt;
     }
     j["evidence_level"] = c.evidenceLevel();
+    // Everything about this line that a user can run and see (docs/report-schema.md).
+    json runnable = json::array();
+    if (c.ran && c.weakEvidence.empty() && (c.removesFailure || c.changesFailure))
+      runnable.push_back("alternative input");
+    if (c.revert == "fixes" || c.revert == "fixes with others" ||
+        c.revert == "fixes first difference")
+      runnable.push_back("revert");
+    if (!c.unitTest.empty())
+      runnable.push_back("unit test");
+    j["runnable_evidence"] = runnable;
     if (!c.revert.empty())
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
     if (!c.aligned.empty())

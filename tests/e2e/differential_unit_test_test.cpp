@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 using namespace rootline;
 using namespace rootline::test;
 
@@ -123,6 +125,8 @@ TEST_CASE("a differential unit test of a function taking structs by pointer is c
   CHECK(summary.find("both versions return 0, but they leave different bytes in object") !=
         std::string::npos);
   CHECK(rep["candidates"][0]["unit_test"] == u["summary"]);
+  const nlohmann::json &runnable = rep["candidates"][0]["runnable_evidence"];
+  CHECK(std::find(runnable.begin(), runnable.end(), "unit test") != runnable.end());
   fs::path test = out / u["file"].get<std::string>();
   REQUIRE(fs::exists(test));
 
