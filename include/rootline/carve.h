@@ -25,6 +25,7 @@ struct CarvedObject {
   uint64_t addr = 0, size = 0;
   std::string global;    // Global: its symbol
   bool internal = false; // Global: internal linkage (reachable by name only in its unit)
+  bool constant = false; // Global: read-only (its bytes are the program's own)
   std::vector<uint8_t> bytes;
   std::vector<bool> known; // bytes whose value the trace gives (others: 0, or the global's
                            // own initial value)

@@ -4,7 +4,9 @@
 
 #include "rootline/module_index.h"
 
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
@@ -435,6 +437,7 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
   if (o.global) {
     out.global = o.global->getName().str();
     out.internal = o.global->hasLocalLinkage();
+    out.constant = o.global->isConstant();
   }
   out.bytes.assign(out.size, 0);
   out.known.assign(out.size, false);
@@ -442,6 +445,17 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
     if (auto v = c.initial(start + i)) {
       out.bytes[i] = *v;
       out.known[i] = true;
+    }
+  // A constant global (a string literal) holds its initializer: the bytes the trace
+  // never saw are known from the module.
+  if (o.global && o.global->isConstant() && o.global->hasInitializer())
+    if (auto *data = llvm::dyn_cast<llvm::ConstantDataSequential>(o.global->getInitializer())) {
+      llvm::StringRef raw = data->getRawDataValues();
+      for (uint64_t i = 0; i < out.size && i < raw.size(); ++i)
+        if (!out.known[i]) {
+          out.bytes[i] = static_cast<uint8_t>(raw[i]);
+          out.known[i] = true;
+        }
     }
   return out;
 }

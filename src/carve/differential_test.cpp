@@ -327,8 +327,9 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn)
     } else {
       s << obj << " = (char *)" << (o.internal ? "&" + o.global : c + "global" + std::to_string(k))
         << ";\n";
-      // Only the bytes the trace gives: the rest keep the program's own initial values.
-      for (size_t b = 0; b < o.size;) {
+      // Only the bytes the trace gives: the rest keep the program's own initial values. A
+      // read-only global is the program's own already (and cannot be written).
+      for (size_t b = 0; b < o.size && !o.constant;) {
         if (!o.known[b]) {
           ++b;
           continue;

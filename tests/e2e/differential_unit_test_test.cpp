@@ -200,3 +200,26 @@ int main(void) {
   CHECK(rep.unitTest->oldResult == "returns 17\n");
   CHECK(rep.unitTest->newResult == "returns 13\n");
 }
+
+TEST_CASE("a changed function that reads a read-only table: the test leaves the table to the "
+          "program (it cannot be written) and still tells the versions apart",
+          "[debug][unittest]") {
+  TempDir t;
+  const std::string oldMain = R"(#include <stdio.h>
+static const int table[] = {5, 7, 9, 11};
+static int price(int k) { return table[k] * 2; }
+int main(void) {
+  int k;
+  if (scanf("%d", &k) != 1 || k < 0 || k > 3) return 1;
+  printf("%d\n", price(k));
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("table[k] * 2;"), 13, "table[k] * 2 + 1;");
+  DebugReport rep = debugRegression(twoVersions(t.path, oldMain, newMain, "2\n"));
+  REQUIRE(rep.unitTest);
+  CHECK(rep.unitTest->call == "price(k = 2)");
+  CHECK(rep.unitTest->oldResult.starts_with("returns 18\n"));
+  CHECK(rep.unitTest->newResult.starts_with("returns 19\n"));
+}
