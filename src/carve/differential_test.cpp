@@ -111,6 +111,30 @@ std::optional<std::string> unsupportedSignature(const llvm::Function &fn) {
   return std::nullopt;
 }
 
+// The function returns `char *` (or `const char *`, through typedefs): a string.
+bool returnsCharPointer(const llvm::Function &fn) {
+  const llvm::DISubprogram *sp = fn.getSubprogram();
+  if (!sp || !sp->getType() || sp->getType()->getTypeArray().size() == 0)
+    return false;
+  const llvm::DIType *t = sp->getType()->getTypeArray()[0];
+  auto strip = [](const llvm::DIType *x) {
+    while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(x)) {
+      if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
+          d->getTag() != llvm::dwarf::DW_TAG_const_type &&
+          d->getTag() != llvm::dwarf::DW_TAG_volatile_type)
+        break;
+      x = d->getBaseType();
+    }
+    return x;
+  };
+  auto *ptr = llvm::dyn_cast_or_null<llvm::DIDerivedType>(strip(t));
+  if (!ptr || ptr->getTag() != llvm::dwarf::DW_TAG_pointer_type)
+    return false;
+  auto *base = llvm::dyn_cast_or_null<llvm::DIBasicType>(strip(ptr->getBaseType()));
+  return base && (base->getEncoding() == llvm::dwarf::DW_ATE_signed_char ||
+                  base->getEncoding() == llvm::dwarf::DW_ATE_unsigned_char);
+}
+
 std::string argExpr(const CarvedCall &call, const llvm::Function &fn, unsigned k) {
   llvm::Type *t = fn.getArg(k)->getType();
   const Val &v = call.args[k];
@@ -211,6 +235,22 @@ static void rl_say(const char *text) {
     memcpy(rl_state + rl_len, text, n + 1);
     rl_len += n;
   }
+}
+
+/* A string, escaped, at most 256 bytes of it. */
+static void rl_say_text(const char *before, const char *text) {
+  char one[8];
+  rl_say(before);
+  rl_say("\"");
+  for (int i = 0; text[i] && i < 256; ++i) {
+    unsigned char c = (unsigned char)text[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+      sprintf(one, "%c", c);
+    else
+      sprintf(one, "\\x%02x", c);
+    rl_say(one);
+  }
+  rl_say("\"");
 }
 
 /* What the call prints on stdout and stderr is part of what it does: each stream goes
@@ -359,8 +399,16 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn)
     s << "  " << name << "(" << args << ");\n  rl_capture_end();\n  rl_say(\"returns\\n\");\n";
   } else if (ret->isPointerTy()) {
     s << "  uintptr_t r = (uintptr_t)" << name << "(" << args << ");\n  rl_capture_end();\n"
-      << "  char where[48];\n  rl_pointer_text(where, r);\n"
-      << "  sprintf(buf, \"returns %s\\n\", where);\n  rl_say(buf);\n";
+      << "  char where[48];\n  rl_pointer_text(where, r);\n";
+    // A string the function returns (a literal, a buffer) is compared by its text, and
+    // by where it is when that is a carved object.
+    if (returnsCharPointer(fn))
+      s << "  if (r && where[0] != '&')\n    rl_say_text(\"returns \", (const char *)r);\n"
+        << "  else {\n    sprintf(buf, \"returns %s\", where);\n    rl_say(buf);\n"
+        << "    if (r)\n      rl_say_text(\" \", (const char *)r);\n  }\n";
+    else
+      s << "  sprintf(buf, \"returns %s\", where);\n  rl_say(buf);\n";
+    s << "  rl_say(\"\\n\");\n";
   } else if (ret->isFloatTy() || ret->isDoubleTy()) {
     s << "  double r = " << name << "(" << args << ");\n  rl_capture_end();\n"
       << "  sprintf(buf, \"returns %a\\n\", r);\n  rl_say(buf);\n";

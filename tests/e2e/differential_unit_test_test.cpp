@@ -223,3 +223,28 @@ int main(void) {
   CHECK(rep.unitTest->oldResult.starts_with("returns 18\n"));
   CHECK(rep.unitTest->newResult.starts_with("returns 19\n"));
 }
+
+TEST_CASE("a changed function that returns a string literal is compared by the string",
+          "[debug][unittest]") {
+  TempDir t;
+  const std::string oldMain = R"(#include <stdio.h>
+static const char *grade(int score) {
+  if (score >= 80)
+    return "B";
+  return "C";
+}
+int main(void) {
+  int s;
+  while (scanf("%d", &s) == 1)
+    printf("%s\n", grade(s));
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("score >= 80"), 11, "score > 80");
+  DebugReport rep = debugRegression(twoVersions(t.path, oldMain, newMain, "95 80 72\n"));
+  REQUIRE(rep.unitTest);
+  CHECK(rep.unitTest->call == "grade(score = 80)");
+  CHECK(rep.unitTest->oldResult == "returns \"B\"\n");
+  CHECK(rep.unitTest->newResult == "returns \"C\"\n");
+}
