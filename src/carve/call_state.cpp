@@ -190,8 +190,7 @@ struct Carver : ReplayObserver {
   // ---- what one instance did to memory ----------------------------------------------
   void effects(const Instance &I) {
     const llvm::Instruction *inst = I.inst;
-    if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(inst)) {
-      (void)ld;
+    if (llvm::isa<llvm::LoadInst>(inst)) {
       uint8_t bytes[16];
       bool exact = valBytes(I.result, I.size, bytes);
       for (uint64_t i = 0; i < I.size; ++i) {
@@ -229,8 +228,7 @@ struct Carver : ReplayObserver {
       if (I.operands.size() < 3)
         return;
       uint64_t dst = I.operands[0].value.lo, len = I.operands[2].value.lo;
-      if (auto *mt = llvm::dyn_cast<llvm::MemTransferInst>(mi)) {
-        (void)mt;
+      if (llvm::isa<llvm::MemTransferInst>(mi)) {
         uint64_t src = I.operands[1].value.lo;
         for (uint64_t i = 0; i < len; ++i)
           read(src + i, shadow.get(src + i));

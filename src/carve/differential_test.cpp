@@ -69,10 +69,24 @@ std::string byteList(const std::vector<uint8_t> &bytes, size_t from, size_t to) 
   return out;
 }
 
+// A debug type without its typedefs and qualifiers.
+const llvm::DIType *strippedType(const llvm::DIType *t) {
+  while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
+    if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
+        d->getTag() != llvm::dwarf::DW_TAG_const_type &&
+        d->getTag() != llvm::dwarf::DW_TAG_volatile_type)
+      break;
+    t = d->getBaseType();
+  }
+  return t;
+}
+
+} // namespace
+
 // A parameter list the test can pass carved values to: scalars and pointers only (a
 // struct passed by value is split or coerced by the ABI, which the trace's operands
 // follow, not the C call).
-std::optional<std::string> unsupportedSignature(const llvm::Function &fn) {
+std::optional<std::string> untestableSignature(const llvm::Function &fn) {
   if (fn.isVarArg())
     return "it is variadic";
   if (fn.hasStructRetAttr())
@@ -93,15 +107,7 @@ std::optional<std::string> unsupportedSignature(const llvm::Function &fn) {
     return "it takes a struct by value";
   // A small struct by value is coerced to an integer by the ABI: the C type says so.
   for (unsigned k = 0; k < types.size(); ++k) {
-    const llvm::DIType *t = types[k];
-    while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
-      if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
-          d->getTag() != llvm::dwarf::DW_TAG_const_type &&
-          d->getTag() != llvm::dwarf::DW_TAG_volatile_type)
-        break;
-      t = d->getBaseType();
-    }
-    if (llvm::isa_and_nonnull<llvm::DICompositeType>(t))
+    if (llvm::isa_and_nonnull<llvm::DICompositeType>(strippedType(types[k])))
       return k == 0 ? "it returns a struct by value" : "it takes a struct by value";
   }
   llvm::Type *r = fn.getReturnType();
@@ -111,26 +117,18 @@ std::optional<std::string> unsupportedSignature(const llvm::Function &fn) {
   return std::nullopt;
 }
 
+namespace {
+
 // The function returns `char *` (or `const char *`, through typedefs): a string.
 bool returnsCharPointer(const llvm::Function &fn) {
   const llvm::DISubprogram *sp = fn.getSubprogram();
   if (!sp || !sp->getType() || sp->getType()->getTypeArray().size() == 0)
     return false;
-  const llvm::DIType *t = sp->getType()->getTypeArray()[0];
-  auto strip = [](const llvm::DIType *x) {
-    while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(x)) {
-      if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
-          d->getTag() != llvm::dwarf::DW_TAG_const_type &&
-          d->getTag() != llvm::dwarf::DW_TAG_volatile_type)
-        break;
-      x = d->getBaseType();
-    }
-    return x;
-  };
-  auto *ptr = llvm::dyn_cast_or_null<llvm::DIDerivedType>(strip(t));
+  auto *ptr =
+      llvm::dyn_cast_or_null<llvm::DIDerivedType>(strippedType(sp->getType()->getTypeArray()[0]));
   if (!ptr || ptr->getTag() != llvm::dwarf::DW_TAG_pointer_type)
     return false;
-  auto *base = llvm::dyn_cast_or_null<llvm::DIBasicType>(strip(ptr->getBaseType()));
+  auto *base = llvm::dyn_cast_or_null<llvm::DIBasicType>(strippedType(ptr->getBaseType()));
   return base && (base->getEncoding() == llvm::dwarf::DW_ATE_signed_char ||
                   base->getEncoding() == llvm::dwarf::DW_ATE_unsigned_char);
 }
@@ -164,10 +162,6 @@ std::optional<UnitSource> unitSourceOf(const llvm::Function &fn) {
   u.workDir = dir;
   u.flags = languageFlags(splitRecordedFlags(cu->getFlags().str()));
   return u;
-}
-
-std::optional<std::string> untestableSignature(const llvm::Function &fn) {
-  return unsupportedSignature(fn);
 }
 
 namespace {
