@@ -137,5 +137,9 @@ std::string effectValueText(const LineEffect &e);
 // The variable a store writes, as the source names it: "price", "a[3]", "*p", "s.len"
 // (debug info first, else the IR name without clang's ".addr"); "" when unknown.
 std::string storeTargetName(const LineEffect &store);
+// The variable a value was loaded from, or the buffer a pointer points into, as the
+// source names it ("bonus", "r->fee", "text"); "" for a value not loaded from a variable
+// (a computation, a constant, a string literal).
+std::string valueName(const llvm::Value *v);
 
 } // namespace rootline

@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class Function;
+} // namespace llvm
+
 namespace rootline {
 
 // One object of the carved state, as it was when the call began.
@@ -27,8 +31,10 @@ struct CarvedObject {
   bool internal = false; // Global: internal linkage (reachable by name only in its unit)
   bool constant = false; // Global: read-only (its bytes are the program's own)
   std::vector<uint8_t> bytes;
-  std::vector<bool> known; // bytes whose value the trace gives (others: 0, or the global's
-                           // own initial value)
+  std::vector<bool> known;   // bytes whose value the trace gives (others: 0, or the global's
+                             // own initial value)
+  std::vector<bool> read;    // bytes the call read before writing them
+  std::vector<bool> written; // bytes the call wrote
 };
 
 // A pointer word inside the carved state, or an argument, that points into a carved
@@ -58,5 +64,30 @@ std::vector<CarvedCall> carveCalls(const AnalysedVersion &v, const fs::path &tra
                                    const std::string &function, const std::string &file,
                                    unsigned line, const std::string &stdinBytes,
                                    const Deadline &deadline);
+
+// A named value of a carved call's state (docs/debug.md, "Local Darwin"): a scalar
+// argument, or a scalar field or element of an object an argument reaches, named as C
+// writes it ("op->kind", "n", "s[2]", "J->stack[2].u.number"). Local Darwin makes the
+// values the call read inputs, and names what the call leaves in those it read or wrote.
+struct LocalValue {
+  std::string name;
+  bool isFloat = false;        // a float or double (`bytes` says which); else an integer
+  std::optional<unsigned> arg; // an argument passed by value: its index
+  size_t object = 0;           // else: the carved object it lies in, and where
+  uint64_t offset = 0;
+  unsigned bytes = 0; // 1, 2, 4 or 8
+  bool isSigned = true;
+  int64_t value = 0; // as carved: the integer, or the floating-point value's bits
+  // An enum: its enumerators' names by value, for reports ("K_ADD" rather than 1).
+  std::vector<std::pair<int64_t, std::string>> enumerators;
+  bool input = false;  // the call read it (and the trace gives it): made an input
+  bool output = false; // the call read or wrote it, in an object: printed after the call
+};
+
+// The call's scalar arguments, and the scalar fields and elements of what its pointer
+// arguments reach (three pointers deep) that the call read or wrote, from the function's
+// debug types, in parameter order; at most `maxInputs` inputs and `maxValues` in all.
+std::vector<LocalValue> localValues(const CarvedCall &call, const llvm::Function &fn,
+                                    size_t maxInputs = 24, size_t maxValues = 48);
 
 } // namespace rootline

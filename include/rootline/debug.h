@@ -62,6 +62,12 @@ struct DebugRequest {
   // Alternative inputs moved towards the failing input (docs/debug.md, "Alternative
   // inputs"); false keeps the solver's first models (--first-models, for comparison).
   bool closestInputs = true;
+  // Local Darwin (docs/debug.md, "Local Darwin"): "auto" composes at the tested
+  // function's carved call when the whole-program composition does not decide, or gives
+  // that candidate no alternative input it ran; "always"; "never".
+  std::string localDarwin = "auto";
+  // The unit test and local Darwin stages; off for local Darwin's own composition.
+  bool carveStages = true;
   Progress *progress = nullptr; // stage and counts on stderr; null: silent
 };
 
@@ -103,8 +109,11 @@ struct DebugCandidate {
   // A changed computation's inputs of the failing partition where old and new compute
   // the same value at this line, and where they differ (the first ones of each).
   std::vector<ValueEvidence> valueEvidence;
-  RunSummary oldRun, newRun;    // the alternative input, run natively on both versions
-  bool removesFailure = false;  // both versions behave alike on the alternative input
+  RunSummary oldRun, newRun;   // the alternative input, run natively on both versions
+  bool removesFailure = false; // both versions behave alike on the alternative input
+  // ... in every value the failing run got wrong, while another value differs: how
+  // (docs/validate.md, "Values"); empty when they behave alike outright.
+  std::string agreesWhere;
   bool changesFailure = false;  // the new version's output differs from its failing one
   bool inChangedRegion = false; // in a hunk of the change that is not neutral
   std::string neutral;          // on a neutral hunk's line: what the hunk does
@@ -142,6 +151,9 @@ struct DebugCandidate {
   // fails on the new one (docs/debug.md, "Differential unit test"), one sentence; empty
   // when none was made.
   std::string unitTest;
+  // Local Darwin's evidence at this line (docs/debug.md, "Local Darwin"), one sentence:
+  // other values of the carved call's inputs, run on both versions' functions.
+  std::string localAlternative;
   std::vector<std::string> reasons;
   // "runs" (alternative input run on both versions), "solver" (an alternative input
   // the budget left no time to run), "none" (ranked from the slice and the diff).
@@ -161,6 +173,36 @@ struct DifferentialUnitTest {
   std::string fileName;                     // in --out: "unit-test/test_key_char.c"
   std::string source;                       // the test's C text
   std::string summary;                      // one sentence
+};
+
+// Local Darwin (docs/debug.md, "Local Darwin"): the tested function's carved call made
+// again with its integer arguments and fields as inputs, its two versions' relevant slice
+// conditions over them composed, and each alternative run on both versions' functions.
+struct LocalAlternative {
+  std::string file; // the line of the function whose branch the alternative flips
+  unsigned line = 0;
+  std::vector<std::string> changes; // "op->arg: 7 → 3"
+  std::string demonstrates;         // the branch it flips: "it makes `…` false at x.c:49, …"
+  std::string stdinText;            // the harness's input (one number per input)
+  std::string oldResult, newResult; // what each version's call returns, and leaves
+  bool agree = false;               // both calls print, return and leave the same
+  std::string text;                 // one sentence
+};
+struct LocalComposition {
+  std::string function;
+  uint64_t occurrence = 0; // which call of the function, in the carved run
+  std::string version;     // the run it was carved from
+  std::string call;        // "apply(vm = a 24-byte local, op = an 8-byte local)"
+  std::vector<std::pair<std::string, std::string>> inputs; // name, carved value
+  std::string stdinText;            // the harness's input with the carved values
+  std::string oldResult, newResult; // on the carved values: what differs
+  std::string direction;            // the composition's answer
+  size_t oldConstraints = 0, newConstraints = 0;
+  bool decided = false;
+  std::vector<LocalAlternative> alternatives;
+  std::string harnessFile; // in --out: "local-darwin/harness_apply.c"
+  std::string source;
+  std::string summary; // one sentence
 };
 
 // A hunk of the change that cannot alter behaviour (whitespace, comments, a consistent
@@ -288,6 +330,7 @@ struct DebugReport {
   std::vector<SameValueLine> sameValueLines;
   std::vector<MemoryError> memoryErrors; // of the new run, those reaching the failure first
   std::optional<DifferentialUnitTest> unitTest;
+  std::optional<LocalComposition> localComposition;
 };
 
 DebugReport debugRegression(const DebugRequest &request);

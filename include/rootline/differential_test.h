@@ -41,6 +41,16 @@ std::map<uint64_t, std::string> recordedCalls(const std::string &output);
 std::string differentialTestSource(const CarvedCall &call, const llvm::Function &fn,
                                    const std::string &origin, const std::string &expected);
 
+// Local Darwin's harness (docs/debug.md, "Local Darwin"): a program that rebuilds the
+// call's state, reads the `values` that are inputs from stdin (one number each, in
+// order; the carved value where the input ends), makes the call, and prints what it
+// prints, returns, leaves in the named values ("leaves m->sp = 2"), then in the rest.
+std::string localHarnessSource(const CarvedCall &call, const llvm::Function &fn,
+                               const std::vector<LocalValue> &values);
+
+// The same as bitcode (with its debug information), named by its content key.
+fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string &moduleKey,
+                                   const llvm::Function &fn);
 // The program `module` (content key `moduleKey`) without the definitions of `fn`'s unit
 // and with its main renamed, compiled to an object; cached by key and unit. Throws
 // Error when it does not compile within `timeoutSeconds`.

@@ -82,6 +82,11 @@ struct CriterionSeed {
 std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const DynamicTrace &trace,
                                             const ModuleIndex &index);
 
+// The seeds of the output pieces that wrote bytes [begin, end) of stream `fd` (1 stdout,
+// 2 stderr): each call, down to the arguments that printed those bytes.
+std::vector<CriterionSeed> outputSeeds(const DynamicTrace &trace, const ModuleIndex &index,
+                                       uint64_t fd, uint64_t begin, uint64_t end);
+
 // The operand of an output call that produced an output piece logged with runtime
 // argument number `arg` (docs/trace-format.md); none for the format's literal text.
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg);

@@ -7,8 +7,10 @@
 #pragma once
 
 #include "rootline/debug.h"
+#include "rootline/output_values.h"
 #include "rootline/progress.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,16 +50,29 @@ struct ValidateRequest {
 //   "still failing" fix = bad ≠ good inside the failing input's partition;
 //   "new behaviour" fix ≠ good and fix ≠ bad: what the fix itself introduced;
 //   "same"          all three alike.
+// One value where good, bad and fix do not all print the same (docs/validate.md,
+// "Values"): its place, the variable the good version printed there on the failing
+// input ("bonus"), each version's text, and its class.
+struct ValueVerdict {
+  ValuePlace place;
+  std::string name;
+  std::optional<std::string> good, bad, fix; // none: that version prints no such line
+  std::string verdict; // "restored", "kept change", "still failing", "new behaviour"
+  // "value 2 of line 1 (`bonus`): kept change, like bad"
+  std::string text() const;
+};
+
 struct Disagreement {
   std::string
       how; // "counterexample to the proof", "leaves the fix's partition at <file:line>", ...
   ProgramInput input;
   std::vector<std::string> changes; // against the failing input ("token 1: 10 → 9")
   RunSummary good, bad, fix;
-  bool confirmed = false;       // the fix and the good version differ, run natively
-  bool insideFailure = false;   // in the failing input's partition of the good version
-  std::string verdict;          // the class above
-  std::string where;            // the constraint's line it was found at ("main.c:9"), or ""
+  bool confirmed = false;           // the fix and the good version differ, run natively
+  bool insideFailure = false;       // in the failing input's partition of the good version
+  std::string verdict;              // the class above
+  std::string where;                // the constraint's line it was found at ("main.c:9"), or ""
+  std::vector<ValueVerdict> values; // each value where the three versions do not agree
 };
 
 struct ValidateReport {
@@ -67,6 +82,10 @@ struct ValidateReport {
   ProgramInput input;
   RunSummary expected, goodRun, badRun, fixRun;
   bool testPasses = false; // the fix prints the expected output and ends like the good version
+  // The values the failing test got wrong on the bad version, and the names of those
+  // the good version printed from a variable ("value 1 of line 1" → "fee").
+  std::vector<ValuePlace> failingValues;
+  std::map<std::string, std::string> failingNames;
   // "proved", "refuted" (a confirmed counterexample), or "not proved: <why>".
   std::string proof;
   size_t goodConstraints = 0, fixConstraints = 0; // |f|, |f_fix|

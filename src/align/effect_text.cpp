@@ -152,8 +152,6 @@ std::optional<std::string> constantStringOf(const llvm::Value *operand) {
   return data->getAsCString().str();
 }
 
-namespace {} // namespace
-
 std::string effectValueText(const LineEffect &e) {
   if (!e.inst)
     return "";
@@ -173,6 +171,15 @@ std::string effectValueText(const LineEffect &e) {
   else if (auto *call = llvm::dyn_cast<llvm::CallBase>(e.inst))
     type = e.ordinal < call->arg_size() ? call->getArgOperand(e.ordinal)->getType() : nullptr;
   return type ? numberText(e.value, type) : "";
+}
+
+std::string valueName(const llvm::Value *v) {
+  if (auto *load = llvm::dyn_cast_or_null<llvm::LoadInst>(v))
+    return objectName(load->getPointerOperand(), nullptr);
+  auto *literal = v ? llvm::dyn_cast<llvm::GlobalVariable>(v->stripPointerCasts()) : nullptr;
+  if (v && v->getType()->isPointerTy() && !(literal && literal->isConstant()))
+    return objectName(v, nullptr); // a buffer printed with %s
+  return "";
 }
 
 std::string storeTargetName(const LineEffect &store) {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -30,8 +31,11 @@ bool sameFile(const std::string &path, const std::string &rel) {
 }
 
 // Follows the outermost activation of one function: opened by the instance right after
-// a call whose callee's first instance is in the function, closed by the first instance
-// back at the caller's depth (or the run's end).
+// a call whose callee's first instance is in the function, or by the function's first
+// instruction entered from uninstrumented code (a callback: qsort's comparator), and
+// closed by the first instance back at the caller's depth (or the run's end). A
+// callback's arguments are not operands of any traced call: they are taken from the
+// stores of its parameters into their slots (every unoptimised function begins so).
 class CallTracker {
 public:
   explicit CallTracker(const llvm::Function *fn) : fn_(fn) {}
@@ -39,18 +43,33 @@ public:
   // Returns whether this instance opened an activation.
   bool step(const Instance &I, bool &closed) {
     closed = false;
-    if (open_ && I.depth <= depth_) {
-      open_ = false;
+    // A callback returns to uninstrumented code, whose next callback may come at the
+    // same depth: it ends after its own frame's return.
+    if (open_ && (I.depth <= depth_ || returned_)) {
+      open_ = returned_ = false;
       closed = true;
+      finishedArgs_ = args_;
     }
     bool opened = false;
-    if (!open_ && last_ && I.depth == lastDepth_ + 1 && I.inst->getFunction() == fn_) {
-      open_ = opened = true;
-      depth_ = lastDepth_;
-      ++occurrence_;
-      callInstance_ = lastIndex_;
-      args_ = lastArgs_;
+    if (!open_ && I.inst->getFunction() == fn_) {
+      bool called = last_ && I.depth == lastDepth_ + 1;
+      bool callback = !called && I.depth > 0 && I.inst == &fn_->getEntryBlock().front();
+      if (called || callback) {
+        open_ = opened = true;
+        depth_ = called ? lastDepth_ : I.depth - 1;
+        ++occurrence_;
+        callInstance_ = called ? lastIndex_ : I.index;
+        args_ = called ? lastArgs_ : std::vector<Val>(fn_->arg_size());
+        fromOutside_ = callback;
+      }
     }
+    if (fromOutside_ && inOwnFrame(I) && llvm::isa<llvm::ReturnInst>(I.inst))
+      returned_ = true;
+    if (fromOutside_ && inOwnFrame(I))
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(I.inst))
+        if (auto *arg = llvm::dyn_cast<llvm::Argument>(store->getValueOperand());
+            arg && arg->getParent() == fn_ && !I.operands.empty())
+          args_[arg->getArgNo()] = I.operands[0].value;
     last_ = false;
     if (auto *call = llvm::dyn_cast<llvm::CallBase>(I.inst);
         call && !I.external && !llvm::isa<llvm::IntrinsicInst>(call)) {
@@ -68,14 +87,16 @@ public:
   bool inOwnFrame(const Instance &I) const { return open_ && I.depth == depth_ + 1; }
   uint64_t occurrence() const { return occurrence_; }
   uint64_t callInstance() const { return callInstance_; }
+  // The open activation's arguments, and those of the one that closed last.
   const std::vector<Val> &args() const { return args_; }
+  const std::vector<Val> &finishedArgs() const { return finishedArgs_; }
 
 private:
   const llvm::Function *fn_;
-  bool open_ = false, last_ = false;
+  bool open_ = false, last_ = false, fromOutside_ = false, returned_ = false;
   uint32_t depth_ = 0, lastDepth_ = 0;
   uint64_t occurrence_ = 0, callInstance_ = 0, lastIndex_ = 0;
-  std::vector<Val> args_, lastArgs_;
+  std::vector<Val> args_, lastArgs_, finishedArgs_;
 };
 
 // Byte values of the process's memory as far as the trace gives them.
@@ -140,6 +161,8 @@ struct LiveObject {
 // Bounds of a carved state: a call that reads more than this is carved in part.
 inline constexpr uint64_t kMaxObjectBytes = 64u << 10, kMaxStateBytes = 512u << 10;
 inline constexpr size_t kMaxObjects = 256;
+// Bytes read in memory no traced allocation made are one block when this close.
+inline constexpr uint64_t kForeignGap = 16;
 // Calls kept of a run: the first half and the last half of them.
 inline constexpr size_t kKeptCalls = 48;
 
@@ -157,12 +180,13 @@ struct Carver : ReplayObserver {
   void onInstance(const Instance &I) override {
     bool closed = false;
     bool opened = tracker.step(I, closed);
-    if (closed && active)
+    if (closed && active) {
+      args = tracker.finishedArgs(); // a callback's are known only once it ran
       finishCall();
+    }
     if (opened) {
       active = true;
       throughLine = false;
-      args = tracker.args();
       occurrence = tracker.occurrence();
     }
     if (active && !throughLine && watched(I.inst))
@@ -171,8 +195,10 @@ struct Carver : ReplayObserver {
   }
   // The run ended inside the call (a crash there): it is carved as far as it went.
   void finish() {
-    if (active)
+    if (active) {
+      args = tracker.args();
       finishCall();
+    }
   }
 
   bool watched(const llvm::Instruction *inst) {
@@ -388,10 +414,13 @@ struct Carver : ReplayObserver {
     if (!active || writtenInCall.count(addr) || readBefore.count(addr))
       return;
     const auto *o = containing(addr);
-    if (!o || allocatedInCall.count(o->first))
+    if (o && allocatedInCall.count(o->first))
       return; // memory the call made itself
     readBefore[addr] = value;
-    touched.try_emplace(o->first, o->second);
+    if (o)
+      touched.try_emplace(o->first, o->second);
+    else
+      foreign.insert(addr); // memory uninstrumented code made (qsort's buffer, getenv's)
   }
   void wrote(uint64_t addr, uint64_t len) {
     if (!active)
@@ -425,6 +454,7 @@ struct Carver : ReplayObserver {
   std::unordered_set<uint64_t> allocatedInCall, writtenInCall;
   std::unordered_map<uint64_t, std::optional<uint8_t>> readBefore, before;
   std::map<uint64_t, LiveObject> touched;
+  std::set<uint64_t> foreign; // bytes read in memory no traced allocation made
 };
 
 CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) {
@@ -439,6 +469,12 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
   }
   out.bytes.assign(out.size, 0);
   out.known.assign(out.size, false);
+  out.read.assign(out.size, false);
+  out.written.assign(out.size, false);
+  for (uint64_t i = 0; i < out.size; ++i) {
+    out.read[i] = c.readBefore.count(start + i) > 0;
+    out.written[i] = c.writtenInCall.count(start + i) > 0;
+  }
   for (uint64_t i = 0; i < out.size; ++i)
     if (auto v = c.initial(start + i)) {
       out.bytes[i] = *v;
@@ -494,8 +530,28 @@ CarvedCall carvedState(const Carver &c) {
   };
   for (const auto &[start, o] : c.touched)
     add(start, o);
+  // Memory uninstrumented code made that the call read: a block per run of bytes read
+  // (gaps of up to kForeignGap bytes joined), rebuilt on the heap like any other when an
+  // argument or a carved pointer points into it (qsort's elements; not libc's own
+  // tables, which the function reaches through libc again).
+  std::map<uint64_t, LiveObject> foreign;
+  for (auto it = c.foreign.begin(); it != c.foreign.end();) {
+    uint64_t start = *it, end = *it + 1;
+    for (++it; it != c.foreign.end() && *it <= end + kForeignGap; ++it)
+      end = *it + 1;
+    foreign[start] = {end - start, CarvedObject::Kind::Heap, nullptr};
+  }
+  auto containing = [&](uint64_t addr) -> const std::pair<const uint64_t, LiveObject> * {
+    if (const auto *o = c.containing(addr))
+      return o;
+    auto it = foreign.upper_bound(addr);
+    if (it == foreign.begin())
+      return nullptr;
+    --it;
+    return addr < it->first + it->second.size ? &*it : nullptr;
+  };
   auto targetOf = [&](uint64_t value) -> std::optional<std::pair<size_t, uint64_t>> {
-    const auto *o = value ? c.containing(value) : nullptr;
+    const auto *o = value ? containing(value) : nullptr;
     if (!o || c.allocatedInCall.count(o->first))
       return std::nullopt;
     auto k = add(o->first, o->second);
@@ -518,7 +574,7 @@ CarvedCall carvedState(const Carver &c) {
   for (size_t k = 0; k < out.objects.size(); ++k)
     for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
       if (auto w = word(out.objects[k], off); w && *w)
-        if (const auto *o = c.containing(*w); o && index.count(o->first)) {
+        if (const auto *o = containing(*w); o && index.count(o->first)) {
           size_t t = index[o->first];
           if (*w - o->first < out.objects[t].size)
             out.pointers.push_back({k, off, t, *w - o->first});

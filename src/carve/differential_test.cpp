@@ -3,6 +3,7 @@
 #include "rootline/differential_test.h"
 
 #include "build/language_flags.h"
+#include "support/debug_types.h"
 
 #include "rootline/build.h"
 #include "rootline/error.h"
@@ -17,7 +18,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -67,18 +70,6 @@ std::string byteList(const std::vector<uint8_t> &bytes, size_t from, size_t to) 
     out += buf;
   }
   return out;
-}
-
-// A debug type without its typedefs and qualifiers.
-const llvm::DIType *strippedType(const llvm::DIType *t) {
-  while (auto *d = llvm::dyn_cast_or_null<llvm::DIDerivedType>(t)) {
-    if (d->getTag() != llvm::dwarf::DW_TAG_typedef &&
-        d->getTag() != llvm::dwarf::DW_TAG_const_type &&
-        d->getTag() != llvm::dwarf::DW_TAG_volatile_type)
-      break;
-    t = d->getBaseType();
-  }
-  return t;
 }
 
 } // namespace
@@ -168,7 +159,7 @@ namespace {
 
 // The definitions every test shares: the carved objects' table, free() recorded, and
 // the description of the state a call leaves.
-const char *kCommon = R"C(
+const char *kObjects = R"C(
 enum { RL_MAX_OBJECTS = 256 };
 static char *rl_obj[RL_MAX_OBJECTS];
 static size_t rl_size[RL_MAX_OBJECTS];
@@ -177,16 +168,39 @@ static int rl_nobj;
 /* free() of an object the test built is recorded, not done: the state after the call
    is read from it. */
 static int rl_freed[RL_MAX_OBJECTS];
-void __real_free(void *p);
-void __wrap_free(void *p) {
+/* Local Darwin's harness names some bytes (rl_named[k][i] set): the description leaves
+   them out. */
+static const unsigned char *rl_named[RL_MAX_OBJECTS];
+static int rl_recorded_free(void *p) {
   for (int k = 0; k < rl_nobj; ++k)
     if (p && p == rl_obj[k]) {
       rl_freed[k] = 1;
-      return;
+      return 1;
     }
-  __real_free(p);
+  return 0;
 }
+)C";
 
+// The test links with --wrap=free: every unit's free() comes here.
+const char *kWrappedFree = R"C(
+void __real_free(void *p);
+void __wrap_free(void *p) {
+  if (!rl_recorded_free(p))
+    __real_free(p);
+}
+)C";
+
+// Local Darwin's harness is traced, and the runtime links free() its own way: the
+// unit's free() calls come here through a macro instead (others' are not recorded).
+const char *kHookedFree = R"C(
+void free(void *p); /* <stdlib.h> declared rl_free_hook in its place */
+void rl_free_hook(void *p) {
+  if (!rl_recorded_free(p))
+    free(p);
+}
+)C";
+
+const char *kCommon = R"C(
 static float rl_f32(uint64_t bits) { uint32_t b = (uint32_t)bits; float f; memcpy(&f, &b, 4); return f; }
 static double rl_f64(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
 static void rl_point(int holder, size_t at, int target, size_t offset) {
@@ -223,6 +237,12 @@ static void rl_pointer_text(char *out, uintptr_t v) {
 
 static char rl_state[1 << 20];
 static size_t rl_len;
+#ifdef RL_HARNESS
+/* Local Darwin's harness prints as it goes, numbers through printf: its output is the
+   traced run's, each number an output value of its own. */
+static void rl_say(const char *text) { fputs(text, stdout); }
+#define RL_SAY_NUMBER(format, value) printf(format, value)
+#else
 static void rl_say(const char *text) {
   size_t n = strlen(text);
   if (rl_len + n < sizeof rl_state) {
@@ -230,6 +250,9 @@ static void rl_say(const char *text) {
     rl_len += n;
   }
 }
+static char rl_number[96];
+#define RL_SAY_NUMBER(format, value) (sprintf(rl_number, format, value), rl_say(rl_number))
+#endif
 
 /* A string, escaped, at most 256 bytes of it. */
 static void rl_say_text(const char *before, const char *text) {
@@ -298,6 +321,12 @@ static void rl_capture_end(void) {
 
 /* The state after the call: each object's bytes, a word that may be an address
    written as where it points. */
+static int rl_named_at(int k, size_t i, size_t n) {
+  for (size_t j = i; rl_named[k] && j < i + n; ++j)
+    if (rl_named[k][j])
+      return 1;
+  return 0;
+}
 static void rl_describe_objects(void) {
   char buf[64];
   for (int k = 0; k < rl_nobj; ++k) {
@@ -305,7 +334,12 @@ static void rl_describe_objects(void) {
     rl_say(buf);
     for (size_t i = 0; i < rl_size[k];) {
       uintptr_t w;
-      if (i % 8 == 0 && i + 8 <= rl_size[k]) {
+      if (rl_named_at(k, i, 1)) { /* said by name already */
+        rl_say(" ..");
+        ++i;
+        continue;
+      }
+      if (i % 8 == 0 && i + 8 <= rl_size[k] && !rl_named_at(k, i, 8)) {
         memcpy(&w, rl_obj[k] + i, 8);
         if (w && rl_pointer_like(w)) {
           char where[48];
@@ -327,7 +361,11 @@ static void rl_describe_objects(void) {
 
 // One carved call: its objects, rl_build_<i> that lays them out, and rl_run_<i> that
 // makes the call and describes what it returns and leaves.
-std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn) {
+// `inputs`: local Darwin's harness, which reads those values before the call (rl_in,
+// rl_fl, rl_read_inputs), lets the call print where it prints (its output is traced)
+// and names what it leaves (rl_say_values).
+std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
+                     const std::vector<LocalValue> *inputs = nullptr) {
   std::ostringstream s;
   std::string c = "rl_c" + std::to_string(i) + "_";
   size_t n = std::min<size_t>(call.objects.size(), 256);
@@ -385,15 +423,21 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn)
 
   llvm::Type *ret = fn.getReturnType();
   std::string name = fn.getName().str(), args;
-  for (unsigned k = 0; k < fn.arg_size(); ++k)
-    args += (k ? ", " : "") + argExpr(call, fn, k);
-  s << "\nstatic void rl_run_" << i << "(void) {\n  char buf[96];\n  rl_build_" << i
-    << "();\n  rl_capture_begin();\n";
+  for (unsigned k = 0; k < fn.arg_size(); ++k) {
+    std::string arg = argExpr(call, fn, k);
+    for (size_t j = 0; inputs && j < inputs->size(); ++j)
+      if ((*inputs)[j].arg == k)
+        arg = ((*inputs)[j].isFloat ? "rl_fl[" : "rl_in[") + std::to_string(j) + "]";
+    args += (k ? ", " : "") + arg;
+  }
+  std::string captured = inputs ? "" : "  rl_capture_end();\n";
+  s << "\nstatic void rl_run_" << i << "(void) {\n  char buf[96];\n  rl_build_" << i << "();\n"
+    << (inputs ? "  rl_read_inputs();\n" : "  rl_capture_begin();\n");
   if (ret->isVoidTy()) {
-    s << "  " << name << "(" << args << ");\n  rl_capture_end();\n  rl_say(\"returns\\n\");\n";
+    s << "  " << name << "(" << args << ");\n" << captured << "  rl_say(\"returns\\n\");\n";
   } else if (ret->isPointerTy()) {
-    s << "  uintptr_t r = (uintptr_t)" << name << "(" << args << ");\n  rl_capture_end();\n"
-      << "  char where[48];\n  rl_pointer_text(where, r);\n";
+    s << "  uintptr_t r = (uintptr_t)" << name << "(" << args << ");\n"
+      << captured << "  char where[48];\n  rl_pointer_text(where, r);\n";
     // A string the function returns (a literal, a buffer) is compared by its text, and
     // by where it is when that is a carved object.
     if (returnsCharPointer(fn))
@@ -404,27 +448,40 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn)
       s << "  sprintf(buf, \"returns %s\", where);\n  rl_say(buf);\n";
     s << "  rl_say(\"\\n\");\n";
   } else if (ret->isFloatTy() || ret->isDoubleTy()) {
-    s << "  double r = " << name << "(" << args << ");\n  rl_capture_end();\n"
-      << "  sprintf(buf, \"returns %a\\n\", r);\n  rl_say(buf);\n";
+    s << "  double r = " << name << "(" << args << ");\n"
+      << captured
+      // The harness's numbers are read by people: to the last digit, not in hex.
+      << "  RL_SAY_NUMBER(\"returns " << (inputs ? "%.17g" : "%a") << "\\n\", r);\n";
   } else {
-    s << "  long long r = (long long)" << name << "(" << args << ");\n  rl_capture_end();\n"
-      << "  sprintf(buf, \"returns %lld\\n\", r);\n  rl_say(buf);\n";
+    s << "  long long r = (long long)" << name << "(" << args << ");\n"
+      << captured << "  RL_SAY_NUMBER(\"returns %lld\\n\", r);\n";
   }
-  s << "  rl_describe_objects();\n}\n";
+  // The harness names what the call leaves in the values it read or wrote first: a
+  // difference there is the first one, and its slice does not hold the description's
+  // branches on other bytes (is this word an address?).
+  s << (inputs ? "  rl_say_values();\n" : "") << "  rl_describe_objects();\n}\n";
   return s.str();
 }
 
-std::string prologue(const llvm::Function &fn, const std::string &what) {
+// `harness`: local Darwin's program (no cmocka; free() hooked by a macro, since the
+// runtime of the traced build links free() its own way).
+std::string prologue(const llvm::Function &fn, const std::string &what, bool harness = false) {
   std::ostringstream s;
   s << "/* " << what << "\n"
     << " * Build: compile with the flags of " << fn.getName().str() << "'s unit and\n"
     << " *   -DRL_UNIT_SOURCE='\"path/to/its/file.c\"', link with the program's other units\n"
-    << " *   (their main renamed rootline_program_main), -lcmocka and -Wl,--wrap=free. */\n"
-    << "#define main rootline_program_main\n#include RL_UNIT_SOURCE\n#undef main\n\n"
+    << " *   (their main renamed rootline_program_main)"
+    << (harness ? ". */\n" : ", -lcmocka and -Wl,--wrap=free. */\n");
+  if (harness)
+    s << "#define RL_HARNESS 1\n#define free rl_free_hook\n#include <stdlib.h>\nvoid "
+         "rl_free_hook(void *);\n";
+  s << "#define main rootline_program_main\n#include RL_UNIT_SOURCE\n#undef main\n"
+    << (harness ? "#undef free\n" : "") << "\n"
     << "#include <setjmp.h>\n#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n"
     << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <sys/wait.h>\n"
-    << "#include <unistd.h>\n\n#include <cmocka.h>\n"
-    << kCommon;
+    << "#include <unistd.h>\n\n"
+    << (harness ? "" : "#include <cmocka.h>\n") << kObjects
+    << (harness ? kHookedFree : kWrappedFree) << kCommon;
   return s.str();
 }
 
@@ -494,8 +551,111 @@ std::string differentialTestSource(const CarvedCall &call, const llvm::Function 
   return s.str();
 }
 
-fs::path programWithoutUnit(const llvm::Module &module, const std::string &moduleKey,
-                            const llvm::Function &fn, double timeoutSeconds) {
+namespace {
+
+// A C type of a value's width: int32_t, uint8_t, double.
+std::string cType(const LocalValue &v) {
+  if (v.isFloat)
+    return v.bytes == 4 ? "float" : "double";
+  return std::string(v.isSigned ? "int" : "uint") + std::to_string(v.bytes * 8) + "_t";
+}
+
+// A floating-point value, exactly, as a C constant.
+std::string floatLiteral(const LocalValue &v) {
+  double d = 0;
+  if (v.bytes == 4) {
+    uint32_t bits = static_cast<uint32_t>(v.value);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    d = f;
+  } else {
+    std::memcpy(&d, &v.value, 8);
+  }
+  if (std::isnan(d))
+    return "__builtin_nan(\"\")";
+  if (std::isinf(d))
+    return d < 0 ? "-__builtin_inf()" : "__builtin_inf()";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", d);
+  return buf;
+}
+
+std::string where(const LocalValue &v) {
+  return "*(" + cType(v) + " *)(rl_obj[" + std::to_string(v.object) + "] + " +
+         std::to_string(v.offset) + ")";
+}
+
+} // namespace
+
+std::string localHarnessSource(const CarvedCall &call, const llvm::Function &fn,
+                               const std::vector<LocalValue> &values) {
+  std::string names;
+  for (const auto &v : values)
+    if (v.input)
+      names += (names.empty() ? "" : ", ") + v.name;
+  std::ostringstream s;
+  s << prologue(fn,
+                "rootline local Darwin: call " + std::to_string(call.occurrence) + " of " +
+                    fn.getName().str() +
+                    "(), made again with the state it began with, except the values read "
+                    "from stdin (one number each, in this order):\n *   " +
+                    names + "\n * It prints what the call prints, returns and leaves.",
+                true);
+  s << "\nenum { RL_VALUES = " << values.size() << " };\n"
+    << "static long long rl_in[RL_VALUES + 1] = {";
+  for (const auto &v : values)
+    s << (v.isFloat ? 0 : v.value) << "LL, ";
+  s << "0};\nstatic double rl_fl[RL_VALUES + 1] = {";
+  for (const auto &v : values)
+    s << (v.isFloat ? floatLiteral(v) : "0") << ", ";
+  s << "0};\n\n/* Each input in turn; where the input ends the rest keep their carved values. */\n"
+    << "static void rl_read_inputs(void) {\n";
+  for (size_t j = 0; j < values.size(); ++j)
+    if (values[j].input)
+      s << "  if (scanf(\"" << (values[j].isFloat ? "%lf" : "%lld") << "\", &"
+        << (values[j].isFloat ? "rl_fl[" : "rl_in[") << j << "]) != 1)\n    goto stored;\n";
+  s << "stored:;\n";
+  for (size_t j = 0; j < values.size(); ++j) {
+    const LocalValue &v = values[j];
+    if (v.input && !v.arg)
+      s << "  " << where(v) << " = (" << cType(v) << ")" << (v.isFloat ? "rl_fl[" : "rl_in[") << j
+        << "]; /* " << v.name << " */\n";
+  }
+  // The named bytes, left out of the description of the objects.
+  std::map<size_t, std::vector<const LocalValue *>> named;
+  for (const auto &v : values)
+    if (v.output && !v.arg)
+      named[v.object].push_back(&v);
+  s << "}\n\n";
+  for (const auto &[object, list] : named)
+    s << "static unsigned char rl_named_" << object << "["
+      << std::max<uint64_t>(call.objects[object].size, 1) << "];\n";
+  s << "static void rl_name_values(void) {\n";
+  for (const auto &[object, list] : named) {
+    s << "  rl_named[" << object << "] = rl_named_" << object << ";\n";
+    for (const LocalValue *v : list)
+      s << "  memset(rl_named_" << object << " + " << v->offset << ", 1, " << v->bytes << ");\n";
+  }
+  // What the call leaves in each value it read or wrote, by name: the first difference
+  // a report names.
+  s << "}\n\nstatic void rl_say_values(void) {\n";
+  for (const auto &[object, list] : named)
+    for (const LocalValue *v : list) {
+      if (v->isFloat)
+        s << "  RL_SAY_NUMBER(\"leaves " << v->name << " = %.17g\\n\", (double)" << where(*v)
+          << ");\n";
+      else
+        s << "  RL_SAY_NUMBER(\"leaves " << v->name << " = %" << (v->isSigned ? "lld" : "llu")
+          << "\\n\", (" << (v->isSigned ? "long long" : "unsigned long long") << ")" << where(*v)
+          << ");\n";
+    }
+  s << "}\n\n" << callPart(0, call, fn, &values);
+  s << "\nint main(void) {\n  rl_name_values();\n  rl_run_0();\n  return 0;\n}\n";
+  return s.str();
+}
+
+fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string &moduleKey,
+                                   const llvm::Function &fn) {
   const llvm::DICompileUnit *cu = fn.getSubprogram() ? fn.getSubprogram()->getUnit() : nullptr;
   if (!cu)
     throw Error(fn.getName().str() + " has no compile unit in the debug information");
@@ -506,9 +666,10 @@ fs::path programWithoutUnit(const llvm::Module &module, const std::string &modul
       .add(cu->getDirectory().str())
       .add(cu->getFilename().str());
   fs::path dir = cacheRoot() / "unit-rest" / key.hex();
-  fs::path obj = dir / "rest.o";
-  if (fs::exists(obj))
-    return obj;
+  // Named by its key: linkBitcodeModule takes a name for the content.
+  fs::path out = dir / ("rest-" + key.hex() + ".bc");
+  if (fs::exists(out))
+    return out;
   std::unique_ptr<llvm::Module> rest = llvm::CloneModule(module);
   // The clone has its own copies of the debug metadata: units compare by file.
   auto sameUnit = [&](const llvm::DICompileUnit *u) {
@@ -566,22 +727,28 @@ fs::path programWithoutUnit(const llvm::Module &module, const std::string &modul
   if (llvm::Function *m = rest->getFunction("main"); m && !m->isDeclaration())
     m->setName("rootline_program_main");
   fs::create_directories(dir);
-  // Temporary names keep their extensions: clang goes by them.
-  std::string tmpTag = ".tmp" + std::to_string(getpid());
-  fs::path bc = dir / ("rest" + tmpTag + ".bc");
-  std::error_code ec;
-  llvm::raw_fd_ostream os(bc.string(), ec);
-  if (ec)
-    throw Error("cannot write '" + bc.string() + "': " + ec.message());
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
   llvm::WriteBitcodeToFile(*rest, os);
-  os.close();
-  fs::path tmp = dir / ("rest" + tmpTag + ".o");
+  os.flush();
+  writeFileAtomic(out, bytes); // another job may be filling the same cache entry
+  return out;
+}
+
+fs::path programWithoutUnit(const llvm::Module &module, const std::string &moduleKey,
+                            const llvm::Function &fn, double timeoutSeconds) {
+  fs::path bc = programWithoutUnitBitcode(module, moduleKey, fn);
+  fs::path obj = bc.parent_path() / "rest.o";
+  if (fs::exists(obj))
+    return obj;
+  // Temporary names keep their extensions: clang goes by them.
+  fs::path tmp = bc.parent_path() / ("rest.tmp" + std::to_string(getpid()) + ".o");
   ProcessSpec spec;
   // No debug info: the unit's static locals, now the test's, would be named in it.
   spec.argv = {clangPath(), "-c", "-O0", "-g0", "-w", bc.string(), "-o", tmp.string()};
   spec.timeoutSeconds = timeoutSeconds;
   ProcessResult r = runProcess(spec);
-  fs::remove(bc, ec);
+  std::error_code ec;
   if (!r.exitedWith(0)) {
     fs::remove(tmp, ec);
     throw Error(r.timedOut

@@ -117,6 +117,8 @@ ReportFiles debugReportFiles(const DebugReport &report) {
                        {"report.html", reportHtml(report)}};
   if (report.unitTest) // the differential unit test, ready to commit with the fix
     files.emplace_back(report.unitTest->fileName, report.unitTest->source);
+  if (report.localComposition) // local Darwin's harness, to rerun its alternatives
+    files.emplace_back(report.localComposition->harnessFile, report.localComposition->source);
   return files;
 }
 

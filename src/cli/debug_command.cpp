@@ -18,7 +18,7 @@ struct DebugOptions {
   std::string oldDir, newDir;
   RepoOptions repo;
   RecipeRequest recipe;
-  std::string stdinFile, expectFile, condition = "rsc", out;
+  std::string stdinFile, expectFile, condition = "rsc", out, localDarwin = "auto";
   double timeout = 30;
   double budget = 60;
   unsigned maxCandidates = 20;
@@ -85,6 +85,7 @@ int runDebug(const GlobalOptions &global, const DebugOptions &opt) {
   req.maxCandidates = opt.maxCandidates;
   req.budgetSeconds = opt.budget;
   req.closestInputs = !opt.firstModels;
+  req.localDarwin = opt.localDarwin;
   Progress progress = Progress::toStderr(!global.json && !global.quiet);
   req.progress = &progress;
   if (opt.project.given()) {
@@ -129,7 +130,8 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_option(
       "--out", opt->out,
       "Directory for report.json, report.md, report.sarif (SARIF 2.1.0), report.html and "
-      "unit-test/test_FUNCTION.c (the differential unit test, when one was made)");
+      "unit-test/test_FUNCTION.c (the differential unit test, when one was made) and "
+      "local-darwin/harness_FUNCTION.c (local Darwin's harness, when it ran)");
   cmd->add_option("--timeout", opt->timeout, "Seconds per program run (default 30)");
   addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--max-candidates", opt->maxCandidates,
@@ -137,6 +139,11 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_flag("--first-models", opt->firstModels,
                 "Keep the solver's first models as alternative inputs instead of the inputs "
                 "closest to the failing one (for comparison)");
+  cmd->add_option("--local-darwin", opt->localDarwin,
+                  "Compose at the tested function's carved call, over its integer arguments "
+                  "and fields: auto (when the whole-program composition does not decide or "
+                  "gives that candidate no alternative input), always, never (default auto)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");
   addProjectOptions(*cmd, opt->project.build, opt->project.test,
                     "the project's programs it runs are traced, and the first process that "

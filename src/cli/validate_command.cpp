@@ -142,14 +142,16 @@ void addValidateCommand(CLI::App &app, const GlobalOptions &global, Action &acti
   addBudgetOption(*cmd, opt->budget);
   cmd->add_option("--out", opt->out,
                   "Directory for validate.json, validate.md, validate.sarif and validate.html");
-  cmd->footer("Every input tried runs on good, bad and fix. Accepted when the failing test passes\n"
-              "on the fix, the solver proves that the fix computes the good version's output for\n"
-              "every input in both versions' partitions of the failing input, and no input shows\n"
-              "new behaviour (like neither version) or a failure the fix left (like the bad\n"
-              "version on the failing lines, in the failure's partition). Inputs where the fix\n"
-              "keeps an intended change of the bad version are listed, not counted; a fix that\n"
-              "also reverts one is accepted with a warning. The conditions the fix changed are\n"
-              "tried first, on both sides of their boundaries (\"token 1: 10 → 9\").\n"
+  cmd->footer("Every input tried runs on good, bad and fix, and is judged value by value (each\n"
+              "value printed on a line on its own). Accepted when the failing test passes on the\n"
+              "fix, the solver proves that the fix computes the good version's values where the\n"
+              "test failed for every input in both versions' partitions of the failing input, and\n"
+              "no input shows new behaviour (a value like neither version's) or a failure the fix\n"
+              "left (like the bad version in a failing value, in the failure's partition). Inputs\n"
+              "where the fix keeps an intended change of the bad version are listed, not\n"
+              "counted; a fix that also reverts one is accepted with a warning. The conditions\n"
+              "the fix changed are tried first, on both sides of their boundaries (\"token 1:\n"
+              "10 → 9\").\n"
               "Exit status: 0 accepted, 1 not accepted (the report shows why, with inputs),\n"
               "2 bad input (unknown revision, the test fails at good or passes at bad, no build).\n"
               "Example: rootline validate --repo . --good v1.0 --bad v1.1 --fix HEAD --stdin t.in");

@@ -31,6 +31,9 @@ constexpr double kComposeShareAfterRevert = 0.2;
 constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
 // The unit test stage's share, at most this many seconds (docs/debug.md, "Budget").
 constexpr double kUnitTestShare = 0.15, kUnitTestMaxSeconds = 12;
+// Local Darwin's reserve when the composition did not decide (it runs in what is left
+// otherwise).
+constexpr double kLocalDarwinShare = 0.25, kLocalDarwinMaxSeconds = 20;
 constexpr double kFloorSeconds = 0.5;
 
 // Removes the job's work directory however the job ends.
@@ -234,8 +237,12 @@ DebugReport debugRegression(const DebugRequest &request) {
 
   stages.begin("evidence");
   // The unit test stage comes after the ranking; it keeps a share of the budget.
-  double unitTestReserve =
-      req.budgetSeconds > 0 ? std::min(kUnitTestMaxSeconds, kUnitTestShare * req.budgetSeconds) : 0;
+  double unitTestReserve = 0;
+  if (req.carveStages && req.budgetSeconds > 0) {
+    unitTestReserve = std::min(kUnitTestMaxSeconds, kUnitTestShare * req.budgetSeconds);
+    if (req.localDarwin == "always" || report.direction.rfind("undecided", 0) == 0)
+      unitTestReserve += std::min(kLocalDarwinMaxSeconds, kLocalDarwinShare * req.budgetSeconds);
+  }
   debug::gatherEvidence(candidates, oldV, newV, req.input, report.oldRun, report.newRun, work.path,
                         req.timeoutSeconds, budget.before(kReportReserveSeconds + unitTestReserve),
                         stages, report.stderrCounts);
@@ -272,12 +279,31 @@ DebugReport debugRegression(const DebugRequest &request) {
   debug::explainCandidates(candidates);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
-  stages.begin("unit test");
-  try { // evidence, never a reason for the report not to come out
-    debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,
-                                    budget.before(kReportReserveSeconds), stages, report);
-  } catch (const std::exception &e) {
-    stages.note(std::string("no differential unit test: ") + e.what());
+  if (req.carveStages) {
+    stages.begin("unit test");
+    std::optional<debug::ChosenCall> chosen;
+    // The test keeps time for local Darwin when that will run.
+    double localReserve = 0;
+    if (req.localDarwin == "always" || report.direction.rfind("undecided", 0) == 0)
+      localReserve = std::min(kLocalDarwinMaxSeconds, kLocalDarwinShare * budget.remaining());
+    try { // evidence, never a reason for the report not to come out
+      chosen = debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,
+                                               budget.before(kReportReserveSeconds + localReserve),
+                                               stages, report);
+    } catch (const std::exception &e) {
+      stages.note(std::string("no differential unit test: ") + e.what());
+    }
+    if (chosen && debug::wantsLocalDarwin(req, report, *chosen)) {
+      stages.begin("local darwin");
+      Deadline local = budget.before(kReportReserveSeconds);
+      if (req.budgetSeconds <= 0 || local.remaining() > kLocalDarwinMaxSeconds)
+        local = Deadline::in(kLocalDarwinMaxSeconds);
+      try {
+        debug::composeLocally(req, oldV, newV, *chosen, local, stages, report);
+      } catch (const std::exception &e) {
+        stages.note(std::string("no local Darwin: ") + e.what());
+      }
+    }
   }
   stages.end();
   if (req.progress)

@@ -9,10 +9,12 @@
 #pragma once
 
 #include "rootline/alignment.h"
+#include "rootline/carve.h"
 #include "rootline/debug.h"
 #include "rootline/memory_check.h"
 #include "rootline/module_index.h"
 #include "rootline/neutral_edits.h"
+#include "rootline/output_values.h"
 
 #include <llvm/IR/Instruction.h>
 
@@ -339,6 +341,13 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
 // the failing input's shape make it print (kShapeRuns runs, at least kShapeMajority
 // alike).
 inline constexpr unsigned kShapeRuns = 4, kShapeMajority = 3;
+// Two runs of an alternative input that differ only in values the failing run printed
+// alike (docs/validate.md, "Values"): the versions agree where the test failed; says
+// how. None when they differ in a value the failing run got wrong (`failingPlaces`), in
+// their ending, or not at all.
+std::optional<std::string> agreesWhereFailing(const RunSummary &oldRun, const RunSummary &newRun,
+                                              const std::vector<ValuePlace> &failingPlaces,
+                                              bool stderrCounts);
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
                     const Version &newV, const ProgramInput &failingInput,
                     const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
@@ -351,9 +360,33 @@ void explainCandidates(std::vector<DebugCandidate> &candidates);
 // The unit test stage (docs/debug.md, "Differential unit test"): for the rank-1
 // candidate's function, a cmocka test made from one of its calls in the failing run,
 // kept when it passes on the old version and fails on the new one (report.unitTest, and
-// the candidate's unitTest sentence); a note says why there is none.
-void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,
-                              const fs::path &work, const Deadline &deadline, Stages &stages,
-                              DebugReport &report);
+// the candidate's unitTest sentence); a note says why there is none. Returns the call
+// the test was made from (the first carved call whose result differs), when there is
+// one, for local Darwin.
+struct ChosenCall {
+  size_t candidate = 0; // in report.candidates
+  std::string function;
+  CarvedCall call;
+  std::string callText;
+  std::string oldResult, newResult; // recorded on each version's function
+};
+// The first line where two recorded call results differ, in words: "the old version
+// returns 1, the new one returns 0", or the object whose bytes differ.
+std::string resultDifference(const std::string &oldState, const std::string &newState);
+std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Version &newV,
+                                                   const ProgramInput &input, const fs::path &work,
+                                                   const Deadline &deadline, Stages &stages,
+                                                   DebugReport &report);
+
+// Local Darwin (docs/debug.md, "Local Darwin"): the chosen call made again by a harness
+// that reads its integer arguments and fields from stdin, debugged as a program of its
+// own (its two versions' conditions composed, alternatives run natively on both); fills
+// report.localComposition and the candidates' localAlternative.
+void composeLocally(const DebugRequest &req, const Version &oldV, const Version &newV,
+                    const ChosenCall &chosen, const Deadline &deadline, Stages &stages,
+                    DebugReport &report);
+// Whether local Darwin is wanted (req.localDarwin "auto"): the composition did not
+// decide, or the candidate has no alternative input that ran.
+bool wantsLocalDarwin(const DebugRequest &req, const DebugReport &report, const ChosenCall &chosen);
 
 } // namespace rootline::debug

@@ -5,6 +5,7 @@
 #include "compose/debug_stages.h"
 
 #include "rootline/closest_input.h"
+#include "rootline/output_values.h"
 #include "rootline/run.h"
 #include "rootline/trace.h"
 
@@ -161,6 +162,25 @@ std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
          ")";
 }
 
+std::optional<std::string> agreesWhereFailing(const RunSummary &oldRun, const RunSummary &newRun,
+                                              const std::vector<ValuePlace> &failingPlaces,
+                                              bool stderrCounts) {
+  std::vector<ValuePlace> apart = differingValues(oldRun.stdoutBytes, newRun.stdoutBytes);
+  if (oldRun.outcome != newRun.outcome ||
+      (stderrCounts && oldRun.stderrBytes != newRun.stderrBytes) || failingPlaces.empty() ||
+      apart.empty() || std::any_of(apart.begin(), apart.end(), [&](const ValuePlace &p) {
+        return covers(failingPlaces, p);
+      }))
+    return std::nullopt;
+  std::string failingText, apartText;
+  for (const auto &p : failingPlaces)
+    failingText += (failingText.empty() ? "" : ", ") + placeText(p);
+  for (const auto &p : apart)
+    apartText += (apartText.empty() ? "" : ", ") + placeText(p);
+  return "both versions print the same values where the failing run differs (" + failingText +
+         "); they differ only in " + apartText + ", which the failing run printed alike";
+}
+
 void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV,
                     const Version &newV, const ProgramInput &failingInput,
                     const RunSummary &oldFailing, const RunSummary &failing, const fs::path &work,
@@ -169,6 +189,9 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
   size_t total = 0, ran = 0, unrun = 0;
   for (const auto &c : candidates)
     total += c.hasAlternative;
+  // The values the failing run got wrong (none when only the ending or stderr differs).
+  std::vector<ValuePlace> failingPlaces =
+      differingValues(oldFailing.stdoutBytes, failing.stdoutBytes);
   // The most promising first: changed lines, then closest to the failure.
   std::vector<size_t> order(candidates.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -198,7 +221,13 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
         runInputNatively(newV.native, c.alternative, dir / "new", timeout, kMadeUpInputOutputLimit);
     c.ran = true;
     ++ran;
-    c.removesFailure = behaveAlike(c.oldRun, c.newRun, stderrCounts) && !stopped(c.oldRun);
+    // Alike, or alike in every value the failing run got wrong: an intended change to
+    // another value on the same line does not make the failure stay.
+    std::optional<std::string> where =
+        agreesWhereFailing(c.oldRun, c.newRun, failingPlaces, stderrCounts);
+    c.removesFailure =
+        (behaveAlike(c.oldRun, c.newRun, stderrCounts) || where) && !stopped(c.oldRun);
+    c.agreesWhere = where && c.removesFailure ? *where : "";
     c.changesFailure = !behaveAlike(c.newRun, failing, stderrCounts);
     if (c.kind == "branch deviation" || c.kind == "missing code")
       c.missesCriterion =

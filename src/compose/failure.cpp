@@ -2,11 +2,31 @@
 // nondeterministic program is caught), and what kind of failure the new one shows.
 #include "compose/debug_stages.h"
 
+#include "rootline/output_values.h"
+
 #include "rootline/error.h"
 
 #include <algorithm>
 
 namespace rootline::debug {
+
+namespace {
+
+// The output values that differ (docs/validate.md, "Values"), for the failure's sentence:
+// ": value 1 of line 1 is `25` where `0` is expected (1 other value differs)".
+std::string firstValueText(const std::string &expected, const std::string &actual) {
+  for (const ComparedValue &c : compareValues({expected, actual})) {
+    if (c.same() || !c.place.value)
+      continue;
+    size_t others = differingValues(expected, actual).size() - 1;
+    return ": " + placeText(c.place) + " is `" + *c.texts[1] + "` where `" + *c.texts[0] +
+           "` is expected" +
+           (others ? " (" + std::to_string(others) + " other value(s) or line(s) differ)" : "");
+  }
+  return "";
+}
+
+} // namespace
 
 namespace {
 
@@ -116,7 +136,8 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
   uint64_t errAt = commonPrefix(old1.stderrBytes, new1.stderrBytes);
   std::string stderrPart = "its stderr differs from byte " + std::to_string(errAt);
   report.failure =
-      outputDiffers    ? "stdout differs from the expected output from byte " + std::to_string(at)
+      outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at) +
+                          firstValueText(report.expected.stdoutBytes, new1.stdoutBytes)
       : outcomeDiffers ? "the new version ends with " + new1.outcome + " instead of " +
                              old1.outcome + (stderrDiffers ? ", and " + stderrPart : "")
                        : "stdout and the ending are the same, but " + stderrPart;

@@ -138,7 +138,9 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
       c.reasons.push_back("weak evidence: " + c.weakEvidence +
                           ", so both versions behaving alike on it says nothing about this line");
     else if (c.removesFailure)
-      c.reasons.push_back("on the alternative input both versions behave alike");
+      c.reasons.push_back(c.agreesWhere.empty()
+                              ? "on the alternative input both versions behave alike"
+                              : "on the alternative input " + c.agreesWhere);
     else if (c.ran && c.changesFailure)
       c.reasons.push_back("the alternative input changes the new version's behaviour");
     else if (c.ran)

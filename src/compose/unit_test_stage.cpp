@@ -5,6 +5,8 @@
 // new one; it is built and run on both before the report says so.
 #include "compose/debug_stages.h"
 
+#include "support/debug_types.h"
+
 #include "rootline/carve.h"
 #include "rootline/differential_test.h"
 #include "rootline/error.h"
@@ -45,23 +47,6 @@ std::string sized(uint64_t n) {
   return (vowel ? "an " : "a ") + digits;
 }
 
-// The parameters' names, from the function's debug records ("" where there is none).
-std::vector<std::string> parameterNames(const llvm::Function &fn) {
-  std::vector<std::string> names(fn.arg_size());
-  auto take = [&](const llvm::DILocalVariable *v) {
-    if (v && v->getArg() > 0 && v->getArg() <= names.size())
-      names[v->getArg() - 1] = v->getName().str();
-  };
-  for (const llvm::BasicBlock &bb : fn)
-    for (const llvm::Instruction &i : bb) {
-      if (auto *d = llvm::dyn_cast<llvm::DbgVariableIntrinsic>(&i))
-        take(d->getVariable());
-      for (const llvm::DbgVariableRecord &r : llvm::filterDbgVars(i.getDbgRecordRange()))
-        take(r.getVariable());
-    }
-  return names;
-}
-
 std::string callText(const CarvedCall &call, const llvm::Function &fn) {
   std::string s = fn.getName().str() + "(";
   std::vector<std::string> names = parameterNames(fn);
@@ -98,9 +83,20 @@ std::string callText(const CarvedCall &call, const llvm::Function &fn) {
   return s + ")";
 }
 
+ProcessResult runTest(const fs::path &exe, const Deadline &deadline,
+                      double seconds = kTestRunSeconds) {
+  ProcessSpec spec;
+  spec.argv = {exe.string()};
+  spec.timeoutSeconds = deadline.clamp(seconds, 0.5);
+  spec.maxOutputBytes = 4u << 20;
+  return runProcess(spec);
+}
+
+} // namespace
+
 // The first line where the two results differ, in words: "the old version returns 1,
 // the new one returns 0", "... prints \"3\" ...", or the object whose bytes differ.
-std::string difference(const std::string &oldState, const std::string &newState) {
+std::string resultDifference(const std::string &oldState, const std::string &newState) {
   auto lines = [](const std::string &text) {
     std::vector<std::string> out;
     size_t at = 0;
@@ -136,22 +132,12 @@ std::string difference(const std::string &oldState, const std::string &newState)
   return "the results differ";
 }
 
-ProcessResult runTest(const fs::path &exe, const Deadline &deadline,
-                      double seconds = kTestRunSeconds) {
-  ProcessSpec spec;
-  spec.argv = {exe.string()};
-  spec.timeoutSeconds = deadline.clamp(seconds, 0.5);
-  spec.maxOutputBytes = 4u << 20;
-  return runProcess(spec);
-}
-
-} // namespace
-
-void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,
-                              const fs::path &work, const Deadline &deadline, Stages &stages,
-                              DebugReport &report) {
+std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Version &newV,
+                                                   const ProgramInput &input, const fs::path &work,
+                                                   const Deadline &deadline, Stages &stages,
+                                                   DebugReport &report) {
   if (report.candidates.empty())
-    return;
+    return std::nullopt;
   // The rank-1 candidate's function; when its line is in none (a macro, a table, a
   // function's header) or in main, the next candidate's among the first few.
   size_t pick = 0;
@@ -162,8 +148,10 @@ void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Pr
   std::string name = c.function;
   std::string whose =
       pick == 0 ? std::string("the rank-1 candidate") : "candidate " + std::to_string(c.rank);
+  std::optional<ChosenCall> result;
   auto skip = [&](const std::string &why) {
     stages.note("no differential unit test for " + whose + ": " + why);
+    return result;
   };
   if (name.empty() || name == "main")
     return skip(name.empty() ? "its line is in no function" : "its line is in main");
@@ -242,6 +230,7 @@ void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Pr
                     : std::string()));
     const std::string &oldResult = oldResults[chosen->occurrence],
                       &newResult = newResults[chosen->occurrence];
+    result = ChosenCall{pick, name, *chosen, callText(*chosen, *nf), oldResult, newResult};
     std::string test = differentialTestSource(*chosen, *nf, origin, oldResult);
     stages.update("checking the test of call " + std::to_string(chosen->occurrence) + " of " +
                   name + " on both versions");
@@ -265,7 +254,7 @@ void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Pr
     t.source = test;
     t.summary = "a differential unit test (" + t.fileName + ") calls `" + t.call +
                 "` with the state of call " + std::to_string(chosen->occurrence) + " of `" + name +
-                "` in the failing run: " + difference(oldResult, newResult) +
+                "` in the failing run: " + resultDifference(oldResult, newResult) +
                 "; it passes on the old version and fails on the new one";
     c.unitTest = t.summary;
     c.reasons.push_back(t.summary);
@@ -273,6 +262,7 @@ void makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Pr
   } catch (const Error &e) {
     skip(e.what());
   }
+  return result;
 }
 
 } // namespace rootline::debug

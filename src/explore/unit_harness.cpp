@@ -1242,22 +1242,6 @@ DriverWriter::write(const std::vector<std::pair<std::string, const llvm::DIType 
 
 namespace {
 
-// The parameters' names, by argument number, from the function's debug records.
-std::map<unsigned, std::string> parameterNames(const llvm::Function &fn) {
-  std::map<unsigned, std::string> names;
-  auto add = [&](const llvm::DILocalVariable *v) {
-    if (v && v->getArg() > 0)
-      names.try_emplace(v->getArg(), v->getName().str());
-  };
-  for (const llvm::Instruction &inst : llvm::instructions(fn)) {
-    if (auto *d = llvm::dyn_cast<llvm::DbgVariableIntrinsic>(&inst))
-      add(d->getVariable());
-    for (const llvm::DbgVariableRecord &r : llvm::filterDbgVars(inst.getDbgRecordRange()))
-      add(r.getVariable());
-  }
-  return names;
-}
-
 fs::path normal(const fs::path &p) { return fs::absolute(p).lexically_normal(); }
 
 fs::path fileOf(const llvm::DIFile *f) {
@@ -1302,8 +1286,8 @@ UnitHarness makeUnitHarness(const BuildRecipe &program, const UnitOptions &optio
       h.notes.push_back(options.function + " is variadic: only its named parameters are built");
       break;
     }
-    auto it = names.find(static_cast<unsigned>(i));
-    params.push_back({it != names.end() ? it->second : "p" + std::to_string(i), types[i]});
+    bool named = i - 1 < names.size() && !names[i - 1].empty();
+    params.push_back({named ? names[i - 1] : "p" + std::to_string(i), types[i]});
   }
   // The globals of the function's file (static or not), except constants.
   for (const llvm::GlobalVariable &gv : loaded.module->globals()) {

@@ -40,6 +40,10 @@ json reportJson(const DebugReport &r) {
       runnable.push_back("revert");
     if (!c.unitTest.empty())
       runnable.push_back("unit test");
+    if (!c.agreesWhere.empty())
+      j["agrees_where"] = c.agreesWhere;
+    if (!c.localAlternative.empty())
+      runnable.push_back("local alternative");
     j["runnable_evidence"] = runnable;
     if (!c.revert.empty())
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
@@ -50,6 +54,7 @@ json reportJson(const DebugReport &r) {
     if (!c.memoryCheck.empty())
       j["memory_check"] = c.memoryCheck;
     j["unit_test"] = c.unitTest.empty() ? json(nullptr) : json(c.unitTest);
+    j["local_alternative"] = c.localAlternative.empty() ? json(nullptr) : json(c.localAlternative);
     if (c.hasAlternative) {
       j["alternative_input"] = inputJson(c.alternative);
       j["alternative_changes"] = c.alternativeChanges;
@@ -117,6 +122,36 @@ json reportJson(const DebugReport &r) {
                 {"old_result", r.unitTest->oldResult}, {"new_result", r.unitTest->newResult},
                 {"passes_old", r.unitTest->passesOld}, {"fails_new", r.unitTest->failsNew},
                 {"file", r.unitTest->fileName},        {"summary", r.unitTest->summary}};
+  json local = nullptr;
+  if (const auto &lc = r.localComposition) {
+    json inputs = json::array(), alternatives = json::array();
+    for (const auto &[name, value] : lc->inputs)
+      inputs.push_back({{"name", name}, {"value", value}});
+    for (const auto &a : lc->alternatives)
+      alternatives.push_back({{"file", a.file},
+                              {"line", a.line},
+                              {"changes", a.changes},
+                              {"stdin", a.stdinText},
+                              {"old_result", a.oldResult},
+                              {"new_result", a.newResult},
+                              {"versions_agree", a.agree},
+                              {"text", a.text}});
+    local = {{"function", lc->function},
+             {"occurrence", lc->occurrence},
+             {"version", lc->version},
+             {"call", lc->call},
+             {"inputs", inputs},
+             {"stdin", lc->stdinText},
+             {"old_result", lc->oldResult},
+             {"new_result", lc->newResult},
+             {"direction", lc->direction},
+             {"decided", lc->decided},
+             {"old_constraints", lc->oldConstraints},
+             {"new_constraints", lc->newConstraints},
+             {"alternatives", alternatives},
+             {"harness", lc->harnessFile},
+             {"summary", lc->summary}};
+  }
   json divergence = nullptr;
   if (r.firstDivergence)
     divergence = {
@@ -155,6 +190,7 @@ json reportJson(const DebugReport &r) {
             {"same_values", sameValues}}},
           {"memory_errors", memory},
           {"unit_test", unitTest},
+          {"local_darwin", local},
           {"neutral_edits", neutral},
           {"revert_trials", reverts},
           {"minimal_revert", r.minimalRevert},
@@ -243,6 +279,8 @@ std::string reportMarkdown(const DebugReport &r) {
       md << "**Aligned runs:** " << c.alignedDetail << ".\n\n";
     if (!c.unitTest.empty())
       md << "**Unit test:** " << c.unitTest << ".\n\n";
+    if (!c.localAlternative.empty())
+      md << "**Local alternative:** " << c.localAlternative << ".\n\n";
     if (c.hasAlternative) {
       md << "Alternative input"
          << (c.ran ? "" : " (found by the solver; the budget left no time to run it)") << ": "
@@ -310,6 +348,18 @@ std::string reportMarkdown(const DebugReport &r) {
        << markdownFence(r.unitTest->oldResult) << "new version:\n"
        << markdownFence(r.unitTest->newResult);
   }
+  if (const auto &lc = r.localComposition) {
+    md << "### Local Darwin\n\n`" << lc->harnessFile << "` makes call " << lc->occurrence << " of `"
+       << lc->function << "` (`" << lc->call << "`, in the failing run of the " << lc->version
+       << " version) again with these values read from its input:";
+    for (const auto &[name, value] : lc->inputs)
+      md << " `" << name << "` = " << value << ";";
+    md << " both versions' relevant slice conditions over them were composed: " << lc->direction
+       << ".\n\n";
+    for (const auto &a : lc->alternatives)
+      md << "- `" << a.file << ":" << a.line << "`: " << a.text << "\n";
+    md << (lc->alternatives.empty() ? "No alternative ran on both versions.\n\n" : "\n");
+  }
   if (!r.reverts.empty()) {
     md << "### Revert trials\n\n| trial | hunks | result |\n|---|---|---|\n";
     size_t shown = 0;
@@ -369,11 +419,14 @@ std::string reportSummary(const DebugReport &r) {
         << c.oldRun.outcome << " `" << oneLine(c.oldRun.stdoutBytes, 30) << "`, new "
         << c.newRun.outcome << " `" << oneLine(c.newRun.stdoutBytes, 30) << "`"
         << (!c.weakEvidence.empty() ? " (weak: " + c.weakEvidence + ")"
-            : c.removesFailure      ? " (versions agree)"
+            : c.removesFailure      ? (c.agreesWhere.empty() ? " (versions agree)"
+                                                             : " (versions agree where the test failed)")
                                     : "")
         << "\n";
     if (!c.revertDetail.empty())
       s << "     " << c.revertDetail << "\n";
+    if (!c.localAlternative.empty())
+      s << "     " << c.localAlternative << "\n";
     for (const auto &e : c.valueEvidence)
       s << "     " << report::valueEvidenceText(e, 30) << "\n";
   }

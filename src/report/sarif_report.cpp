@@ -41,6 +41,8 @@ json reportSarif(const DebugReport &r) {
       text += " Aligned runs: " + c.alignedDetail + ".";
     if (!c.memoryError.empty())
       text += " Memory error: " + c.memoryError + ".";
+    if (!c.localAlternative.empty())
+      text += " Local Darwin: " + c.localAlternative + ".";
     for (const auto &e : c.valueEvidence)
       text += " Value evidence: " + report::valueEvidenceText(e) + ".";
     json props = {{"rank", c.rank},

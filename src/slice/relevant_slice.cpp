@@ -152,6 +152,26 @@ private:
 
 } // namespace
 
+std::vector<CriterionSeed> outputSeeds(const DynamicTrace &trace, const ModuleIndex &index,
+                                       uint64_t fd, uint64_t begin, uint64_t end) {
+  std::vector<CriterionSeed> seeds;
+  std::unordered_map<uint64_t, size_t> seedOf;
+  for (const auto &p : trace.outputs) {
+    if (p.fd != fd || p.offset + p.bytes.size() <= begin || p.offset >= end)
+      continue;
+    auto [it, fresh] = seedOf.try_emplace(p.instance, seeds.size());
+    if (fresh)
+      seeds.push_back({p.instance, false, {}, false});
+    CriterionSeed &s = seeds[it->second];
+    auto *call = llvm::cast<llvm::CallBase>(index.instruction(trace.records[p.instance].id));
+    if (auto op = outputOperand(call, p.arg))
+      s.defs.push_back(trace.operandDef(p.instance, *op));
+    if (p.fromMemory)
+      s.memory = true;
+  }
+  return seeds;
+}
+
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) {
   const llvm::Function *f = call->getCalledFunction();
   llvm::StringRef name = f ? f->getName() : "";
@@ -213,22 +233,7 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
     if (start >= out.size())
       throw Error("criterion '" + criterion + "': stdout has fewer lines");
     auto nl = out.find('\n', start);
-    uint64_t end = nl == std::string::npos ? out.size() : nl + 1;
-    std::unordered_map<uint64_t, size_t> seedOf;
-    for (const auto &p : trace.outputs) {
-      if (p.fd != 1 || p.offset + p.bytes.size() <= start || p.offset >= end)
-        continue;
-      auto [it, fresh] = seedOf.try_emplace(p.instance, seeds.size());
-      if (fresh)
-        seeds.push_back({p.instance, false, {}, false});
-      CriterionSeed &s = seeds[it->second];
-      auto *call = llvm::cast<llvm::CallBase>(index.instruction(trace.records[p.instance].id));
-      if (auto op = outputOperand(call, p.arg))
-        s.defs.push_back(trace.operandDef(p.instance, *op));
-      if (p.fromMemory)
-        s.memory = true;
-    }
-    return seeds;
+    return outputSeeds(trace, index, 1, start, nl == std::string::npos ? out.size() : nl + 1);
   }
   auto colon = criterion.rfind(':');
   if (colon == std::string::npos)

@@ -2,6 +2,9 @@
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/DebugProgramInstruction.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IntrinsicInst.h>
 
 namespace rootline {
 
@@ -38,6 +41,22 @@ std::string structNameOf(const llvm::DIType *t) {
              c->getTag() != llvm::dwarf::DW_TAG_union_type))
     return "";
   return c->getName().empty() ? typedefName : c->getName().str();
+}
+
+std::vector<std::string> parameterNames(const llvm::Function &fn) {
+  std::vector<std::string> names(fn.arg_size());
+  auto take = [&](const llvm::DILocalVariable *v) {
+    if (v && v->getArg() > 0 && v->getArg() <= names.size() && names[v->getArg() - 1].empty())
+      names[v->getArg() - 1] = v->getName().str();
+  };
+  for (const llvm::BasicBlock &bb : fn)
+    for (const llvm::Instruction &i : bb) {
+      if (auto *d = llvm::dyn_cast<llvm::DbgVariableIntrinsic>(&i))
+        take(d->getVariable());
+      for (const llvm::DbgVariableRecord &r : llvm::filterDbgVars(i.getDbgRecordRange()))
+        take(r.getVariable());
+    }
+  return names;
 }
 
 } // namespace rootline

@@ -2,8 +2,10 @@
 // and native runs of the neighbouring partitions (DESIGN.md 2.7).
 #include "rootline/validate.h"
 
+#include "rootline/alignment.h"
 #include "rootline/closest_input.h"
 #include "rootline/error.h"
+#include "rootline/output_values.h"
 #include "rootline/text_diff.h"
 
 #include <algorithm>
@@ -30,11 +32,21 @@ bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
   return a.stdoutBytes == b.stdoutBytes && a.outcome == b.outcome;
 }
 
+// The stdout a traced run printed (what it handed to stdio, in order).
+std::string tracedStdout(const DynamicTrace &t) {
+  std::string out;
+  for (const auto &p : t.outputs)
+    if (p.fd == 1)
+      out += p.bytes;
+  return out;
+}
+
 // False when the deadline cut the replay or the slice: the condition then describes
-// less than the partition and proves nothing.
+// less than the partition and proves nothing. `failingValues`: the values the failing
+// test got wrong, whose slice is the failure's partition (docs/validate.md, "Values").
 bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::path &dir,
                double timeout, const Deadline &deadline, Progress *progress,
-               const std::set<size_t> &failingLines = {}) {
+               const std::vector<ValuePlace> &failingValues = {}) {
   ReplayLimits limits{deadline, {}};
   if (progress)
     limits.progress = [progress](uint64_t n) {
@@ -52,15 +64,13 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   }
   Slice slice = computeSlice(s.trace.dynamic, *s.index, *s.analysis, seeds, true, deadline);
   s.condition = relevantSliceCondition(s.trace.symbolic, slice);
+  std::string printed = tracedStdout(s.trace.dynamic);
   std::vector<CriterionSeed> failing;
-  for (size_t line : failingLines)
-    try {
-      for (auto &seed :
-           resolveCriterion("output:" + std::to_string(line + 1), s.trace.dynamic, *s.index))
+  // A value this run did not print (a missing line): its absence is the failure.
+  for (const ValuePlace &place : failingValues)
+    if (auto bytes = placeBytes(printed, place))
+      for (auto &seed : outputSeeds(s.trace.dynamic, *s.index, 1, bytes->first, bytes->second))
         failing.push_back(seed);
-    } catch (const Error &) {
-      // a line this run did not print: its absence is the failure
-    }
   if (!failing.empty()) {
     Slice f = computeSlice(s.trace.dynamic, *s.index, *s.analysis, failing, true, deadline);
     s.failureCondition = relevantSliceCondition(s.trace.symbolic, f);
@@ -70,14 +80,30 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   return slice.complete;
 }
 
-// The stdout lines (0-based) on which `run` differs from `expected`.
-std::set<size_t> differingLines(const RunSummary &expected, const RunSummary &run) {
-  auto a = splitLinesKeepingEnds(expected.stdoutBytes), b = splitLinesKeepingEnds(run.stdoutBytes);
-  std::set<size_t> out;
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i)
-    if (i >= a.size() || i >= b.size() || a[i] != b[i])
-      out.insert(i);
-  return out;
+// The source names of the values a traced run printed, by place: the variable each
+// printf argument was loaded from ("bonus"); none for a computed value or literal text.
+std::map<ValuePlace, std::string> printedNames(const Side &s) {
+  std::map<ValuePlace, std::string> names;
+  std::string printed = tracedStdout(s.trace.dynamic);
+  for (const ComparedValue &c : compareValues({printed})) {
+    auto bytes = placeBytes(printed, c.place);
+    if (!bytes || !c.place.value)
+      continue;
+    for (const auto &p : s.trace.dynamic.outputs) {
+      if (p.fd != 1 || p.arg == 0 || bytes->first < p.offset ||
+          bytes->first >= p.offset + p.bytes.size())
+        continue;
+      auto *call =
+          llvm::cast<llvm::CallBase>(s.index->instruction(s.trace.dynamic.records[p.instance].id));
+      if (auto op = outputOperand(call, p.arg); op && *op < call->arg_size()) {
+        std::string name = valueName(call->getArgOperand(*op));
+        if (!name.empty())
+          names[c.place] = name;
+      }
+      break;
+    }
+  }
+  return names;
 }
 
 // The value an expression has on the traced run (inputs at their seed values).
@@ -91,10 +117,20 @@ z3::expr seedValueOf(z3::context &ctx, const std::vector<InputVar> &vars, const 
   return copy.substitute(from, to).simplify();
 }
 
+using ByteRanges = std::vector<std::pair<size_t, size_t>>;
+
+bool overlaps(const ByteRanges &ranges, uint64_t offset, uint64_t length) {
+  return ranges.empty() || std::any_of(ranges.begin(), ranges.end(), [&](const auto &r) {
+           return offset < r.second && r.first < offset + length;
+         });
+}
+
 // out = out_fix as a formula: the symbolic stdout values of both runs, aligned by the
-// byte range they printed (on the failing input both print the same bytes). A value
-// symbolic on one side only must keep the value it had on this run.
-z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, unsigned &compared) {
+// byte range they printed (on the failing input both print the same bytes), those in
+// `ranges` (empty: all). A value symbolic on one side only must keep the value it had
+// on this run.
+z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, const ByteRanges &ranges,
+                      unsigned &compared) {
   std::map<std::pair<uint64_t, uint64_t>, const SymbolicOutput *> fixAt;
   for (const auto &o : fix.trace.symbolic.outputs)
     if (o.fd == 1)
@@ -103,7 +139,7 @@ z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, unsig
   z3::expr all = ctx.bool_val(true);
   std::set<std::pair<uint64_t, uint64_t>> matched;
   for (const auto &o : good.trace.symbolic.outputs) {
-    if (o.fd != 1)
+    if (o.fd != 1 || !overlaps(ranges, o.offset, o.length))
       continue;
     ++compared;
     auto it = fixAt.find({o.offset, o.length});
@@ -116,7 +152,7 @@ z3::expr outputsEqual(z3::context &ctx, const Side &good, const Side &fix, unsig
     }
   }
   for (const auto &o : fix.trace.symbolic.outputs)
-    if (o.fd == 1 && !matched.count({o.offset, o.length})) {
+    if (o.fd == 1 && overlaps(ranges, o.offset, o.length) && !matched.count({o.offset, o.length})) {
       ++compared;
       all = all && o.value == seedValueOf(ctx, fix.trace.symbolic.inputs, o.value);
     }
@@ -154,32 +190,44 @@ private:
   std::map<std::string, std::optional<TextDiff>> diffs_;
 };
 
-// The three-way class of an input (validate.h, Disagreement), line by line: a fix may
-// restore the lines the test failed on and keep the bad version's other changes. A line
-// like neither version's is new behaviour; a failing line (`failing`: those the test got
-// wrong) like the bad version's, inside the failure's partition, is still failing; any
-// other line like the bad version's keeps its change. `reverts`: some line the bad
-// version changed on purpose (not a failing line, or outside the partition) is back to
-// the good version's.
-std::string classify(const Disagreement &d, const std::set<size_t> &failing, bool &reverts) {
+// The three-way class of an input (validate.h, Disagreement), value by value
+// (docs/validate.md, "Values"): a fix may restore the values the test failed on and keep
+// the bad version's other changes, on the same line too. A value like neither version's
+// is new behaviour; a failing value (`failing`: those the test got wrong) like the bad
+// version's, inside the failure's partition, is still failing; any other value like the
+// bad version's keeps its change. `reverts`: some value the bad version changed on
+// purpose (not a failing one, or outside the partition) is back to the good version's.
+// Each value where the three differ is kept in d.values, named from `names`.
+std::string classify(Disagreement &d, const std::vector<ValuePlace> &failing,
+                     const std::map<ValuePlace, std::string> &names, bool &reverts) {
   reverts = false;
-  auto g = splitLinesKeepingEnds(d.good.stdoutBytes), b = splitLinesKeepingEnds(d.bad.stdoutBytes),
-       f = splitLinesKeepingEnds(d.fix.stdoutBytes);
-  auto at = [](const std::vector<std::string> &v, size_t i) -> std::optional<std::string> {
-    return i < v.size() ? std::optional<std::string>(v[i]) : std::nullopt;
-  };
+  d.values.clear();
   bool introduced = d.fix.outcome != d.good.outcome && d.fix.outcome != d.bad.outcome;
   bool stillFailing = false, kept = false;
-  for (size_t i = 0; i < std::max({g.size(), b.size(), f.size()}); ++i) {
-    auto gi = at(g, i), bi = at(b, i), fi = at(f, i);
-    bool intended = !failing.count(i) || !d.insideFailure;
-    if (fi == gi) {
-      reverts = reverts || (gi != bi && intended);
-    } else if (fi == bi) {
+  for (const ComparedValue &c :
+       compareValues({d.good.stdoutBytes, d.bad.stdoutBytes, d.fix.stdoutBytes})) {
+    if (c.same())
+      continue;
+    const auto &g = c.texts[0], &b = c.texts[1], &f = c.texts[2];
+    bool intended = !covers(failing, c.place) || !d.insideFailure;
+    ValueVerdict v;
+    v.place = c.place;
+    if (auto it = names.find(c.place); it != names.end())
+      v.name = it->second;
+    v.good = g;
+    v.bad = b;
+    v.fix = f;
+    if (f == g) {
+      v.verdict = "restored";
+      reverts = reverts || intended;
+    } else if (f == b) {
+      v.verdict = intended ? "kept change" : "still failing";
       (intended ? kept : stillFailing) = true;
     } else {
+      v.verdict = "new behaviour";
       introduced = true;
     }
+    d.values.push_back(std::move(v));
   }
   if (introduced)
     return "new behaviour";
@@ -239,7 +287,9 @@ ValidateReport validateFix(const ValidateRequest &req) {
   if (sameBehaviour(report.badRun, report.expected))
     throw Error("the test passes on the bad version: there is no failure for the fix to remove");
   report.testPasses = sameBehaviour(report.fixRun, report.expected);
-  std::set<size_t> failingLines = differingLines(report.expected, report.badRun);
+  std::vector<ValuePlace> failingValues =
+      differingValues(report.expected.stdoutBytes, report.badRun.stdoutBytes);
+  report.failingValues = failingValues;
 
   // The proof over the failing input's partition of the good version.
   z3::context ctx;
@@ -247,10 +297,10 @@ ValidateReport validateFix(const ValidateRequest &req) {
   // neighbouring runs the rest.
   progress.stage("symbolic", "good version");
   bool complete = traceSide(good, req.input, ctx, work / "tg", timeout(), deadline.share(0.3, 0.5),
-                            &progress, failingLines);
+                            &progress, failingValues);
   progress.stage("symbolic", "fix");
   complete = complete && traceSide(fix, req.input, ctx, work / "tf", timeout(),
-                                   deadline.share(0.45, 0.5), &progress);
+                                   deadline.share(0.45, 0.5), &progress, failingValues);
   report.goodConstraints = good.condition.size();
   report.fixConstraints = fix.condition.size();
   for (const Side *s : {&good, &fix})
@@ -279,9 +329,13 @@ ValidateReport validateFix(const ValidateRequest &req) {
                              kMadeUpInputOutputLimit);
     d.confirmed = !sameBehaviour(d.good, d.fix);
   };
+  std::map<ValuePlace, std::string> names = printedNames(good);
+  for (const ValuePlace &p : failingValues)
+    if (auto it = names.find(p); it != names.end())
+      report.failingNames[placeText(p)] = it->second;
   auto record = [&](Disagreement &d) {
     bool reverts = false;
-    d.verdict = classify(d, failingLines, reverts);
+    d.verdict = classify(d, failingValues, names, reverts);
     if (d.confirmed)
       report.disagreements.push_back(d);
     if (reverts)
@@ -320,25 +374,34 @@ ValidateReport validateFix(const ValidateRequest &req) {
     report.notes.push_back("budget: symbolic replay or slicing stopped at the time budget; "
                            "no proof and no neighbouring inputs were tried");
   } else {
+    // The proof is over the values the test got wrong, in both versions' partitions of
+    // the failing input as far as those values go: an intended change the fix keeps in
+    // another value is not against it (docs/validate.md, "Values").
     progress.stage("prove");
+    ByteRanges failingBytes;
+    for (const ValuePlace &p : failingValues)
+      if (auto bytes = placeBytes(report.expected.stdoutBytes, p))
+        failingBytes.push_back(*bytes);
     base.push();
     for (const Side *s : {&good, &fix})
-      for (const auto &c : s->condition)
+      for (const auto &c : s->failureCondition)
         base.add(c.taken);
-    base.add(!outputsEqual(ctx, good, fix, report.outputsCompared));
+    base.add(!outputsEqual(ctx, good, fix, failingBytes, report.outputsCompared));
     z3::check_result r = check(base);
     if (r == z3::unsat) {
       report.proof = "proved";
     } else if (r == z3::sat) {
       Disagreement d;
-      d.how = "counterexample to the proof: in both partitions, different output";
+      d.how = "counterexample to the proof: in both partitions, a value the test got wrong differs";
       d.insideFailure = inGoodPartition(inputOf(base, d));
       runAll(d, "cex");
       bool reverts = false;
-      d.verdict = classify(d, failingLines, reverts);
-      report.proof = d.confirmed ? "refuted"
-                                 : "not proved: the solver's counterexample behaves alike when run "
-                                   "natively (the symbolic model is incomplete here)";
+      d.verdict = classify(d, failingValues, names, reverts);
+      bool counted = d.verdict == "new behaviour" || d.verdict == "still failing";
+      report.proof = d.confirmed && counted
+                         ? "refuted"
+                         : "not proved: the solver's counterexample behaves alike where the test "
+                           "failed when run natively (the symbolic model is incomplete here)";
       report.counterexample = d;
     } else if (deadline.expired()) {
       report.proof = "not proved: the time budget ended during the proof";
@@ -346,6 +409,25 @@ ValidateReport validateFix(const ValidateRequest &req) {
       report.proof = "not proved: the solver gave up (" + base.reason_unknown() + ")";
     }
     base.pop();
+    // Every other value too, in the partitions of every output: an input where one
+    // differs is run and judged like a neighbour (a kept change is listed, not counted).
+    if (report.proof == "proved" && !deadline.expired()) {
+      base.push();
+      for (const Side *s : {&good, &fix})
+        for (const auto &c : s->condition)
+          base.add(c.taken);
+      unsigned all = 0;
+      base.add(!outputsEqual(ctx, good, fix, {}, all));
+      if (check(base) == z3::sat) {
+        Disagreement d;
+        d.how = "in both partitions of every output, another value differs";
+        d.insideFailure = inGoodPartition(inputOf(base, d));
+        runAll(d, "other");
+        ++report.neighboursTried;
+        record(d);
+      }
+      base.pop();
+    }
   }
 
   // Neighbouring partitions: inputs in one version's partition that leave the other's at

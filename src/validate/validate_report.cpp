@@ -15,8 +15,24 @@ using report::inputJson;
 using report::oneLine;
 using report::runJson;
 
+json valuesJson(const Disagreement &d) {
+  json values = json::array();
+  auto text = [](const std::optional<std::string> &t) { return t ? json(*t) : json(nullptr); };
+  for (const auto &v : d.values)
+    values.push_back({{"line", v.place.line + 1},
+                      {"value", v.place.value ? json(*v.place.value + 1) : json(nullptr)},
+                      {"name", v.name.empty() ? json(nullptr) : json(v.name)},
+                      {"good", text(v.good)},
+                      {"bad", text(v.bad)},
+                      {"fix", text(v.fix)},
+                      {"class", v.verdict},
+                      {"text", v.text()}});
+  return values;
+}
+
 json disagreementJson(const Disagreement &d) {
   return {{"how", d.how},
+          {"values", valuesJson(d)},
           {"class", d.verdict},
           {"inside_failure_partition", d.insideFailure},
           {"input", inputJson(d.input)},
@@ -43,6 +59,18 @@ std::vector<std::pair<std::string, const CommitInfo *>> commitsOf(const Validate
 
 } // namespace
 
+std::string ValueVerdict::text() const {
+  std::string like = verdict == "restored"        ? ", like good"
+                     : verdict == "kept change"   ? ", like bad"
+                     : verdict == "still failing" ? ", like bad"
+                                                  : "";
+  auto shown = [](const std::optional<std::string> &t) {
+    return t ? "`" + *t + "`" : std::string("nothing");
+  };
+  return placeText(place) + (name.empty() ? "" : " (`" + name + "`)") + ": " + verdict + like +
+         " (good " + shown(good) + ", bad " + shown(bad) + ", fix " + shown(fix) + ")";
+}
+
 json validateJson(const ValidateReport &r) {
   json commits = nullptr;
   if (!commitsOf(r).empty()) {
@@ -56,31 +84,45 @@ json validateJson(const ValidateReport &r) {
   json reverted = json::array();
   for (const auto &d : r.reverted)
     reverted.push_back(disagreementJson(d));
-  return {{"schema", "rootline.validate/1"},
-          {"versions", {{"good", r.goodLabel}, {"bad", r.badLabel}, {"fix", r.fixLabel}}},
-          {"commits", commits},
-          {"test",
-           {{"input", inputJson(r.input)},
-            {"expected", runJson(r.expected)},
-            {"good", runJson(r.goodRun)},
-            {"bad", runJson(r.badRun)},
-            {"fix", runJson(r.fixRun)},
-            {"passes_on_fix", r.testPasses}}},
-          {"proof",
-           {{"result", r.proof},
-            {"good_constraints", r.goodConstraints},
-            {"fix_constraints", r.fixConstraints},
-            {"outputs_compared", r.outputsCompared},
-            {"counterexample",
-             r.counterexample ? disagreementJson(*r.counterexample) : json(nullptr)}}},
-          {"neighbours", {{"tried", r.neighboursTried}, {"disagreements", dis}, {"reverted", reverted}}},
-          {"accepted", r.accepted},
-          {"verdict", r.verdict},
-          {"warnings", r.warnings},
-          {"scope",
-           {{"proved", r.scope.proved}, {"sampled", r.scope.sampled}, {"skipped", r.scope.skipped}}},
-          {"notes", r.notes},
-          {"stats", {{"solver_calls", r.solverCalls}, {"seconds", r.seconds}}}};
+  return {
+      {"schema", "rootline.validate/1"},
+      {"versions", {{"good", r.goodLabel}, {"bad", r.badLabel}, {"fix", r.fixLabel}}},
+      {"commits", commits},
+      {"test",
+       {{"input", inputJson(r.input)},
+        {"expected", runJson(r.expected)},
+        {"good", runJson(r.goodRun)},
+        {"bad", runJson(r.badRun)},
+        {"fix", runJson(r.fixRun)},
+        {"passes_on_fix", r.testPasses},
+        {"failing_values",
+         [&] {
+           json places = json::array();
+           for (const auto &p : r.failingValues) {
+             auto name = r.failingNames.find(placeText(p));
+             places.push_back(
+                 {{"line", p.line + 1},
+                  {"value", p.value ? json(*p.value + 1) : json(nullptr)},
+                  {"name", name == r.failingNames.end() ? json(nullptr) : json(name->second)}});
+           }
+           return places;
+         }()}}},
+      {"proof",
+       {{"result", r.proof},
+        {"good_constraints", r.goodConstraints},
+        {"fix_constraints", r.fixConstraints},
+        {"outputs_compared", r.outputsCompared},
+        {"counterexample",
+         r.counterexample ? disagreementJson(*r.counterexample) : json(nullptr)}}},
+      {"neighbours",
+       {{"tried", r.neighboursTried}, {"disagreements", dis}, {"reverted", reverted}}},
+      {"accepted", r.accepted},
+      {"verdict", r.verdict},
+      {"warnings", r.warnings},
+      {"scope",
+       {{"proved", r.scope.proved}, {"sampled", r.scope.sampled}, {"skipped", r.scope.skipped}}},
+      {"notes", r.notes},
+      {"stats", {{"solver_calls", r.solverCalls}, {"seconds", r.seconds}}}};
 }
 
 std::string validateMarkdown(const ValidateReport &r) {
@@ -114,6 +156,9 @@ std::string validateMarkdown(const ValidateReport &r) {
     md << "- good: " << d.good.outcome << ", stdout `" << oneLine(d.good.stdoutBytes) << "`\n";
     md << "- bad: " << d.bad.outcome << ", stdout `" << oneLine(d.bad.stdoutBytes) << "`\n";
     md << "- fix: " << d.fix.outcome << ", stdout `" << oneLine(d.fix.stdoutBytes) << "`\n\n";
+    for (const auto &v : d.values)
+      md << "- " << v.text() << "\n";
+    md << (d.values.empty() ? "" : "\n");
   }
   for (const auto &n : r.notes)
     md << "> Note: " << n << ".\n";
@@ -141,6 +186,7 @@ json validateSarif(const ValidateReport &r) {
            {{"stdin", d.input.stdinBytes},
             {"args", d.input.args},
             {"class", d.verdict},
+            {"values", valuesJson(d)},
             {"goodStdout", d.good.stdoutBytes},
             {"badStdout", d.bad.stdoutBytes},
             {"fixStdout", d.fix.stdoutBytes}});
@@ -198,12 +244,18 @@ std::string validateHtml(const ValidateReport &r) {
       h << "<tr><td>" << report::htmlEscape(d.verdict) << (counts(d) ? "" : " (not counted)")
         << "</td><td>" << report::htmlEscape(d.how) << "</td><td>"
         << report::htmlEscape(report::changesText(d.changes))
-        << "<details><summary>whole input</summary><pre>"
-        << report::htmlEscape(d.input.stdinBytes) << "</pre></details></td><td><pre>"
-        << report::htmlEscape(d.good.stdoutBytes) << "</pre></td><td><pre>"
-        << report::htmlEscape(d.bad.stdoutBytes) << "</pre></td><td><pre>"
-        << report::htmlEscape(d.fix.stdoutBytes) << "</pre></td></tr>";
+        << "<details><summary>whole input</summary><pre>" << report::htmlEscape(d.input.stdinBytes)
+        << "</pre></details></td><td><pre>" << report::htmlEscape(d.good.stdoutBytes)
+        << "</pre></td><td><pre>" << report::htmlEscape(d.bad.stdoutBytes) << "</pre></td><td><pre>"
+        << report::htmlEscape(d.fix.stdoutBytes) << "</pre>";
+    h << "</td></tr>";
     h << "</table>";
+    h << "<h2>Values</h2><ul>";
+    for (const auto &d : r.disagreements)
+      for (const auto &v : d.values)
+        h << "<li>" << report::htmlEscape(report::changesText(d.changes)) << ": "
+          << report::htmlEscape(v.text()) << "</li>";
+    h << "</ul>";
   }
   h << "</body></html>\n";
   return h.str();
@@ -219,11 +271,14 @@ std::string validateSummary(const ValidateReport &r) {
     s << "rootline: warning: the fix " << w << "\n";
   for (const auto &k : r.scope.skipped)
     s << "rootline: not covered: " << k << "\n";
-  for (const auto &d : r.disagreements)
+  for (const auto &d : r.disagreements) {
     s << "  " << d.verdict << (counts(d) ? "" : " (not counted)") << ", " << d.how << ": "
       << report::changesText(d.changes) << " (stdin `" << oneLine(d.input.stdinBytes, 40)
       << "`): good `" << oneLine(d.good.stdoutBytes, 30) << "`, bad `"
       << oneLine(d.bad.stdoutBytes, 30) << "`, fix `" << oneLine(d.fix.stdoutBytes, 30) << "`\n";
+    for (const auto &v : d.values)
+      s << "    " << v.text() << "\n";
+  }
   for (const auto &n : r.notes)
     s << "rootline: " << n << "\n";
   return s.str();

@@ -248,3 +248,43 @@ int main(void) {
   CHECK(rep.unitTest->oldResult == "returns \"B\"\n");
   CHECK(rep.unitTest->newResult == "returns \"C\"\n");
 }
+
+TEST_CASE("a comparator that qsort calls (entered from uninstrumented code) is carved with its "
+          "arguments, and gets a differential unit test",
+          "[debug][unittest]") {
+  TempDir t;
+  const std::string oldMain = R"(#include <stdio.h>
+#include <stdlib.h>
+struct rec { int key; int id; };
+static int by_key(const void *x, const void *y) {
+  const struct rec *a = x, *b = y;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+int main(void) {
+  struct rec r[16];
+  int n = 0;
+  while (n < 16 && scanf("%d %d", &r[n].key, &r[n].id) == 2)
+    n++;
+  qsort(r, n, sizeof r[0], by_key);
+  for (int i = 0; i < n; i++)
+    printf("%d ", r[i].id);
+  printf("\n");
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  const std::string tie = "return a->id < b->id ? -1 : a->id > b->id;";
+  newMain.replace(newMain.find(tie), tie.size(), "return a->id > b->id ? -1 : a->id < b->id;");
+  DebugReport rep = debugRegression(twoVersions(t.path, oldMain, newMain, "3 1\n1 2\n3 3\n2 4\n"));
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].function == "by_key");
+  REQUIRE(rep.unitTest);
+  CHECK(rep.unitTest->function == "by_key");
+  CHECK(rep.unitTest->call.find("by_key(x = ") == 0);
+  CHECK(rep.unitTest->passesOld);
+  CHECK(rep.unitTest->failsNew);
+  // Two records of key 3 compared: the old order of their ids, and the reversed one.
+  CHECK(rep.unitTest->oldResult != rep.unitTest->newResult);
+}
