@@ -209,8 +209,9 @@ private:
   void leaf(const std::string &name, ScalarType t, size_t object, uint64_t offset) {
     const CarvedObject &o = call_.objects[object];
     if (offset + t.bytes > o.size || !touched(object, offset, t.bytes) ||
-        !taken_.insert({object, offset}).second)
-      return; // untouched, or already named (two pointers to one object)
+        !claim(object, offset, t.bytes))
+      return; // untouched, already named (another union member, a second pointer to the
+              // object), or part of a pointer the test relocates
     bool known = true, read = false;
     uint64_t raw = 0;
     for (unsigned b = 0; b < t.bytes; ++b) {
@@ -234,10 +235,25 @@ private:
     out.push_back(v);
   }
 
+  // Takes the bytes for one value: none of them named already, and none in a pointer
+  // word (the test relocates those; a number written over one would break it, and
+  // printed it would be an address).
+  bool claim(size_t object, uint64_t offset, unsigned bytes) {
+    for (uint64_t b = offset; b < offset + bytes; ++b)
+      if (taken_.count({object, b}))
+        return false;
+    for (uint64_t word = offset & ~7ull; word < offset + bytes; word += 8)
+      if (pointers_.count({object, word}))
+        return false;
+    for (uint64_t b = offset; b < offset + bytes; ++b)
+      taken_.insert({object, b});
+    return true;
+  }
+
   const CarvedCall &call_;
   size_t maxInputs_, maxValues_, inputs_ = 0;
   std::map<std::pair<size_t, uint64_t>, std::pair<size_t, uint64_t>> pointers_;
-  std::set<std::pair<size_t, uint64_t>> taken_;
+  std::set<std::pair<size_t, uint64_t>> taken_; // named bytes
 };
 
 } // namespace
