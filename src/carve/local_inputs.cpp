@@ -9,6 +9,7 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -144,7 +145,26 @@ private:
 
   void members(const std::string &prefix, const llvm::DICompositeType *c, size_t object,
                uint64_t offset, unsigned depth) {
-    for (const llvm::DINode *e : c->getElements()) {
+    // A union's members share bytes, and the first to name a byte keeps it: a pointer
+    // to a struct whose carved target is laid out as that struct goes first (a tagged
+    // value holding an object, not a string), then the scalars, widest first (a double
+    // read whole, not as its first int), then the rest in their order.
+    std::vector<const llvm::DINode *> order(c->getElements().begin(), c->getElements().end());
+    if (c->getTag() == dw::DW_TAG_union_type) {
+      auto rank = [&](const llvm::DINode *e) -> std::pair<int, int64_t> {
+        auto *m = llvm::dyn_cast_or_null<llvm::DIDerivedType>(e);
+        if (!m || m->getTag() != dw::DW_TAG_member)
+          return {3, 0};
+        if (pointsToRecordLayout(m->getBaseType(), object, offset + m->getOffsetInBits() / 8))
+          return {0, 0};
+        if (auto st = scalarType(m->getBaseType()))
+          return {1, -static_cast<int64_t>(st->bytes)};
+        return {2, 0};
+      };
+      std::stable_sort(order.begin(), order.end(),
+                       [&](const auto *a, const auto *b) { return rank(a) < rank(b); });
+    }
+    for (const llvm::DINode *e : order) {
       auto *m = llvm::dyn_cast_or_null<llvm::DIDerivedType>(e);
       if (full() || !m || m->getTag() != dw::DW_TAG_member || m->isBitField() ||
           m->isStaticMember())
@@ -195,6 +215,21 @@ private:
     for (uint64_t i = 0; i < n && !full(); ++i)
       if (touched(object, offset + i * size, size))
         value(name + "[" + std::to_string(i) + "]", element, object, offset + i * size, depth);
+  }
+
+  // Whether `type` is a pointer to a struct and the carved pointer at `offset` of
+  // `object` points at a whole number of such structs from their start.
+  bool pointsToRecordLayout(const llvm::DIType *type, size_t object, uint64_t offset) const {
+    auto *ptr = llvm::dyn_cast_or_null<llvm::DIDerivedType>(strippedType(type));
+    if (!ptr || ptr->getTag() != dw::DW_TAG_pointer_type)
+      return false;
+    const llvm::DIType *to = strippedType(ptr->getBaseType());
+    uint64_t size = to && isRecord(to) ? to->getSizeInBits() / 8 : 0;
+    auto target = pointers_.find({object, offset});
+    if (!size || target == pointers_.end())
+      return false;
+    uint64_t objectSize = call_.objects[target->second.first].size;
+    return target->second.second % size == 0 && objectSize % size == 0;
   }
 
   // Whether the call read or wrote a byte of [offset, offset + size) of `object`.

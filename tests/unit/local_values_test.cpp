@@ -15,7 +15,7 @@ namespace {
 
 // A machine with a union that holds a number or a pointer, reached through a pointer.
 const char *kSource = R"(enum kind { K_NUM, K_STR };
-struct value { enum kind kind; union { long number; const char *text; } u; };
+struct value { enum kind kind; union { long number; const char *text; struct value *next; } u; };
 struct machine { int sp; struct value *stack; double scale; };
 int peek(struct machine *m, int depth) {
   struct value *v = &m->stack[m->sp - depth];
@@ -88,4 +88,28 @@ TEST_CASE("local Darwin names the scalars a call read through its pointer argume
       CHECK(v.arg == 1u);
       CHECK(v.value == 1);
     }
+}
+
+TEST_CASE("local Darwin walks the union member whose target is laid out as its struct: a tagged "
+          "value holding an object, not a string",
+          "[localdarwin]") {
+  TempDir t;
+  BuiltModule built = buildModule(sourceRecipe(t.path / "main.c", kSource));
+  LoadedModule loaded = loadModule(built.bitcode);
+  const llvm::Function *peek = loaded.module->getFunction("peek");
+  REQUIRE(peek);
+  // stack[0].u points at a 16-byte block: one `struct value`, whose kind the call read.
+  CarvedCall call;
+  call.args = {Val{0x1000, 0}, Val{2, 0}};
+  call.argTargets = {std::make_pair(size_t{0}, uint64_t{0}), std::nullopt};
+  call.objects.push_back(object(24, {{0, 4}, {8, 16}}));
+  call.objects.push_back(object(16, {{8, 16}}));
+  call.objects.push_back(object(16, {{0, 4}}));
+  call.pointers.push_back({0, 8, 1, 0}); // m->stack
+  call.pointers.push_back({1, 8, 2, 0}); // stack[0].u.next
+  std::vector<std::string> inputs;
+  for (const auto &v : localValues(call, *peek))
+    if (v.input)
+      inputs.push_back(v.name);
+  CHECK(inputs == std::vector<std::string>{"m->sp", "m->stack->u.next->kind", "depth"});
 }
