@@ -14,6 +14,9 @@
 
 namespace rootline {
 
+// The lines of an output, each without its newline (a last line without one counts).
+std::vector<std::string> outputLines(const std::string &text);
+
 struct LineValues {
   std::vector<std::string> values;
   // The text before each value, and after the last one: values.size() + 1 entries.

@@ -361,11 +361,11 @@ static void rl_describe_objects(void) {
 
 // One carved call: its objects, rl_build_<i> that lays them out, and rl_run_<i> that
 // makes the call and describes what it returns and leaves.
-// `inputs`: local Darwin's harness, which reads those values before the call (rl_in,
+// `values`: local Darwin's harness, which reads those values before the call (rl_in,
 // rl_fl, rl_read_inputs), lets the call print where it prints (its output is traced)
 // and names what it leaves (rl_say_values).
 std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
-                     const std::vector<LocalValue> *inputs = nullptr) {
+                     const std::vector<LocalValue> *values = nullptr) {
   std::ostringstream s;
   std::string c = "rl_c" + std::to_string(i) + "_";
   size_t n = std::min<size_t>(call.objects.size(), 256);
@@ -425,14 +425,14 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
   std::string name = fn.getName().str(), args;
   for (unsigned k = 0; k < fn.arg_size(); ++k) {
     std::string arg = argExpr(call, fn, k);
-    for (size_t j = 0; inputs && j < inputs->size(); ++j)
-      if ((*inputs)[j].arg == k)
-        arg = ((*inputs)[j].isFloat ? "rl_fl[" : "rl_in[") + std::to_string(j) + "]";
+    for (size_t j = 0; values && j < values->size(); ++j)
+      if ((*values)[j].arg == k)
+        arg = ((*values)[j].isFloat ? "rl_fl[" : "rl_in[") + std::to_string(j) + "]";
     args += (k ? ", " : "") + arg;
   }
-  std::string captured = inputs ? "" : "  rl_capture_end();\n";
+  std::string captured = values ? "" : "  rl_capture_end();\n";
   s << "\nstatic void rl_run_" << i << "(void) {\n  char buf[96];\n  rl_build_" << i << "();\n"
-    << (inputs ? "  rl_read_inputs();\n" : "  rl_capture_begin();\n");
+    << (values ? "  rl_read_inputs();\n" : "  rl_capture_begin();\n");
   if (ret->isVoidTy()) {
     s << "  " << name << "(" << args << ");\n" << captured << "  rl_say(\"returns\\n\");\n";
   } else if (ret->isPointerTy()) {
@@ -451,7 +451,7 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
     s << "  double r = " << name << "(" << args << ");\n"
       << captured
       // The harness's numbers are read by people: to the last digit, not in hex.
-      << "  RL_SAY_NUMBER(\"returns " << (inputs ? "%.17g" : "%a") << "\\n\", r);\n";
+      << "  RL_SAY_NUMBER(\"returns " << (values ? "%.17g" : "%a") << "\\n\", r);\n";
   } else {
     s << "  long long r = (long long)" << name << "(" << args << ");\n"
       << captured << "  RL_SAY_NUMBER(\"returns %lld\\n\", r);\n";
@@ -459,7 +459,7 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
   // The harness names what the call leaves in the values it read or wrote first: a
   // difference there is the first one, and its slice does not hold the description's
   // branches on other bytes (is this word an address?).
-  s << (inputs ? "  rl_say_values();\n" : "") << "  rl_describe_objects();\n}\n";
+  s << (values ? "  rl_say_values();\n" : "") << "  rl_describe_objects();\n}\n";
   return s.str();
 }
 

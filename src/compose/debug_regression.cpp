@@ -240,7 +240,7 @@ DebugReport debugRegression(const DebugRequest &request) {
   double unitTestReserve = 0;
   if (req.carveStages && req.budgetSeconds > 0) {
     unitTestReserve = std::min(kUnitTestMaxSeconds, kUnitTestShare * req.budgetSeconds);
-    if (req.localDarwin == "always" || report.direction.rfind("undecided", 0) == 0)
+    if (debug::localDarwinCertain(req, report))
       unitTestReserve += std::min(kLocalDarwinMaxSeconds, kLocalDarwinShare * req.budgetSeconds);
   }
   debug::gatherEvidence(candidates, oldV, newV, req.input, report.oldRun, report.newRun, work.path,
@@ -284,7 +284,7 @@ DebugReport debugRegression(const DebugRequest &request) {
     std::optional<debug::ChosenCall> chosen;
     // The test keeps time for local Darwin when that will run.
     double localReserve = 0;
-    if (req.localDarwin == "always" || report.direction.rfind("undecided", 0) == 0)
+    if (debug::localDarwinCertain(req, report))
       localReserve = std::min(kLocalDarwinMaxSeconds, kLocalDarwinShare * budget.remaining());
     try { // evidence, never a reason for the report not to come out
       chosen = debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,

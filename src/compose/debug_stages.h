@@ -385,8 +385,11 @@ std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Ve
 void composeLocally(const DebugRequest &req, const Version &oldV, const Version &newV,
                     const ChosenCall &chosen, const Deadline &deadline, Stages &stages,
                     DebugReport &report);
-// Whether local Darwin is wanted (req.localDarwin "auto"): the composition did not
-// decide, or the candidate has no alternative input that ran.
+// Whether local Darwin runs whatever the candidate's evidence (`always`, or `auto` and
+// the composition did not decide): its time is then kept back from the evidence stages.
+bool localDarwinCertain(const DebugRequest &req, const DebugReport &report);
+// Whether local Darwin is wanted: as above, or (`auto`) the candidate has no
+// alternative input that ran.
 bool wantsLocalDarwin(const DebugRequest &req, const DebugReport &report, const ChosenCall &chosen);
 
 } // namespace rootline::debug

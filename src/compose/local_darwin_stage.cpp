@@ -170,14 +170,16 @@ std::string sentence(const LocalComposition &lc, const LocalAlternative &a) {
 
 } // namespace
 
+bool localDarwinCertain(const DebugRequest &req, const DebugReport &report) {
+  return req.carveStages &&
+         (req.localDarwin == "always" ||
+          (req.localDarwin == "auto" && report.direction.rfind("undecided", 0) == 0));
+}
+
 bool wantsLocalDarwin(const DebugRequest &req, const DebugReport &report,
                       const ChosenCall &chosen) {
-  if (!req.carveStages || req.localDarwin == "never")
-    return false;
-  if (req.localDarwin == "always")
-    return true;
-  const DebugCandidate &c = report.candidates.at(chosen.candidate);
-  return report.direction.rfind("undecided", 0) == 0 || !c.ran;
+  return localDarwinCertain(req, report) || (req.carveStages && req.localDarwin == "auto" &&
+                                             !report.candidates.at(chosen.candidate).ran);
 }
 
 void composeLocally(const DebugRequest &req, const Version &oldV, const Version &newV,

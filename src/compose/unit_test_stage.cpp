@@ -10,6 +10,7 @@
 #include "rootline/carve.h"
 #include "rootline/differential_test.h"
 #include "rootline/error.h"
+#include "rootline/output_values.h"
 #include "rootline/process.h"
 
 #include <llvm/IR/DebugInfoMetadata.h>
@@ -97,16 +98,6 @@ ProcessResult runTest(const fs::path &exe, const Deadline &deadline,
 // The first line where the two results differ, in words: "the old version returns 1,
 // the new one returns 0", "... prints \"3\" ...", or the object whose bytes differ.
 std::string resultDifference(const std::string &oldState, const std::string &newState) {
-  auto lines = [](const std::string &text) {
-    std::vector<std::string> out;
-    size_t at = 0;
-    while (at < text.size()) {
-      size_t end = text.find('\n', at);
-      out.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
-      at = end == std::string::npos ? text.size() : end + 1;
-    }
-    return out;
-  };
   auto said = [](std::string line) {
     if (line.size() > 80)
       line = line.substr(0, 77) + "...";
@@ -114,7 +105,7 @@ std::string resultDifference(const std::string &oldState, const std::string &new
       return line.substr(0, line.find(':')) + " \"" + line.substr(line.find(':') + 1) + "\"";
     return line.empty() ? std::string("does nothing more") : line;
   };
-  std::vector<std::string> a = lines(oldState), b = lines(newState);
+  std::vector<std::string> a = outputLines(oldState), b = outputLines(newState);
   std::string returned;
   for (size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
     std::string x = k < a.size() ? a[k] : "", y = k < b.size() ? b[k] : "";

@@ -13,8 +13,9 @@ bool valueChar(char c) {
   return std::isalnum(u) || c == '_' || c == '.' || c == '-' || c == '+' || u >= 0x80;
 }
 
-// The lines of an output, each without its newline.
-std::vector<std::string> linesOf(const std::string &text) {
+} // namespace
+
+std::vector<std::string> outputLines(const std::string &text) {
   std::vector<std::string> out;
   size_t at = 0;
   while (at < text.size()) {
@@ -24,8 +25,6 @@ std::vector<std::string> linesOf(const std::string &text) {
   }
   return out;
 }
-
-} // namespace
 
 LineValues splitValues(const std::string &line) {
   LineValues v;
@@ -61,7 +60,7 @@ std::vector<ComparedValue> compareValues(const std::vector<std::string> &outputs
   std::vector<std::vector<std::string>> lines;
   size_t most = 0;
   for (const auto &o : outputs) {
-    lines.push_back(linesOf(o));
+    lines.push_back(outputLines(o));
     most = std::max(most, lines.back().size());
   }
   std::vector<ComparedValue> out;

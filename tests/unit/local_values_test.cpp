@@ -37,14 +37,18 @@ CarvedObject object(uint64_t size, const std::vector<std::pair<uint64_t, uint64_
   return o;
 }
 
+// The fixture's module, built and loaded.
+LoadedModule peekModule(const TempDir &t) {
+  return loadModule(buildModule(sourceRecipe(t.path / "main.c", kSource)).bitcode);
+}
+
 } // namespace
 
 TEST_CASE("local Darwin names the scalars a call read through its pointer arguments, and never "
           "a union member over a relocated pointer",
           "[localdarwin]") {
   TempDir t;
-  BuiltModule built = buildModule(sourceRecipe(t.path / "main.c", kSource));
-  LoadedModule loaded = loadModule(built.bitcode);
+  LoadedModule loaded = peekModule(t);
   const llvm::Function *peek = loaded.module->getFunction("peek");
   REQUIRE(peek);
 
@@ -94,8 +98,7 @@ TEST_CASE("local Darwin walks the union member whose target is laid out as its s
           "value holding an object, not a string",
           "[localdarwin]") {
   TempDir t;
-  BuiltModule built = buildModule(sourceRecipe(t.path / "main.c", kSource));
-  LoadedModule loaded = loadModule(built.bitcode);
+  LoadedModule loaded = peekModule(t);
   const llvm::Function *peek = loaded.module->getFunction("peek");
   REQUIRE(peek);
   // stack[0].u points at a 16-byte block: one `struct value`, whose kind the call read.
