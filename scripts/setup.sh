@@ -14,6 +14,7 @@ packages=(
   python3 python3-jsonschema jq bear dpkg-dev chromium
   libcmocka-dev
   autoconf automake
+  slurm-wlm munge
 )
 # npm fetches the SARIF 2.1.0 schema for the report tests; any npm will do.
 command -v npm >/dev/null 2>&1 || packages+=(npm)

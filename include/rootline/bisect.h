@@ -5,11 +5,13 @@
 // against its parent (docs/bisect.md).
 #pragma once
 
+#include "rootline/cluster.h"
 #include "rootline/debug.h"
 #include "rootline/vcs.h"
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,8 @@ struct BisectResult {
   std::optional<CommitInfo> firstBad;
   // With skipped commits next to the boundary the answer is a set, as in git.
   std::vector<CommitInfo> possibleFirstBad;
+  unsigned rounds = 0;              // rounds of probes (one commit each unless --parallel)
+  unsigned parallel = 1;            // commits probed per round
   std::optional<DebugReport> debug; // the first bad commit against its parent
   std::string debugError;           // why there is no debug report
   double seconds = 0;
@@ -84,6 +88,46 @@ struct BisectResult {
 // passes at bad, or either end cannot be built.
 BisectResult bisectHistory(const Repository &repo, const std::string &good, const std::string &bad,
                            const CommitCheck &check, const BisectOptions &options);
+
+// The bisection's pieces, for the parallel bisection (which probes K commits a round).
+// The untested, unskipped commit nearest the middle of (lo, hi) (indices into the
+// range; -1 is the good commit), or up to k such commits spread evenly over it.
+std::optional<long> nextProbe(long lo, long hi, const std::set<long> &skipped);
+std::vector<long> spreadProbes(long lo, long hi, const std::set<long> &skipped, unsigned k);
+struct BisectEnds {
+  CommitInfo good, bad;
+  std::vector<std::string> range;            // bad's first-parent chain after good; back() is bad
+  std::vector<CommitVerdict> steps;          // the good end's and the bad end's verdicts
+  std::optional<ExpectedBehaviour> expected; // what every probe is compared with
+};
+// Checks both ends as bisectHistory does (and throws the same errors).
+BisectEnds checkBisectEnds(const Repository &repo, const std::string &good, const std::string &bad,
+                           const CommitCheck &check,
+                           const std::function<void(const std::string &)> &say);
+// Debugs result.firstBad against `parent` into result.debug (or debugError).
+void debugFirstBad(const Repository &repo, BisectResult &result, const std::string &parent,
+                   const CommitCheck &check, const BisectOptions &options);
+// A line of progress for a tested commit: "step 3 (12 left): abc1234 subject: good (...)".
+std::string bisectStepLine(const CommitVerdict &v, const std::string &what);
+
+// The parallel bisection: each round a plan of K `bisect --check` units (cluster.h).
+struct ParallelBisectRequest {
+  fs::path planDir;
+  unsigned parallel = 3;              // K: commits probed per round
+  std::vector<std::string> checkArgs; // `bisect --check HASH` options besides the hash
+  double unitTimeoutSeconds = 0;
+  fs::path out; // where the final merge writes bisect.json
+};
+// The first round's plan, after both ends were checked.
+WorkPlan parallelBisectPlan(const Repository &repo, const BisectEnds &ends,
+                            const ParallelBisectRequest &request);
+// Applies the round's results (a unit without one decides nothing, like a skipped
+// commit) and writes the next round's plan; none when the search is over.
+std::optional<WorkPlan> advanceParallelBisect(const Repository &repo, const WorkPlan &plan);
+// What the plan's state says so far: the steps, and the first bad commit once it is over.
+BisectResult parallelBisectResult(const Repository &repo, const WorkPlan &plan);
+// The last good commit (the first bad one's parent once the search is over).
+std::string parallelBisectParent(const WorkPlan &plan);
 
 nlohmann::json bisectJson(const BisectResult &result);
 std::string bisectMarkdown(const BisectResult &result);

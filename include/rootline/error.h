@@ -22,10 +22,21 @@ public:
       : std::runtime_error(message), exitCode_(exitCode), detail_(std::move(detail)) {}
   int exitCode() const { return exitCode_; }
   const std::string &detail() const { return detail_; }
+  // A stable name for errors that callers act on ("test-passes"); empty otherwise.
+  // `--json` prints it (docs/cli.md), so a fan-out (triage) needs no message matching.
+  const std::string &kind() const { return kind_; }
+  Error &withKind(std::string kind) {
+    kind_ = std::move(kind);
+    return *this;
+  }
 
 private:
   int exitCode_;
   std::string detail_;
+  std::string kind_;
 };
+
+// The error kinds (Error::kind) that callers may rely on.
+inline constexpr const char *kErrorTestPasses = "test-passes";
 
 } // namespace rootline

@@ -12,6 +12,9 @@ namespace fs = std::filesystem;
 std::string readFile(const fs::path &path);
 // Writes to a temporary sibling and renames, so readers never see a partial file.
 void writeFileAtomic(const fs::path &path, const std::string &data);
+// ".tmp.HOST.PID.N": a suffix for such a temporary sibling that no other thread, process
+// or node sharing the filesystem (a cluster's cache) uses at the same time.
+std::string uniqueTempSuffix();
 
 // $ROOTLINE_CACHE_DIR, else $XDG_CACHE_HOME/rootline, else ~/.cache/rootline.
 fs::path cacheRoot();

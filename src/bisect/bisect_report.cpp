@@ -27,6 +27,8 @@ nlohmann::json bisectJson(const BisectResult &r) {
           {"good", commitJson(r.good)},
           {"bad", commitJson(r.bad)},
           {"range_size", r.rangeSize},
+          {"rounds", r.rounds},
+          {"parallel", r.parallel},
           {"first_bad", r.firstBad ? commitJson(*r.firstBad) : json(nullptr)},
           {"possible_first_bad", possible},
           {"steps", steps},
@@ -51,7 +53,10 @@ std::string bisectMarkdown(const BisectResult &r) {
     md << "\n";
   }
   md << r.rangeSize << " commit(s) in range; " << r.steps.size() << " tested, " << r.compiled()
-     << " compiled, " << r.skipped() << " skipped.\n\n";
+     << " compiled, " << r.skipped() << " skipped";
+  if (r.parallel > 1)
+    md << "; " << r.rounds << " round(s) of up to " << r.parallel << " commits at once";
+  md << ".\n\n";
   md << "| # | commit | verdict | why | build |\n|---|---|---|---|---|\n";
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const auto &s = r.steps[i];
@@ -80,7 +85,10 @@ std::string bisectSummary(const BisectResult &r) {
       s << "  " << commitLine(c) << "\n";
   }
   s << "rootline: " << r.steps.size() << " commit(s) tested of " << r.rangeSize << ", "
-    << r.compiled() << " compiled, " << r.skipped() << " skipped\n";
+    << r.compiled() << " compiled, " << r.skipped() << " skipped";
+  if (r.parallel > 1)
+    s << ", in " << r.rounds << " round(s) of up to " << r.parallel << " at once";
+  s << "\n";
   if (r.debug)
     s << reportSummary(*r.debug);
   else if (!r.debugError.empty())

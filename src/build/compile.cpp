@@ -98,7 +98,7 @@ void compileUnit(const TranslationUnit &unit, const fs::path &out) {
   std::vector<std::string> record = recordFlagsArgs(languageFlags(unit.flags));
   args.insert(args.end(), record.begin(), record.end());
   fs::path tmp = out;
-  tmp += ".tmp." + std::to_string(getpid());
+  tmp += uniqueTempSuffix();
   args.insert(args.end(), {unit.source.string(), "-o", tmp.string()});
   ProcessResult r = runClang(unit, args);
   if (!r.exitedWith(0))

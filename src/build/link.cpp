@@ -32,7 +32,7 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
   }
   buildcache::prepare(result.path);
   fs::path tmp = result.path;
-  tmp += ".tmp." + std::to_string(getpid());
+  tmp += uniqueTempSuffix();
   ProcessSpec spec;
   // -O0 keeps the native code's memory accesses exactly those of the IR replay walks.
   spec.argv = {clangPath(), "-O0", "-g", "-w", bitcode.string()};

@@ -1,6 +1,8 @@
 // rootline: why did my C program regress?
 #include "cli/cli.h"
+#include "cli/fan_out.h"
 #include "rootline/error.h"
+#include "rootline/json_text.h"
 
 #include <iostream>
 
@@ -30,6 +32,8 @@ int main(int argc, char **argv) {
   cli::addDebugCommand(app, global, action);
   cli::addBisectCommand(app, global, action);
   cli::addValidateCommand(app, global, action);
+  cli::addTriageCommand(app, global, action);
+  cli::addWorkCommands(app, global, action);
 
   try {
     app.parse(argc, argv);
@@ -40,6 +44,12 @@ int main(int argc, char **argv) {
   try {
     return action ? action() : ExitBadInput;
   } catch (const Error &e) {
+    if (global.json) // machine-readable, for scripts and fan-outs (docs/cli.md)
+      std::cout << jsonText(
+          {{"schema", "rootline.error/1"},
+           {"error", e.what()},
+           {"kind", e.kind().empty() ? nlohmann::json(nullptr) : nlohmann::json(e.kind())},
+           {"exit_code", e.exitCode()}});
     std::cerr << "rootline: error: " << e.what() << "\n";
     if (!e.detail().empty())
       std::cerr << e.detail() << (e.detail().back() == '\n' ? "" : "\n");

@@ -120,7 +120,8 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     throw Error("the test cannot test the " + newB.label + " version (exit 125)");
   if (newNative.passed())
     throw Error("the test passes on the " + newB.label + " version: nothing to debug ('" +
-                opt.test + "')");
+                opt.test + "')")
+        .withKind(kErrorTestPasses);
 
   progress.stage("failure", "the test traced on both versions");
   std::optional<std::set<std::string>> ran;

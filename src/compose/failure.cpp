@@ -128,7 +128,8 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
     throw Error("the test does not fail on the new version: it prints the expected output" +
                 std::string(req.expectedStdout && !req.wholeBehaviour
                                 ? ""
-                                : " and ends like the old version (" + old1.outcome + ")"));
+                                : " and ends like the old version (" + old1.outcome + ")"))
+        .withKind(kErrorTestPasses);
   uint64_t at = commonPrefix(report.expected.stdoutBytes, new1.stdoutBytes);
   report.failureKind = failureKindOf(report.expected, new1, false);
   if (!outputDiffers && !outcomeDiffers)

@@ -322,7 +322,7 @@ private:
     if (fs::exists(dir / ".rootline-variant"))
       return dir;
     fs::path tmp = dir;
-    tmp += ".tmp." + std::to_string(getpid());
+    tmp += uniqueTempSuffix();
     fs::remove_all(tmp);
     fs::create_directories(tmp);
     fs::path root = fs::absolute(req_.newRoot);

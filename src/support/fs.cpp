@@ -2,6 +2,7 @@
 
 #include "rootline/error.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,9 +21,18 @@ std::string readFile(const fs::path &path) {
   return ss.str();
 }
 
+std::string uniqueTempSuffix() {
+  static std::atomic<unsigned> calls{0};
+  char host[65] = {};
+  if (gethostname(host, sizeof host - 1) != 0)
+    std::strcpy(host, "host");
+  return ".tmp." + std::string(host) + "." + std::to_string(getpid()) + "." +
+         std::to_string(calls++);
+}
+
 void writeFileAtomic(const fs::path &path, const std::string &data) {
   fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(getpid());
+  tmp += uniqueTempSuffix();
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out)
