@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +42,15 @@ struct History {
   unsigned commits, badAt, brokenAt, mergeAt;
 };
 
+// bisect --parallel 3 (-j 3, its own cold cache) on the same history, through the CLI.
+struct ParallelRow {
+  unsigned rounds = 0, tested = 0, compiled = 0;
+  double seconds = 0;
+  bool correct = false;
+};
+
 struct Row {
+  ParallelRow parallel;
   History h;
   size_t range = 0, tested = 0, testedWarm = 0, bound = 0;
   unsigned skips = 0, compiledCold = 0, compiledWarm = 0;
@@ -128,6 +137,42 @@ int main() {
                      h.commits, expected.c_str(),
                      cold.firstBad ? cold.firstBad->hash.c_str() : "none",
                      warm.firstBad ? warm.firstBad->hash.c_str() : "none");
+      {
+        ProcessSpec spec;
+        spec.argv = {ROOTLINE_BINARY,
+                     "--json",
+                     "bisect",
+                     "--repo",
+                     dir.string(),
+                     "--good",
+                     good,
+                     "--bad",
+                     "main",
+                     "--stdin",
+                     (dir / "tests" / "t1.in").string(),
+                     "--expect",
+                     (dir / "tests" / "t1.out").string(),
+                     "--no-debug",
+                     "--parallel",
+                     "3",
+                     "-j",
+                     "3"};
+        spec.extraEnv["ROOTLINE_CACHE_DIR"] =
+            (tmp.path / ("cache-par-" + std::to_string(h.commits))).string();
+        spec.timeoutSeconds = 1800;
+        auto t0 = std::chrono::steady_clock::now();
+        ProcessResult r = runProcess(spec);
+        row.parallel.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r.exitedWith(0)) {
+          nlohmann::json j = nlohmann::json::parse(r.out);
+          row.parallel.rounds = j["rounds"].get<unsigned>();
+          row.parallel.tested = j["stats"]["commits_tested"].get<unsigned>();
+          row.parallel.compiled = j["stats"]["builds_compiled"].get<unsigned>();
+          row.parallel.correct = j["first_bad"].is_object() && j["first_bad"]["hash"] == expected;
+        }
+        allCorrect = allCorrect && row.parallel.correct;
+      }
       rows.push_back(row);
 
       // One more search with the attached debug of the first bad commit (64 commits,
@@ -175,6 +220,14 @@ int main() {
                 r.h.commits, r.tested, r.h.commits, double(r.tested) / r.h.commits,
                 r.bound ? double(r.tested) / double(r.bound) : 0.0, r.testedWarm,
                 r.warmCompiles.empty() ? "none" : r.warmCompiles.c_str());
+  for (const Row &r : rows)
+    std::printf("N=%u, --parallel 3 -j 3 (cold cache): %u rounds (sequential: %zu steps), "
+                "%u commits tested, %u compiled (each at most once), %.2f s = %.2fx the "
+                "sequential cold search; first bad %s\n",
+                r.h.commits, r.parallel.rounds, r.tested - 2, r.parallel.tested,
+                r.parallel.compiled, r.parallel.seconds,
+                r.coldSeconds > 0 ? r.parallel.seconds / r.coldSeconds : 0.0,
+                r.parallel.correct ? "right" : "WRONG");
   std::printf("%s", debugLine.c_str());
   if (rows.size() >= 2)
     std::printf("history x%.0f (%u -> %u commits): commits tested x%.2f, cold time x%.2f\n",

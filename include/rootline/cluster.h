@@ -91,6 +91,10 @@ struct EngineRun {
   std::string note;                // why the engine stopped early, if it did
 };
 
+// How long an engine waits by default: every wave of -j units at the longest unit
+// timeout (an hour when a unit has none), for each try, plus 10 minutes for the queue.
+double defaultWaitSeconds(const WorkPlan &plan, const EngineOptions &options);
+
 // Runs every unit of the plan's round that has no result yet, retrying units that
 // leave none, within options.waitSeconds. `print` runs nothing and writes the commands
 // to stdout. Throws Error when the engine cannot start (no sbatch, bad options).

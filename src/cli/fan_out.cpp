@@ -25,8 +25,9 @@ void addFanOutOptions(CLI::App &cmd, FanOutOptions &options) {
   cmd.add_option("--retries", options.retries,
                  "Times a unit that left no result (killed, lost node) is run again (default 2)");
   cmd.add_option("--wait", options.waitSeconds,
-                 "Seconds the engine waits for the units before it stops and merges what "
-                 "it has (default 0: no limit)")
+                 "Seconds the engine waits for the units before it stops (cancelling what is "
+                 "left) and merges what it has (default: every wave of -j units at its "
+                 "timeout, for each try, plus 10 minutes)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_option(
       "--sbatch-arg", options.sbatchArgs,

@@ -92,7 +92,7 @@ int runTriage(const GlobalOptions &global, const TriageOptions &opt) {
   progress.finish();
   if (opt.fanOut.engine == "print")
     return ExitOk;
-  if (!global.quiet && !global.json) {
+  if (!global.quiet) { // what the engine did is no progress: shown with --json too
     if (!run.note.empty())
       std::cerr << "rootline: " << run.note << "\n";
     if (run.resubmitted)

@@ -40,9 +40,22 @@ std::string parallelCommands(const WorkPlan &plan, const EngineOptions &options)
   return s.str();
 }
 
-EngineRun runPlan(const WorkPlan &plan, const EngineOptions &options) {
-  if (options.self.empty())
+double defaultWaitSeconds(const WorkPlan &plan, const EngineOptions &options) {
+  double longest = 0;
+  for (const auto &u : plan.units)
+    longest = std::max(longest, u.timeoutSeconds > 0 ? u.timeoutSeconds : 3600.0);
+  size_t atOnce = options.jobs > 0 ? options.jobs : plan.units.size();
+  size_t waves = atOnce ? (plan.units.size() + atOnce - 1) / atOnce : 0;
+  // Every wave of units at its timeout, for every try, and time for the queue.
+  return static_cast<double>(waves) * longest * (options.retries + 1) + 600;
+}
+
+EngineRun runPlan(const WorkPlan &plan, const EngineOptions &given) {
+  if (given.self.empty())
     throw Error("internal: the engine needs the rootline executable", ExitInternal);
+  EngineOptions options = given;
+  if (options.waitSeconds <= 0) // never unbounded: a job stuck in the queue ends the wait
+    options.waitSeconds = defaultWaitSeconds(plan, options);
   if (options.engine == "local")
     return cluster::runLocal(plan, options);
   if (options.engine == "slurm")

@@ -59,6 +59,18 @@ ls "$d"/plan/round-1/slurm/merge-*.out >/dev/null 2>&1 || fail "the merge did no
 grep -q "17 failing in 3 group(s)" "$d"/plan/round-1/slurm/merge-*.out ||
   fail "the merge job's output: $(cat "$d"/plan/round-1/slurm/merge-*.out)"
 
+echo "== triage, slurm engine, a wait that ends before the array"
+set +e
+"$rootline" --json "${triage[@]}" --engine slurm -j 1 --wait 2 --retries 0 --plan "$d/plan-wait" \
+  --out "$d/wait" >"$d/wait.json" 2>"$d/wait.err"
+status=$?
+set -e
+[ "$status" = 1 ] || fail "a wait that ended should exit 1, not $status ($(tail -1 "$d/wait.err"))"
+[ "$(jq '.failed_units | length' "$d/wait.json")" -gt 0 ] || fail "no unit named as left"
+grep -q "cancelled job" "$d/wait.err" || fail "the array was not cancelled: $(cat "$d/wait.err")"
+for _ in $(seq 30); do [ -z "$(squeue -h)" ] && break; sleep 0.5; done
+[ -z "$(squeue -h)" ] || fail "jobs are left in the queue: $(squeue -h)"
+
 echo "== bisect --parallel 3 on the cluster"
 python3 "$src/fixtures/git/make_history.py" "$d/repo" --commits 64 --bad-at 40 >"$d/history.json"
 good=$(jq -r .good "$d/history.json")

@@ -74,7 +74,7 @@ TEST_CASE("bisect --parallel skips a commit that does not build, as the sequenti
   CHECK(par["rounds"] <= 4);
 }
 
-TEST_CASE("bisect --parallel with --engine print writes the plan; merge advances it",
+TEST_CASE("bisect --parallel with --engine print writes the plan and merge advances it",
           "[bisect][e2e]") {
   TempDir t;
   json h = makeHistory(t.path / "repo", {"--commits", "30", "--bad-at", "17"});

@@ -236,3 +236,48 @@ TEST_CASE("triage and its plans refuse bad input with one line and exit 2", "[tr
   CHECK(err["kind"] == "test-passes");
   CHECK(err["exit_code"] == 2);
 }
+
+TEST_CASE("triage takes a project's own test commands: a failing one is grouped, a passing "
+          "one listed",
+          "[triage][e2e][project]") {
+  fs::path p = fixturesDir() / "projects" / "make_pipeline";
+  TempDir t;
+  ProcessResult r = runRootline({"--json", "triage", "--old", (p / "old").string(), "--new",
+                                 (p / "new").string(), "--test", "sh tests/pipeline.sh", "--test",
+                                 "true", "-j", "2", "--out", (t.path / "out").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  json report = json::parse(r.out);
+  CHECK(testSet(report["passing"]) == std::set<std::string>{"true"});
+  REQUIRE(report["groups"].size() == 1);
+  const json &g = report["groups"][0];
+  CHECK(testSet(g["tests"]) == std::set<std::string>{"sh tests/pipeline.sh"});
+  // The group's cause is what debug --test ranks first on that test alone.
+  ProcessResult d = runRootline({"--json", "debug", "--old", (p / "old").string(), "--new",
+                                 (p / "new").string(), "--test", "sh tests/pipeline.sh"});
+  INFO(d.err);
+  REQUIRE(d.exitedWith(0));
+  json alone = json::parse(d.out);
+  CHECK(g["cause"]["file"] == alone["candidates"][0]["file"]);
+  CHECK(g["cause"]["line"] == alone["candidates"][0]["line"]);
+  CHECK(json::parse(readFile(t.path / "out" / "report.json")) == report);
+}
+
+TEST_CASE("an engine that stops waiting merges what it has and names the units left",
+          "[triage][e2e]") {
+  TempDir t;
+  // 21 units one at a time cannot all finish within one second, however fast the machine.
+  std::vector<std::string> args = triageArgs(t.path / "out");
+  args.insert(args.end(), {"--json", "-j", "1", "--wait", "1", "--retries", "0"});
+  ProcessResult r = runRootline(args);
+  INFO(r.err);
+  CHECK(r.exitedWith(1));
+  json report = json::parse(r.out);
+  CHECK(!report["failed_units"].empty());
+  size_t answered = report["passing"].size();
+  for (const auto &g : report["groups"])
+    answered += g["tests"].size();
+  CHECK(answered + report["failed_units"].size() == 21);
+  for (const auto &f : report["failed_units"])
+    CHECK(f["why"] == "no result: the unit did not finish");
+}

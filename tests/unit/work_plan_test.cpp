@@ -31,7 +31,7 @@ WorkUnit failingUnit(const std::string &name) {
 
 } // namespace
 
-TEST_CASE("a plan is written and read back; other directories are refused", "[cluster]") {
+TEST_CASE("a plan is written and read back, and other directories are refused", "[cluster]") {
   TempDir t;
   WorkPlan p = planIn(t.path / "plan", {failingUnit("a"), failingUnit("b")});
   writePlan(p);
