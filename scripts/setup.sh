@@ -15,6 +15,7 @@ packages=(
   libcmocka-dev
   autoconf automake
   slurm-wlm munge
+  clang-format-19
 )
 # npm fetches the SARIF 2.1.0 schema for the report tests; any npm will do.
 command -v npm >/dev/null 2>&1 || packages+=(npm)

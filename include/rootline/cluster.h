@@ -24,6 +24,7 @@ struct WorkUnit {
   std::string name; // what the unit is about: a test's name, a commit
   std::vector<std::string> args;
   double timeoutSeconds = 0; // the unit's process is killed after this (0: none)
+  fs::path workDir;          // where it runs (empty: wherever the worker runs)
 };
 
 // A round of units in `dir/round-N/` (bisect has several rounds, triage one).

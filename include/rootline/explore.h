@@ -85,6 +85,16 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
 
 enum class Strategy { Dart, Rsc, NaiveRsc };
 
+// A queued input of the search: a child whose run should take `expectedPrefix`. What a
+// shard of a sharded exploration starts from (docs/explore.md "Shards").
+struct ExploreCandidate {
+  ProgramInput input;
+  size_t bound = 0;                                          // negate only positions >= bound
+  std::vector<std::pair<uint32_t, uint32_t>> expectedPrefix; // symbolic branches it should take
+  bool lastFlipped = false; // the last expected entry is "not this successor"
+  unsigned parent = 0;
+};
+
 struct ExploreOptions {
   Strategy strategy = Strategy::Dart;
   unsigned maxRuns = 100;
@@ -101,6 +111,14 @@ struct ExploreOptions {
   // printing, where how a character is escaped is not the function's behaviour.
   std::set<std::string> quietFunctions;
   std::function<void(const std::string &)> progress; // called after every run
+  // A shard: start from these queued inputs instead of the seed, knowing what earlier
+  // rounds and shards found (their paths and partitions get no test again, their
+  // negations are not asked again, their coverage counts).
+  std::vector<ExploreCandidate> frontier;
+  std::set<std::string> knownPaths, knownPartitions, knownNegated;
+  std::set<std::pair<uint32_t, uint32_t>> knownBranches;
+  std::set<std::pair<std::string, unsigned>> knownLines;
+  unsigned firstTestId = 1; // test ids of this search start here (unique across shards)
 };
 
 struct GeneratedTest {
@@ -128,6 +146,8 @@ struct GeneratedTest {
   };
   std::vector<Output> symbolicOutputs;
   bool diverged = false;      // did not follow the predicted path prefix
+  std::string pathKey;        // the branch sequence: equal keys, same path
+  std::string partitionKey;   // the RSC's branch sequence: equal keys, same partition
   std::string rsc;            // relevant slice condition for the criterion (SMT-LIB term)
   std::string symbolicOutput; // what the criterion computes, over the inputs
 };
@@ -175,10 +195,32 @@ struct ExploreResult {
   std::vector<FoundBug> bugs;
   ExploreStats stats;
   std::vector<std::string> notes; // what the budget cut short
+  // What a sharded exploration merges and hands to the next round.
+  std::vector<ExploreCandidate> remaining; // still queued when the search stopped
+  std::set<std::string> paths, negated;    // every path seen; negations asked
+  std::set<std::pair<uint32_t, uint32_t>> coveredBranches;
+  std::set<std::pair<std::string, unsigned>> coveredLines;
 };
 
 ExploreResult explore(const TracedProgram &program, const ProgramInput &seed,
                       const ExploreOptions &options);
+
+// Sharded exploration (docs/explore.md "Shards"). The whole result as JSON and back
+// (what a shard unit prints), the frontier dealt round-robin to n shards, and the
+// shards' results merged: tests deduplicated by path (dart) or partition (rsc), bugs by
+// kind and line, renumbered in a fixed order; remaining inputs joined for the next round.
+nlohmann::json exploreResultJson(const ExploreResult &result);
+ExploreResult exploreResultFromJson(const nlohmann::json &j);
+std::vector<std::vector<ExploreCandidate>> splitFrontier(const std::vector<ExploreCandidate> &all,
+                                                         unsigned n);
+void mergeExploreResult(ExploreResult &into, ExploreResult shard, Strategy strategy);
+// Test ids 1..N in id order (shards number from distinct bases); parents, signature
+// entries and queued inputs follow.
+void renumberTests(ExploreResult &result);
+nlohmann::json exploreFrontierJson(const std::vector<ExploreCandidate> &candidates);
+std::vector<ExploreCandidate> exploreFrontierFromJson(const nlohmann::json &j);
+// Recounts coverage (totals per function too) from result.coveredBranches/Lines.
+void recountCoverage(const TracedProgram &program, ExploreResult &result);
 
 // Writes tests, sidecars and summary.{json,md} into `dir` (docs/explore.md).
 void writeTestSuite(const ExploreResult &result, const fs::path &dir,

@@ -1,5 +1,6 @@
 // rootline explore: generate a test suite by path exploration and find crashes.
 #include "cli/cli.h"
+#include "cli/explore_shards.h"
 #include "rootline/error.h"
 #include "rootline/explore.h"
 #include "rootline/json_text.h"
@@ -25,7 +26,35 @@ struct ExploreCommandOptions {
   UnitOptions unit; // --function: unit mode
   std::vector<std::string> args;
   std::string build; // --build: the project's own build (docs/project.md)
+  unsigned shards = 0;
+  std::string shardFile; // --shard: one shard unit of a sharded exploration
+  FanOutOptions fanOut;
 };
+
+// What each shard unit is given besides its file, budget and runs: the program's build
+// options and the search's settings, as typed (units run in this directory).
+std::vector<std::string> shardArgs(const ExploreCommandOptions &opt) {
+  std::vector<std::string> a = {"--strategy",       opt.strategy,
+                                "--criterion",      opt.explore.criterion,
+                                "--loop-bound",     std::to_string(opt.explore.loopBound),
+                                "--solver-timeout", std::to_string(opt.explore.solverTimeoutMs),
+                                "--timeout",        std::to_string(opt.explore.runTimeoutSeconds)};
+  if (!opt.explore.findBugs)
+    a.push_back("--no-bugs");
+  for (const auto &src : opt.recipe.sources)
+    a.insert(a.end(), {"--src", src});
+  if (!opt.recipe.cflags.empty())
+    a.insert(a.end(), {"--cflags", opt.recipe.cflags});
+  for (const auto &l : opt.recipe.libs)
+    a.insert(a.end(), {"--lib", l});
+  if (!opt.recipe.projectDir.empty())
+    a.insert(a.end(), {"--project", opt.recipe.projectDir});
+  if (!opt.recipe.target.empty())
+    a.insert(a.end(), {"--target", opt.recipe.target});
+  if (!opt.recipe.recipeFile.empty())
+    a.insert(a.end(), {"--recipe", opt.recipe.recipeFile});
+  return a;
+}
 
 // Unit mode's default --loop-bound.
 constexpr unsigned kUnitLoopBound = 4;
@@ -42,8 +71,17 @@ Strategy parseStrategy(const std::string &s) {
 
 int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   opt.explore.strategy = parseStrategy(opt.strategy);
+  if (!opt.shardFile.empty()) { // one shard unit: its whole result on stdout
+    if (!opt.build.empty() || !opt.unit.function.empty())
+      throw Error("--shard explores a program built from --src or a recipe");
+    return runExploreShard(buildTraced(resolveRecipe(opt.recipe)), opt.explore,
+                           fs::absolute(opt.shardFile));
+  }
   if (opt.out.empty())
     throw Error("--out DIR is required: where the generated tests go");
+  if (opt.shards > 0 && (!opt.build.empty() || !opt.unit.function.empty()))
+    throw Error("--shards explores a program built from --src or a recipe; it takes no "
+                "--build or --function");
   if (!opt.build.empty() && !opt.unit.function.empty())
     throw Error("--function builds a driver from the sources; it takes no --build");
   BuildRecipe recipe;
@@ -94,7 +132,10 @@ int runExplore(const GlobalOptions &global, ExploreCommandOptions opt) {
   }
   progress.stage("explore");
   opt.explore.progress = [&progress](const std::string &line) { progress.update(line); };
-  ExploreResult result = explore(program, seed, opt.explore);
+  ExploreResult result = opt.shards > 0
+                             ? exploreInShards(program, seed, opt.explore,
+                                               {opt.shards, opt.fanOut, shardArgs(opt)}, progress)
+                             : explore(program, seed, opt.explore);
   progress.finish();
   // Unit mode reports the coverage of the function and its callees, not the driver's.
   if (unit)
@@ -165,8 +206,7 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
                   "command; docs/project.md)");
   cmd->add_option("--stdin", opt->seed, "Seed input for stdin (default: empty)");
   cmd->add_option("--out", opt->out,
-                  "Directory for the generated tests (new, empty, or an earlier explore output)")
-      ->required();
+                  "Directory for the generated tests (new, empty, or an earlier explore output)");
   cmd->add_option("--strategy", opt->strategy,
                   "dart (path conditions), rsc (relevant slice conditions) or "
                   "naive-rsc (default dart)");
@@ -199,6 +239,15 @@ void addExploreCommand(CLI::App &app, const GlobalOptions &global, Action &actio
                   "Unit mode: elements behind a pointer to a scalar (default 4)");
   cmd->add_option("--max-string", opt->unit.maxString,
                   "Unit mode: characters of a string argument (default 4)");
+  cmd->add_option("--shards", opt->shards,
+                  "Explore in rounds of N shards, each a work unit with part of the queued "
+                  "inputs and a share of the budget (docs/explore.md \"Shards\"); with "
+                  "--engine slurm, as job arrays")
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_option("--shard", opt->shardFile,
+                  "Run one shard of a sharded exploration from its frontier file and print its "
+                  "whole result as JSON (what --shards' units run)");
+  addFanOutOptions(*cmd, opt->fanOut);
   cmd->add_option("args", opt->args, "Seed program arguments (after --)");
   cmd->footer("Writes DIR/test-NNNN/{stdin,expected.stdout,expected.outcome,test.json} and "
               "DIR/summary.{md,json}.\n"

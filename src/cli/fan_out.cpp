@@ -73,6 +73,9 @@ int mergePlan(const GlobalOptions &global, const WorkPlan &plan) {
     return mergeTriagePlan(global, plan);
   if (plan.command == "bisect")
     return mergeBisectPlan(global, plan);
+  if (plan.command == "explore")
+    throw Error("--plan '" + plan.dir.string() +
+                "' is a sharded exploration's: explore --shards merges its rounds itself");
   throw Error("--plan '" + plan.dir.string() + "' is a plan of an unknown command '" +
               plan.command + "'");
 }

@@ -42,7 +42,10 @@ std::string errorLine(const std::string &err) {
 }
 
 json unitJson(const WorkUnit &u) {
-  return {{"name", u.name}, {"args", u.args}, {"timeout_seconds", u.timeoutSeconds}};
+  json j = {{"name", u.name}, {"args", u.args}, {"timeout_seconds", u.timeoutSeconds}};
+  if (!u.workDir.empty())
+    j["cwd"] = u.workDir.string();
+  return j;
 }
 
 } // namespace
@@ -113,7 +116,7 @@ WorkPlan readPlan(const fs::path &dir, std::optional<unsigned> round) {
                   " is not valid JSON: " + e.what());
     }
     plan.units.push_back({u.value("name", ""), u.value("args", std::vector<std::string>{}),
-                          u.value("timeout_seconds", 0.0)});
+                          u.value("timeout_seconds", 0.0), fs::path(u.value("cwd", ""))});
   }
   return plan;
 }
@@ -134,6 +137,7 @@ UnitResult runWorkUnit(const WorkPlan &plan, size_t unit, const fs::path &self) 
   spec.argv = {self.string()};
   spec.argv.insert(spec.argv.end(), u.args.begin(), u.args.end());
   spec.timeoutSeconds = u.timeoutSeconds;
+  spec.workDir = u.workDir.string();
   spec.termGraceSeconds = 5;
   spec.noAddressRandomization = false; // rootline sets it for the programs it runs
   ProcessResult p = runProcess(spec);

@@ -30,13 +30,7 @@ constexpr size_t kCheckAsks = 6;
 constexpr size_t kMaxKeptSeedFormulas = 4000;
 constexpr size_t kSeedEvaluationsPerRun = 200000;
 
-struct Candidate {
-  ProgramInput input;
-  size_t bound = 0;                                          // negate only positions >= bound
-  std::vector<std::pair<uint32_t, uint32_t>> expectedPrefix; // symbolic branches it should take
-  bool lastFlipped = false; // the last expected entry is "not this successor"
-  unsigned parent = 0;
-};
+using Candidate = ExploreCandidate;
 
 // What a run contributes to the search: the constraint sequence the strategy negates
 // (the path condition, the RSC, or the reordered RSC), and its partition.
@@ -89,6 +83,47 @@ std::string bugKindOfSignal(const SymbolicTrace &t) {
   }
 }
 
+// Coverage counts over the whole module and per function, from the covered branch
+// edges and lines.
+void countCoverage(const ModuleIndex &index,
+                   const std::set<std::pair<uint32_t, uint32_t>> &branchesCovered,
+                   const std::set<std::pair<std::string, unsigned>> &linesCovered,
+                   ExploreStats &stats) {
+  std::set<std::pair<std::string, unsigned>> lines;
+  size_t branchTotal = 0;
+  // Per function: its lines (total and covered) and branch edges.
+  std::map<std::string, std::set<std::pair<std::string, unsigned>>> fnLines, fnCovered;
+  auto &functions = stats.functions;
+  functions.clear();
+  for (size_t id = 0; id < index.instructionCount(); ++id) {
+    const llvm::Instruction *inst = index.instruction(static_cast<uint32_t>(id));
+    std::string fn = inst->getFunction()->getName().str();
+    SourceLocation loc = ModuleIndex::locationOf(inst);
+    if (loc.valid()) {
+      lines.insert({loc.file, loc.line});
+      fnLines[fn].insert({loc.file, loc.line});
+      if (linesCovered.count({loc.file, loc.line}))
+        fnCovered[fn].insert({loc.file, loc.line});
+    }
+    if ((llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) &&
+        inst->getNumSuccessors() > 1) {
+      branchTotal += inst->getNumSuccessors();
+      auto &c = functions[fn];
+      c.branchesTotal += inst->getNumSuccessors();
+      for (unsigned s = 0; s < inst->getNumSuccessors(); ++s)
+        c.branchesCovered += branchesCovered.count({static_cast<uint32_t>(id), s});
+    }
+  }
+  for (const auto &[fn, l] : fnLines) {
+    functions[fn].linesTotal = l.size();
+    functions[fn].linesCovered = fnCovered[fn].size();
+  }
+  stats.linesTotal = lines.size();
+  stats.linesCovered = linesCovered.size();
+  stats.branchesTotal = branchTotal;
+  stats.branchesCovered = branchesCovered.size();
+}
+
 class Explorer {
 public:
   Explorer(const TracedProgram &program, const ExploreOptions &options)
@@ -109,7 +144,16 @@ public:
     // 0 is no budget, as for debug.
     deadline_ = options_.timeBudgetSeconds > 0 ? Deadline::in(options_.timeBudgetSeconds)
                                                : Deadline::unlimited();
-    queue_.push_back({seed, 0, {}, false, 0});
+    // A shard starts from its part of the frontier, knowing what was found before.
+    paths_ = options_.knownPaths;
+    negated_ = options_.knownNegated;
+    result_.partitionKeys = options_.knownPartitions;
+    branchesCovered_ = options_.knownBranches;
+    linesCovered_ = options_.knownLines;
+    if (options_.frontier.empty())
+      queue_.push_back({seed, 0, {}, false, 0});
+    else
+      queue_.assign(options_.frontier.begin(), options_.frontier.end());
     while (!queue_.empty() && result_.stats.runs < options_.maxRuns && !outOfTime()) {
       Candidate c = std::move(queue_.front());
       queue_.pop_front();
@@ -124,6 +168,12 @@ public:
       result_.notes.push_back("budget: exploration stopped at the time budget with " +
                               std::to_string(queue_.size()) + " input(s) still queued");
     coverageTotals();
+    result_.remaining.assign(std::make_move_iterator(queue_.begin()),
+                             std::make_move_iterator(queue_.end()));
+    result_.paths = paths_;
+    result_.negated = negated_;
+    result_.coveredBranches = branchesCovered_;
+    result_.coveredLines = linesCovered_;
     if (longRuns_)
       result_.notes.push_back(std::to_string(longRuns_) + " run(s) passed the trace limit (" +
                               std::to_string(options_.maxTraceBytes >> 20) +
@@ -302,7 +352,8 @@ private:
     if (diverged)
       ++result_.stats.divergences;
 
-    bool newPath = paths_.insert(signature(t.branches)).second;
+    std::string pathKey = signature(t.branches);
+    bool newPath = paths_.insert(pathKey).second;
     bool newPartition = result_.partitionKeys.insert(v.partitionKey).second;
     if (newPath)
       ++result_.stats.distinctPaths;
@@ -354,13 +405,15 @@ private:
 
   unsigned recordTest(const Candidate &c, const SymbolicTrace &t, bool diverged, const RunView &v) {
     GeneratedTest g;
-    g.id = static_cast<unsigned>(result_.tests.size() + 1);
+    g.id = static_cast<unsigned>(result_.tests.size()) + options_.firstTestId;
     g.parent = c.parent;
     g.input = t.input;
     g.outcome = t.process.outcome();
     g.exitCode = t.process.exitCode;
     g.stdoutBytes = t.process.out;
     g.branches = t.branches;
+    g.pathKey = signature(t.branches);
+    g.partitionKey = v.partitionKey;
     for (const auto &pc : t.symbolic.path) {
       SourceLocation loc = ModuleIndex::locationOf(pc.inst);
       g.symbolicBranches.push_back({index_.idOf(pc.inst), loc.file,
@@ -563,41 +616,7 @@ private:
                   std::make_move_iterator(fresh.end()));
   }
 
-  void coverageTotals() {
-    std::set<std::pair<std::string, unsigned>> lines;
-    size_t branchTotal = 0;
-    // Per function: its lines (total and covered) and branch edges.
-    std::map<std::string, std::set<std::pair<std::string, unsigned>>> fnLines, fnCovered;
-    auto &functions = result_.stats.functions;
-    functions.clear();
-    for (size_t id = 0; id < index_.instructionCount(); ++id) {
-      const llvm::Instruction *inst = index_.instruction(static_cast<uint32_t>(id));
-      std::string fn = inst->getFunction()->getName().str();
-      SourceLocation loc = ModuleIndex::locationOf(inst);
-      if (loc.valid()) {
-        lines.insert({loc.file, loc.line});
-        fnLines[fn].insert({loc.file, loc.line});
-        if (linesCovered_.count({loc.file, loc.line}))
-          fnCovered[fn].insert({loc.file, loc.line});
-      }
-      if ((llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) &&
-          inst->getNumSuccessors() > 1) {
-        branchTotal += inst->getNumSuccessors();
-        auto &c = functions[fn];
-        c.branchesTotal += inst->getNumSuccessors();
-        for (unsigned s = 0; s < inst->getNumSuccessors(); ++s)
-          c.branchesCovered += branchesCovered_.count({static_cast<uint32_t>(id), s});
-      }
-    }
-    for (const auto &[fn, l] : fnLines) {
-      functions[fn].linesTotal = l.size();
-      functions[fn].linesCovered = fnCovered[fn].size();
-    }
-    result_.stats.linesTotal = lines.size();
-    result_.stats.linesCovered = linesCovered_.size();
-    result_.stats.branchesTotal = branchTotal;
-    result_.stats.branchesCovered = branchesCovered_.size();
-  }
+  void coverageTotals() { countCoverage(index_, branchesCovered_, linesCovered_, result_.stats); }
 
   const TracedProgram &program_;
   ExploreOptions options_;
@@ -624,6 +643,12 @@ private:
 ExploreResult explore(const TracedProgram &program, const ProgramInput &seed,
                       const ExploreOptions &options) {
   return Explorer(program, options).run(seed);
+}
+
+void recountCoverage(const TracedProgram &program, ExploreResult &result) {
+  LoadedModule loaded = loadModule(program.module.bitcode);
+  ModuleIndex index(*loaded.module);
+  countCoverage(index, result.coveredBranches, result.coveredLines, result.stats);
 }
 
 } // namespace rootline

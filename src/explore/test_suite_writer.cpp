@@ -45,6 +45,8 @@ json testJson(const GeneratedTest &t) {
           {"path_condition_smt2", t.pathConditionSmt2},
           {"symbolic_outputs", outputs},
           {"diverged", t.diverged},
+          {"path_key", t.pathKey},
+          {"partition_key", t.partitionKey},
           {"relevant_slice_condition", t.rsc},
           {"symbolic_output", t.symbolicOutput}};
 }

@@ -82,4 +82,17 @@ expected=$(jq -r .first_bad "$d/history.json")
 [ "$(jq -r .first_bad.hash "$d/seq.json")" = "$expected" ] || fail "sequential first bad"
 [ "$(jq -r .first_bad.hash "$d/par.json")" = "$expected" ] || fail "cluster first bad"
 [ "$(jq .rounds "$d/par.json")" -le 3 ] || fail "more than 3 rounds for 63 commits"
+echo "== explore --shards 4 on the cluster"
+ex=$src/fixtures/explore/ctype_password
+explore=(-q explore --src "$ex/main.c" --stdin "$ex/seed.txt" --loop-bound 2 --max-runs 3000)
+"$rootline" "${explore[@]}" --out "$d/explore-local" || [ $? = 1 ]
+"$rootline" "${explore[@]}" --out "$d/explore-slurm" --shards 4 --engine slurm --plan "$d/explore-plan" ||
+  [ $? = 1 ]
+keys() { for t in "$1"/test-*/test.json; do jq -r .path_key "$t"; done | sort; }
+keys "$d/explore-local" >"$d/explore-local.keys"
+keys "$d/explore-slurm" >"$d/explore-slurm.keys"
+[ -s "$d/explore-local.keys" ] || fail "the local exploration wrote no tests"
+diff "$d/explore-local.keys" "$d/explore-slurm.keys" >/dev/null ||
+  fail "the cluster's shards found other paths than one local exploration"
+ls "$d"/explore-plan/round-1/slurm/*.out >/dev/null 2>&1 || fail "the shards did not run as jobs"
 echo "PASS"

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+
+#include <set>
 #include <z3++.h>
 
 using namespace rootline;
@@ -85,4 +87,60 @@ TEST_CASE("rootline explore exits 1 and lists confirmed bugs", "[explore][cli]")
   auto summary = nlohmann::json::parse(readFile(t.path / "o" / "summary.json"));
   REQUIRE(summary["bugs"].size() == 1);
   CHECK(summary["bugs"][0]["stdin"].get<std::string>().find('0') != std::string::npos);
+}
+
+namespace {
+
+// The path keys of an explore --out directory's tests.
+std::multiset<std::string> pathKeys(const fs::path &dir) {
+  std::multiset<std::string> keys;
+  for (const auto &e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("test-", 0) == 0)
+      keys.insert(
+          nlohmann::json::parse(readFile(e.path() / "test.json"))["path_key"].get<std::string>());
+  return keys;
+}
+
+} // namespace
+
+TEST_CASE("explore --shards finds the same paths as one exploration, and keeps --max-runs",
+          "[explore][cli][cluster]") {
+  fs::path f = fixturesDir() / "explore" / "ctype_password";
+  TempDir t;
+  std::vector<std::string> base = {"-q",           "explore",
+                                   "--src",        (f / "main.c").string(),
+                                   "--stdin",      (f / "seed.txt").string(),
+                                   "--loop-bound", "2",
+                                   "--budget",     "0"};
+  auto run = [&](const std::string &out, std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--out", (t.path / out).string()});
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult r = runRootline(args);
+    INFO(r.err);
+    CHECK((r.exitedWith(0) || r.exitedWith(1)));
+  };
+  // Complete explorations: the same set of paths, each once.
+  run("one", {"--max-runs", "3000"});
+  run("sharded",
+      {"--max-runs", "3000", "--shards", "4", "-j", "2", "--plan", (t.path / "plan").string()});
+  std::multiset<std::string> one = pathKeys(t.path / "one"), sharded = pathKeys(t.path / "sharded");
+  CHECK(one.size() > 50);
+  CHECK(sharded == one);
+  CHECK(std::set<std::string>(sharded.begin(), sharded.end()).size() == sharded.size());
+  CHECK(fs::is_directory(t.path / "plan" / "round-1" / "shards"));
+  // Cut by --max-runs: several rounds (shards that finish early leave runs to the next),
+  // never more runs than allowed, tests numbered 1..N without duplicates.
+  run("cut",
+      {"--max-runs", "40", "--shards", "4", "-j", "2", "--plan", (t.path / "plan-cut").string()});
+  nlohmann::json summary = nlohmann::json::parse(readFile(t.path / "cut" / "summary.json"));
+  CHECK(summary["runs"].get<unsigned>() <= 40);
+  CHECK(fs::is_directory(t.path / "plan-cut" / "round-2"));
+  std::multiset<std::string> cut = pathKeys(t.path / "cut");
+  CHECK(std::set<std::string>(cut.begin(), cut.end()).size() == cut.size());
+  char last[32];
+  std::snprintf(last, sizeof last, "test-%04zu", cut.size());
+  CHECK(fs::is_directory(t.path / "cut" / last));
+  for (const auto &k : cut)
+    CHECK(one.count(k) == 1);
 }

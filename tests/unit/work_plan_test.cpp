@@ -26,7 +26,8 @@ WorkPlan planIn(const fs::path &dir, std::vector<WorkUnit> units) {
 
 // A unit whose command fails at once with a JSON error: bad input.
 WorkUnit failingUnit(const std::string &name) {
-  return {name, {"debug", "--json", "--old", "/nonexistent-old", "--new", "/nonexistent-new"}, 60};
+  return {
+      name, {"debug", "--json", "--old", "/nonexistent-old", "--new", "/nonexistent-new"}, 60, {}};
 }
 
 } // namespace
@@ -90,7 +91,8 @@ TEST_CASE("the local engine runs a unit again when it was killed from outside", 
   WorkUnit slow{"slow",
                 {"bisect", "--json", "--check", "HEAD", "--repo", (t.path / "repo").string(),
                  "--cmd", marker},
-                120};
+                120,
+                {}};
   WorkPlan p = planIn(t.path / "plan", {slow});
   writePlan(p);
   EngineOptions e;
