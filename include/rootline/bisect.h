@@ -52,6 +52,9 @@ struct CommitVerdict {
   double seconds = 0;
 };
 
+// How the verdict's build went: "none" (not built), "cached", "compiled".
+std::string buildKind(const CommitVerdict &v);
+
 // Builds the commit natively and runs the test on it. `expected` unset: the verdict is
 // Good whenever the program builds and runs to an end that is not a crash or timeout
 // (used to learn the good commit's behaviour).

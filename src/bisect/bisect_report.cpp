@@ -15,9 +15,7 @@ nlohmann::json bisectJson(const BisectResult &r) {
                      {"subject", s.commit.subject},
                      {"verdict", verdictName(s.verdict)},
                      {"reason", s.reason},
-                     {"build", !s.built        ? "none"
-                               : s.buildCached ? "cached"
-                                               : "compiled"},
+                     {"build", buildKind(s)},
                      {"outcome", s.run.outcome},
                      {"seconds", s.seconds}});
   json possible = json::array();

@@ -92,6 +92,10 @@ std::string verdictName(Verdict v) {
   return v == Verdict::Good ? "good" : v == Verdict::Bad ? "bad" : "skip";
 }
 
+std::string buildKind(const CommitVerdict &v) {
+  return !v.built ? "none" : v.buildCached ? "cached" : "compiled";
+}
+
 CommitVerdict checkCommit(const Repository &repo, const std::string &hash, const CommitCheck &check,
                           const std::optional<ExpectedBehaviour> &expected) {
   auto start = std::chrono::steady_clock::now();

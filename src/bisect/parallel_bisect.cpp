@@ -12,14 +12,8 @@ using nlohmann::json;
 namespace {
 
 json stepJson(const CommitVerdict &v, unsigned round) {
-  return {{"commit", v.commit.hash},
-          {"verdict", verdictName(v.verdict)},
-          {"reason", v.reason},
-          {"build", !v.built        ? "none"
-                    : v.buildCached ? "cached"
-                                    : "compiled"},
-          {"outcome", v.run.outcome},
-          {"seconds", v.seconds},
+  return {{"commit", v.commit.hash}, {"verdict", verdictName(v.verdict)}, {"reason", v.reason},
+          {"build", buildKind(v)},   {"outcome", v.run.outcome},          {"seconds", v.seconds},
           {"round", round}};
 }
 

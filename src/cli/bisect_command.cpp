@@ -75,9 +75,7 @@ int runCheck(const GlobalOptions &global, const BisectOptions &opt) {
       std::cout << jsonText({{"commit", commitJson(v.commit)},
                              {"verdict", verdictName(v.verdict)},
                              {"reason", v.reason},
-                             {"build", !v.built        ? "none"
-                                       : v.buildCached ? "cached"
-                                                       : "compiled"},
+                             {"build", buildKind(v)},
                              {"outcome", v.run.outcome},
                              {"seconds", v.seconds}});
     else if (!global.quiet)
@@ -99,18 +97,8 @@ std::vector<std::string> probeArgs(const BisectOptions &opt, const Repository &r
                                    const fs::path &planDir) {
   auto abs = [](const std::string &p) { return fs::absolute(p).lexically_normal().string(); };
   std::vector<std::string> a = {"--repo", repo.root().string()};
-  for (const auto &src : opt.recipe.sources)
-    a.insert(a.end(), {"--src", src});
-  if (!opt.recipe.cflags.empty())
-    a.insert(a.end(), {"--cflags", opt.recipe.cflags});
-  for (const auto &l : opt.recipe.libs)
-    a.insert(a.end(), {"--lib", l});
-  if (!opt.recipe.projectDir.empty())
-    a.insert(a.end(), {"--project", abs(opt.recipe.projectDir)});
-  if (!opt.recipe.target.empty())
-    a.insert(a.end(), {"--target", opt.recipe.target});
-  if (!opt.recipe.recipeFile.empty())
-    a.insert(a.end(), {"--recipe", abs(opt.recipe.recipeFile)});
+  std::vector<std::string> recipe = recipeArgs(opt.recipe);
+  a.insert(a.end(), recipe.begin(), recipe.end());
   if (!opt.test.stdinFile.empty())
     a.insert(a.end(), {"--stdin", abs(opt.test.stdinFile)});
   for (const auto &f : opt.test.files) { // NAME=PATH or PATH, as addInputFiles reads them

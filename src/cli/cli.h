@@ -26,6 +26,10 @@ void addBudgetOption(CLI::App &cmd, double &seconds);
 
 // Adds --src/--cflags/--lib/--project to a subcommand.
 void addRecipeOptions(CLI::App &cmd, RecipeRequest &request);
+// The same options as a command line, for a work unit (docs/cluster.md): --project and
+// --recipe as absolute paths (--src stays relative to each tree or to the unit's
+// working directory, as it was typed).
+std::vector<std::string> recipeArgs(const RecipeRequest &request);
 
 // The --stdin option's file as an absolute path, checked; none when not given.
 std::optional<fs::path> stdinOption(const std::string &file);

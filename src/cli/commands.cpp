@@ -33,6 +33,24 @@ void addRecipeOptions(CLI::App &cmd, RecipeRequest &request) {
                  "(old commits); its paths are re-rooted into each version's tree");
 }
 
+std::vector<std::string> recipeArgs(const RecipeRequest &request) {
+  auto abs = [](const std::string &p) { return fs::absolute(p).lexically_normal().string(); };
+  std::vector<std::string> a;
+  for (const auto &src : request.sources)
+    a.insert(a.end(), {"--src", src});
+  if (!request.cflags.empty())
+    a.insert(a.end(), {"--cflags", request.cflags});
+  for (const auto &l : request.libs)
+    a.insert(a.end(), {"--lib", l});
+  if (!request.projectDir.empty())
+    a.insert(a.end(), {"--project", abs(request.projectDir)});
+  if (!request.target.empty())
+    a.insert(a.end(), {"--target", request.target});
+  if (!request.recipeFile.empty())
+    a.insert(a.end(), {"--recipe", abs(request.recipeFile)});
+  return a;
+}
+
 std::optional<fs::path> stdinOption(const std::string &file) {
   if (file.empty())
     return std::nullopt;

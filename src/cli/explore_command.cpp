@@ -41,18 +41,8 @@ std::vector<std::string> shardArgs(const ExploreCommandOptions &opt) {
                                 "--timeout",        std::to_string(opt.explore.runTimeoutSeconds)};
   if (!opt.explore.findBugs)
     a.push_back("--no-bugs");
-  for (const auto &src : opt.recipe.sources)
-    a.insert(a.end(), {"--src", src});
-  if (!opt.recipe.cflags.empty())
-    a.insert(a.end(), {"--cflags", opt.recipe.cflags});
-  for (const auto &l : opt.recipe.libs)
-    a.insert(a.end(), {"--lib", l});
-  if (!opt.recipe.projectDir.empty())
-    a.insert(a.end(), {"--project", opt.recipe.projectDir});
-  if (!opt.recipe.target.empty())
-    a.insert(a.end(), {"--target", opt.recipe.target});
-  if (!opt.recipe.recipeFile.empty())
-    a.insert(a.end(), {"--recipe", opt.recipe.recipeFile});
+  std::vector<std::string> recipe = recipeArgs(opt.recipe);
+  a.insert(a.end(), recipe.begin(), recipe.end());
   return a;
 }
 

@@ -44,18 +44,8 @@ std::vector<std::string> debugArgs(const TriageOptions &opt) {
       throw Error("--old and --new (or --repo, --good and --bad) are required");
     a = {"--old", absolutePath(opt.oldDir), "--new", absolutePath(opt.newDir)};
   }
-  for (const auto &s : opt.recipe.sources)
-    a.insert(a.end(), {"--src", s});
-  if (!opt.recipe.cflags.empty())
-    a.insert(a.end(), {"--cflags", opt.recipe.cflags});
-  for (const auto &l : opt.recipe.libs)
-    a.insert(a.end(), {"--lib", l});
-  if (!opt.recipe.projectDir.empty())
-    a.insert(a.end(), {"--project", absolutePath(opt.recipe.projectDir)});
-  if (!opt.recipe.target.empty())
-    a.insert(a.end(), {"--target", opt.recipe.target});
-  if (!opt.recipe.recipeFile.empty())
-    a.insert(a.end(), {"--recipe", absolutePath(opt.recipe.recipeFile)});
+  std::vector<std::string> recipe = recipeArgs(opt.recipe);
+  a.insert(a.end(), recipe.begin(), recipe.end());
   if (!opt.build.empty())
     a.insert(a.end(), {"--build", opt.build});
   a.insert(a.end(),
