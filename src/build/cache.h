@@ -3,6 +3,7 @@
 
 #include "rootline/fs.h"
 
+#include <functional>
 #include <string>
 
 namespace rootline::buildcache {
@@ -12,5 +13,24 @@ fs::path moduleBitcode(const std::string &key);
 fs::path executable(const std::string &key);
 // Creates the parent directory of a cache path.
 void prepare(const fs::path &path);
+
+// Held while one process builds a cache entry, so processes that need the same entry
+// at once (a triage's first units, nodes sharing a cache) build it once: the others
+// wait, then find it built. A builder that dies releases it; a wait longer than ten
+// minutes gives up and builds anyway (the entry is still written atomically).
+class EntryLock {
+public:
+  explicit EntryLock(const fs::path &entry);
+  ~EntryLock();
+  EntryLock(const EntryLock &) = delete;
+  EntryLock &operator=(const EntryLock &) = delete;
+
+private:
+  int fd_ = -1;
+};
+
+// The entry at `path`, built by `build` (which writes it atomically) unless it exists;
+// true when it came from the cache.
+bool buildOnce(const fs::path &path, const std::function<void()> &build);
 
 } // namespace rootline::buildcache

@@ -157,11 +157,8 @@ BuiltModule cachedModule(const std::vector<fs::path> &parts, const std::vector<s
   result.unitBitcode = parts;
   result.key = key;
   result.bitcode = buildcache::moduleBitcode(key);
-  result.cacheHit = fs::exists(result.bitcode);
-  if (!result.cacheHit) {
-    buildcache::prepare(result.bitcode);
-    linkUnits(parts, names, result.bitcode);
-  }
+  result.cacheHit =
+      buildcache::buildOnce(result.bitcode, [&] { linkUnits(parts, names, result.bitcode); });
   return result;
 }
 
@@ -197,10 +194,7 @@ BuiltModule buildModule(const BuildRecipe &recipe) {
   for (const auto &unit : recipe.units) {
     std::string key = unitKey(unit);
     fs::path bc = buildcache::unitBitcode(key);
-    if (!fs::exists(bc)) {
-      buildcache::prepare(bc);
-      compileUnit(unit, bc);
-    }
+    buildcache::buildOnce(bc, [&] { compileUnit(unit, bc); });
     parts.push_back(bc);
     moduleHash.add(key);
   }

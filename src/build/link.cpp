@@ -7,31 +7,14 @@
 
 namespace rootline {
 
-BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &moduleKey,
-                               const std::string &flavor, const std::vector<fs::path> &extraInputs,
-                               const std::vector<std::string> &libs,
-                               const std::vector<std::string> &extraFlags) {
-  Hasher h;
-  // The bitcode path is content-addressed (module key, instrumentation version).
-  h.add("rootline-exe-v2")
-      .add(moduleKey)
-      .add(bitcode.filename().string())
-      .add(flavor)
-      .add(clangPath());
-  for (const auto &p : extraInputs)
-    h.add(p.string()).add(sha256Hex(readFile(p)));
-  for (const auto &l : libs)
-    h.add(l);
-  for (const auto &f : extraFlags)
-    h.add(f);
-  BuiltExecutable result;
-  result.path = buildcache::executable(h.hex());
-  if (fs::exists(result.path)) {
-    result.cacheHit = true;
-    return result;
-  }
-  buildcache::prepare(result.path);
-  fs::path tmp = result.path;
+namespace {
+
+// clang-19 from the bitcode to `out`, written under a temporary name and renamed.
+void compileExecutable(const fs::path &out, const fs::path &bitcode, const std::string &flavor,
+                       const std::vector<fs::path> &extraInputs,
+                       const std::vector<std::string> &libs,
+                       const std::vector<std::string> &extraFlags) {
+  fs::path tmp = out;
   tmp += uniqueTempSuffix();
   ProcessSpec spec;
   // -O0 keeps the native code's memory accesses exactly those of the IR replay walks.
@@ -51,7 +34,33 @@ BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &modul
     throw Error("cannot link the " + flavor + " executable: " + r.err.substr(0, nl), ExitBadInput,
                 r.err);
   }
-  fs::rename(tmp, result.path);
+  fs::rename(tmp, out);
+}
+
+} // namespace
+
+BuiltExecutable linkExecutable(const fs::path &bitcode, const std::string &moduleKey,
+                               const std::string &flavor, const std::vector<fs::path> &extraInputs,
+                               const std::vector<std::string> &libs,
+                               const std::vector<std::string> &extraFlags) {
+  Hasher h;
+  // The bitcode path is content-addressed (module key, instrumentation version).
+  h.add("rootline-exe-v2")
+      .add(moduleKey)
+      .add(bitcode.filename().string())
+      .add(flavor)
+      .add(clangPath());
+  for (const auto &p : extraInputs)
+    h.add(p.string()).add(sha256Hex(readFile(p)));
+  for (const auto &l : libs)
+    h.add(l);
+  for (const auto &f : extraFlags)
+    h.add(f);
+  BuiltExecutable result;
+  result.path = buildcache::executable(h.hex());
+  result.cacheHit = buildcache::buildOnce(result.path, [&] {
+    compileExecutable(result.path, bitcode, flavor, extraInputs, libs, extraFlags);
+  });
   return result;
 }
 

@@ -1,4 +1,5 @@
 // Instrumented bitcode, cached next to the module it came from.
+#include "build/cache.h"
 #include "rootline/build.h"
 #include "rootline/error.h"
 #include "rootline/fs.h"
@@ -26,13 +27,8 @@ static std::string wrappedFunctionsKey() {
   return sha256Hex(names).substr(0, 12);
 }
 
-fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
-  fs::path out = cacheRoot() / "build" / "instrumented" /
-                 (module.key + "-" + kInstrumentVersion + "-" + wrappedFunctionsKey() + ".bc");
-  cacheHit = fs::exists(out);
-  if (cacheHit)
-    return out;
-  fs::create_directories(out.parent_path());
+// The module instrumented, verified and written to `out` (atomically).
+static void writeInstrumented(const BuiltModule &module, const fs::path &out) {
   LoadedModule loaded = loadModule(module.bitcode);
   instrumentModule(*loaded.module, module.key);
   std::string err;
@@ -45,6 +41,12 @@ fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
   llvm::WriteBitcodeToFile(*loaded.module, os);
   os.flush();
   writeFileAtomic(out, bytes);
+}
+
+fs::path instrumentedBitcode(const BuiltModule &module, bool &cacheHit) {
+  fs::path out = cacheRoot() / "build" / "instrumented" /
+                 (module.key + "-" + kInstrumentVersion + "-" + wrappedFunctionsKey() + ".bc");
+  cacheHit = buildcache::buildOnce(out, [&] { writeInstrumented(module, out); });
   return out;
 }
 

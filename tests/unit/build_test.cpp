@@ -1,9 +1,14 @@
 #include "rootline/build.h"
 #include "rootline/error.h"
+#include "build/cache.h"
 #include "build/include_stamps.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 using namespace rootline;
 using namespace rootline::test;
@@ -319,4 +324,30 @@ TEST_CASE("a warm cache finds a unit's key without preprocessing, and a header e
   BuiltModule edited = buildModule(r);
   CHECK(edited.key != first.key);
   CHECK_FALSE(edited.cacheHit);
+}
+
+TEST_CASE("a cache entry needed by several builders at once is built once", "[build]") {
+  TempDir t;
+  fs::path entry = t.path / "cache" / "exe" / "k" / "program";
+  std::atomic<int> builds{0}, fromCache{0};
+  std::vector<std::thread> builders;
+  for (int i = 0; i < 4; ++i)
+    builders.emplace_back([&] {
+      bool hit = buildcache::buildOnce(entry, [&] {
+        ++builds;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200)); // a slow build
+        writeFileAtomic(entry, "built");
+      });
+      fromCache += hit;
+    });
+  for (auto &b : builders)
+    b.join();
+  CHECK(builds == 1);
+  CHECK(fromCache == 3);
+  CHECK(readFile(entry) == "built");
+  // A builder that fails leaves no entry: the next one builds it.
+  fs::path other = t.path / "cache" / "tu" / "x.bc";
+  CHECK_THROWS(buildcache::buildOnce(other, [] { throw Error("cannot compile"); }));
+  CHECK(!buildcache::buildOnce(other, [&] { writeFileAtomic(other, "ok"); }));
+  CHECK(buildcache::buildOnce(other, [] { FAIL("built twice"); }));
 }
