@@ -22,5 +22,8 @@ std::string changesText(const std::vector<std::string> &changes);
 // `extra` = 4 here; old prints `total 104`, new prints `total 104`: alike".
 std::string valueEvidenceText(const ValueEvidence &e, size_t outputWidth = 40);
 nlohmann::json valueEvidenceJson(const ValueEvidence &e);
+// SARIF 2.1.0: rootline as the run's tool with these rules, and a document of one run.
+nlohmann::json sarifTool(const nlohmann::json &rules);
+nlohmann::json sarifDocument(const nlohmann::json &run);
 
 } // namespace rootline::report

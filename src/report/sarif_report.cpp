@@ -94,21 +94,32 @@ json reportSarif(const DebugReport &r) {
                               {"email", commit->email},
                               {"date", commit->date},
                               {"subject", commit->subject}}}});
-  json run = {{"tool",
-               {{"driver",
-                 {{"name", "rootline"},
-                  {"version", ROOTLINE_VERSION},
-                  {"informationUri", "https://example.invalid/rootline"},
-                  {"rules", rules}}}}},
+  json run = {{"tool", report::sarifTool(rules)},
               {"originalUriBaseIds",
                {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
                 {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
               {"results", results}};
   if (!provenance.empty())
     run["versionControlProvenance"] = provenance;
+  return report::sarifDocument(run);
+}
+
+namespace report {
+
+json sarifTool(const json &rules) {
+  return {{"driver",
+           {{"name", "rootline"},
+            {"version", ROOTLINE_VERSION},
+            {"informationUri", "https://example.invalid/rootline"},
+            {"rules", rules}}}};
+}
+
+json sarifDocument(const json &run) {
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs", json::array({run})}};
 }
+
+} // namespace report
 
 } // namespace rootline

@@ -157,25 +157,17 @@ json triageSarif(const TriageReport &r) {
                   {"region", {{"startLine", std::max(1u, g.cause.value("line", 1u))}}}}}}})},
          {"properties", {{"tests", g.tests}, {"evidence", g.evidence}}}});
   }
-  json run = {
-      {"tool",
-       {{"driver",
-         {{"name", "rootline"},
-          {"version", ROOTLINE_VERSION},
-          {"informationUri", "https://example.invalid/rootline"},
-          {"rules",
-           json::array(
-               {{{"id", "regression-root-cause"},
-                 {"name", "regression-root-cause"},
-                 {"shortDescription", {{"text", "The root cause a group of failing tests shares"}}},
-                 {"helpUri", "https://example.invalid/rootline/docs/triage.md"}}})}}}}},
-      {"originalUriBaseIds",
-       {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
-        {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
-      {"results", results}};
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({run})}};
+  json rules = json::array(
+      {{{"id", "regression-root-cause"},
+        {"name", "regression-root-cause"},
+        {"shortDescription", {{"text", "The root cause a group of failing tests shares"}}},
+        {"helpUri", "https://example.invalid/rootline/docs/triage.md"}}});
+  json run = {{"tool", report::sarifTool(rules)},
+              {"originalUriBaseIds",
+               {{"OLD", {{"description", {{"text", "The old version: " + r.oldLabel}}}}},
+                {"NEW", {{"description", {{"text", "The new version: " + r.newLabel}}}}}}},
+              {"results", results}};
+  return report::sarifDocument(run);
 }
 
 std::string triageHtml(const TriageReport &r) {

@@ -190,18 +190,13 @@ json validateSarif(const ValidateReport &r) {
             {"goodStdout", d.good.stdoutBytes},
             {"badStdout", d.bad.stdoutBytes},
             {"fixStdout", d.fix.stdoutBytes}});
+  json rules =
+      json::array({{{"id", "test-still-fails"},
+                    {"shortDescription", {{"text", "The failing test fails on the fix"}}}},
+                   {{"id", "fix-disagrees"},
+                    {"shortDescription", {{"text", "The fix and the good version disagree"}}}}});
   json run = {
-      {"tool",
-       {{"driver",
-         {{"name", "rootline"},
-          {"version", ROOTLINE_VERSION},
-          {"informationUri", "https://example.invalid/rootline"},
-          {"rules",
-           json::array(
-               {{{"id", "test-still-fails"},
-                 {"shortDescription", {{"text", "The failing test fails on the fix"}}}},
-                {{"id", "fix-disagrees"},
-                 {"shortDescription", {{"text", "The fix and the good version disagree"}}}}})}}}}},
+      {"tool", report::sarifTool(rules)},
       {"results", results},
       {"properties", {{"accepted", r.accepted}, {"verdict", r.verdict}, {"proof", r.proof}}}};
   json provenance = json::array();
@@ -213,9 +208,7 @@ json validateSarif(const ValidateReport &r) {
           {{"role", name}, {"author", c->author}, {"date", c->date}, {"subject", c->subject}}}});
   if (!provenance.empty())
     run["versionControlProvenance"] = provenance;
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({run})}};
+  return report::sarifDocument(run);
 }
 
 std::string validateHtml(const ValidateReport &r) {
