@@ -129,8 +129,8 @@ std::vector<std::string> probeArgs(const BisectOptions &opt, const Repository &r
 
 // --parallel K: rounds of K probes, each a plan of `bisect --check` units run by the
 // engine and merged here (the next round depends on the answer).
-BisectResult parallelBisect(const GlobalOptions &global, const BisectOptions &opt,
-                            const Repository &repo, const std::string &good, const std::string &bad,
+BisectResult parallelBisect(const BisectOptions &opt, const Repository &repo,
+                            const std::string &good, const std::string &bad,
                             const CommitCheck &check, const rootline::BisectOptions &options) {
   auto say = [&](const std::string &s) {
     if (options.progress)
@@ -177,7 +177,6 @@ BisectResult parallelBisect(const GlobalOptions &global, const BisectOptions &op
     say("bisect: first bad commit " + result.firstBad->shortHash + " " + result.firstBad->subject);
   debugFirstBad(repo, result, parallelBisectParent(last), check, options);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  (void)global;
   return result;
 }
 
@@ -213,7 +212,7 @@ int runBisect(const GlobalOptions &global, const BisectOptions &opt) {
       return projectDebugRequest(project, std::move(req), oldTree, newTree, debugProgress);
     };
   BisectResult result = opt.parallel > 1 || opt.fanOut.engine != "local"
-                            ? parallelBisect(global, opt, repo, good, bad, check, options)
+                            ? parallelBisect(opt, repo, good, bad, check, options)
                             : bisectHistory(repo, good, bad, check, options);
   if (opt.fanOut.engine == "print")
     return ExitOk; // the plan is written and its commands printed; nothing ran

@@ -29,8 +29,9 @@ EngineRun runLocal(const WorkPlan &plan, const EngineOptions &options) {
           return; // left as missing: merge names it
         try {
           runWorkUnit(plan, todo[k], options.self);
-        } catch (const Error &) {
-          // No result written: the unit counts as missing and is retried.
+        } catch (const std::exception &) {
+          // No result written (killed, or the plan's disk failed): the unit counts as
+          // missing and is retried. Nothing may escape a worker thread.
         }
         size_t d = ++done;
         if (options.progress) {
