@@ -124,7 +124,8 @@ TEST_CASE("long symbolic chains are made concrete past the node cap, and symboli
   CHECK(symbolic->note.find("all a composition can use") != std::string::npos);
 }
 
-TEST_CASE("every stress fixture ranks its cause first within a budget", "[debug][budget][stress]") {
+TEST_CASE("every stress fixture ranks its cause first within a budget",
+          "[debug][budget][stress][sweep]") {
   for (const auto &r : regressionFixtures()) {
     if (!r.program.hasTag("stress"))
       continue;

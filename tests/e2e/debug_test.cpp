@@ -144,7 +144,8 @@ TEST_CASE("a threshold on doubles read with %lf gets a branch deviation with a f
   CHECK(top.removesFailure); // both versions say "obese" for it
 }
 
-TEST_CASE("the true root cause of every regression fixture is ranked first", "[debug][fixtures]") {
+TEST_CASE("the true root cause of every regression fixture is ranked first",
+          "[debug][fixtures][sweep]") {
   for (const auto &r : regressionFixtures()) {
     if (r.program.hasTag("stress"))
       continue; // tests/e2e/budget_test.cpp, with a budget
@@ -324,8 +325,9 @@ TEST_CASE("the SARIF report validates against the SARIF 2.1.0 schema", "[debug][
 TEST_CASE("an edit after a usage string continued with backslash-newline is ranked first",
           "[debug][neutral]") {
   TempDir t;
-  std::string oldText = "#include <stdio.h>\nstatic const char *usage = \"\\\n  -b  Ignored.\\n\";\n"
-                        "int main (void) { int x = 1; printf (\"%d\\n\", x); return 0; }\n";
+  std::string oldText =
+      "#include <stdio.h>\nstatic const char *usage = \"\\\n  -b  Ignored.\\n\";\n"
+      "int main (void) { int x = 1; printf (\"%d\\n\", x); return 0; }\n";
   std::string newText = oldText;
   newText.replace(newText.find("x = 1"), 5, "x = 2");
   writeText(t.path / "old" / "p.c", oldText);

@@ -31,7 +31,7 @@ struct Pair {
 } // namespace
 
 TEST_CASE("every mixed regression ranks its cause first, with revert evidence",
-          "[debug][mixed][revert]") {
+          "[debug][mixed][revert][sweep]") {
   std::vector<RegressionFixture> all = regressionFixturesIn("mixed");
   REQUIRE(all.size() >= 15);
   for (const auto &r : all) {

@@ -118,7 +118,7 @@ TEST_CASE("example 1: RSC exploration covers the three partitions in three runs 
 }
 
 TEST_CASE("RSC exploration reaches the same partitions as DART on every exploration fixture",
-          "[slice][explore]") {
+          "[slice][explore][sweep]") {
   std::vector<fs::path> subjects = {fixturesDir() / "programs" / "paper_fig1",
                                     fixturesDir() / "programs" / "symbolic_index",
                                     fixturesDir() / "bench" / "tcas"};
