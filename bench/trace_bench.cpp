@@ -1,11 +1,16 @@
 // Tracer benchmark: tracing overhead (traced ÷ uninstrumented -O0 run time), trace
-// bytes per executed instruction, and replay throughput, on the CPU-heavy fixtures.
+// bytes per executed instruction, and replay throughput, on the CPU-heavy fixtures:
+// plain replay (the fidelity check), and replay with dependences and the memory checker
+// (what debug's trace stage runs), with the dependence records' bytes per instance.
 // Ratios are measured in the same run; absolute times are printed for context only.
 // A last row traces a real project (mujs running bench/mujs_workload.js), with the wall
 // time of tracing plus replay verification.
 #include "real_project.h"
+#include "rootline/analysis.h"
+#include "rootline/memory_check.h"
 #include "rootline/replay.h"
 #include "rootline/run.h"
+#include "rootline/slice.h"
 
 #include <llvm/IR/Module.h>
 #include <nlohmann/json.hpp>
@@ -65,8 +70,9 @@ int main(int argc, char **argv) {
       list.push_back(loadFixture(e.path()));
   }
   std::sort(list.begin(), list.end(), [](auto &a, auto &b) { return a.name < b.name; });
-  std::printf("%-14s %12s %10s %10s %9s %11s %13s\n", "fixture", "instructions", "native s",
-              "traced s", "overhead", "bytes/inst", "replay inst/s");
+  std::printf("%-14s %12s %10s %10s %9s %11s %13s %13s %10s\n", "fixture", "instructions",
+              "native s", "traced s", "overhead", "bytes/inst", "replay inst/s", "deps inst/s",
+              "dep B/inst");
   std::vector<double> overheads;
   // One row; returns the overhead.
   auto row = [&](const Fixture &f) {
@@ -89,11 +95,28 @@ int main(int argc, char **argv) {
     ReplayResult r = replayTrace(*m.module, index, reader);
     double replaySeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Debug's trace stage: the same replay feeding the dependence recorder and the
+    // memory checker (src/compose/version_trace.cpp).
+    StaticAnalysis analysis(*m.module, index);
+    DependenceRecorder deps(index, analysis);
+    MemoryChecker checker;
+    ReplayFanout both({&deps, &checker});
+    TraceReader again(dir / "run.trace", p.module.key);
+    auto depStart = std::chrono::steady_clock::now();
+    replayTrace(*m.module, index, again, &both);
+    DynamicTrace dyn = deps.take();
+    double depSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - depStart).count();
+    double depBytes = static_cast<double>(dyn.records.capacity() * sizeof(InstanceRecord) +
+                                          dyn.defs.capacity() * sizeof(uint64_t) +
+                                          dyn.locs.capacity() * sizeof(AbsLoc));
     double overhead = median(tt) / median(nt);
-    std::printf("%-14s %12llu %10.4f %10.4f %8.1fx %11.2f %13.3g  (trace + replay %.2f s)\n",
+    double n = static_cast<double>(r.instances);
+    std::printf("%-14s %12llu %10.4f %10.4f %8.1fx %11.2f %13.3g %13.3g %10.1f  (trace + replay "
+                "%.2f s)\n",
                 f.name.c_str(), static_cast<unsigned long long>(r.instances), median(nt),
-                median(tt), overhead, static_cast<double>(bytes) / static_cast<double>(r.instances),
-                static_cast<double>(r.instances) / replaySeconds, median(tt) + replaySeconds);
+                median(tt), overhead, static_cast<double>(bytes) / n, n / replaySeconds,
+                n / depSeconds, depBytes / n, median(tt) + replaySeconds);
     fs::remove_all(dir);
     return overhead;
   };

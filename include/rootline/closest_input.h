@@ -66,6 +66,11 @@ public:
 
   unsigned checks() const { return checks_; } // solver checks made, in all
 
+  // Sets the solver's timeout, unless it already has that one: Z3 re-reads every
+  // parameter of every inner solver on each set, which costs more than a quick check.
+  // Everything that sets this solver's timeout goes through here.
+  void setTimeout(unsigned ms);
+
 private:
   // The seed's values for every input `mentioned` does not name and `first`'s for the
   // others, when that satisfies the solver's assertions under `assumptions` (checked by
@@ -95,6 +100,7 @@ private:
   z3::solver &solver_;
   std::vector<Var> vars_;
   unsigned checks_ = 0, guards_ = 0;
+  std::optional<unsigned> timeoutMs_; // the timeout last set on solver_
 };
 
 // `model`'s values for the inputs `focus` mentions and the seed's for all others, when

@@ -52,6 +52,13 @@ public:
   }
   size_t globalCount() const { return gvs_.size(); }
 
+  // isReplayModelledLocal, computed once per alloca: replay asks it for every load
+  // and store, and the answer walks all the alloca's uses.
+  bool modelledLocal(const llvm::Value *pointer) const {
+    auto *al = llvm::dyn_cast<llvm::AllocaInst>(pointer);
+    return al && modelledLocals_.contains(al);
+  }
+
   static SourceLocation locationOf(const llvm::Instruction *inst);
   // "function: instruction text (file:line)" for error messages.
   static std::string describe(const llvm::Instruction *inst);
@@ -63,6 +70,7 @@ private:
   llvm::DenseMap<const llvm::Function *, uint32_t> fnIndex_;
   std::vector<const llvm::GlobalVariable *> gvs_;
   llvm::DenseMap<const llvm::GlobalVariable *, uint32_t> gvIndex_;
+  llvm::DenseSet<const llvm::AllocaInst *> modelledLocals_;
 };
 
 // Instruments `module` in place for tracing (docs/trace-format.md). `moduleKey` is

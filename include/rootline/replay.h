@@ -66,6 +66,9 @@ public:
   // Asked now and then: false ends replay early (outcome Stopped), when an observer
   // has all it can use.
   virtual bool wantsMore() const { return true; }
+  // Asked now and then: true ends replay early (outcome Stopped) whatever the other
+  // observers want, when this one cannot go on (its memory cap).
+  virtual bool mustStop() const { return false; }
 };
 
 // One argv string as the traced process saw it (bytes include the NUL).
@@ -95,6 +98,12 @@ public:
   bool wantsMore() const override {
     for (auto *o : observers_)
       if (o->wantsMore())
+        return true;
+    return false;
+  }
+  bool mustStop() const override {
+    for (auto *o : observers_)
+      if (o->mustStop())
         return true;
     return false;
   }

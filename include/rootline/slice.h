@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace llvm {
@@ -18,19 +19,21 @@ class CallBase;
 
 namespace rootline {
 
+// 32 bytes: one per instance of a run, so its size is most of the records' memory
+// (docs/trace-format.md, "Memory"); what few instances need lives beside it.
 struct InstanceRecord {
   uint32_t id = 0;
   uint32_t successor = 0;
   uint64_t parent = kNoDef; // dynamic control parent: innermost open branch, else the call
   uint32_t defBegin = 0;    // operand defs (LLVM operand order, kNoDef kept), then memory writers
+  uint32_t locBegin = 0;    // abstract locations the instance reads from memory
   uint16_t operandCount = 0, writerCount = 0;
-  uint32_t locBegin = 0; // abstract locations the instance reads from memory
   uint16_t locCount = 0;
-  bool readsUnwritten = false;      // some byte it read has no writer in the trace
-  bool isBranch = false;            // conditional branch or multi-way switch
-  bool isOutput = false;            // wrote to stdout/stderr
-  uint64_t previousOutput = kNoDef; // the output before it (defines the stream it extends)
+  bool readsUnwritten : 1 = false; // some byte it read has no writer in the trace
+  bool isBranch : 1 = false;       // conditional branch or multi-way switch
+  bool isOutput : 1 = false;       // wrote to stdout/stderr (DynamicTrace::previousOutput)
 };
+static_assert(sizeof(InstanceRecord) == 32);
 
 // The output pieces of a run, as logged (one per OUTPUT event).
 struct OutputPiece {
@@ -46,17 +49,33 @@ struct DynamicTrace {
   std::vector<AbsLoc> locs;
   std::vector<OutputPiece> outputs;
   uint64_t crashInstance = kNoDef;
+  // Per output instance (isOutput), the output before it, which defines the stream it
+  // extends; kNoDef for the first.
+  std::unordered_map<uint64_t, uint64_t> previousOutputs;
 
   uint64_t operandDef(uint64_t instance, unsigned operand) const;
+  uint64_t previousOutput(uint64_t instance) const;
 };
+
+// The bytes the dependence records of one run may take: $ROOTLINE_DEPENDENCE_CAP_MB
+// MiB when set, else a quarter of the machine's memory (debug holds two runs, and the
+// stages after replay need room too). docs/trace-format.md, "Memory".
+uint64_t dependenceByteCap();
 
 class DependenceRecorder : public ReplayObserver {
 public:
-  DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis);
+  DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis,
+                     uint64_t byteCap = dependenceByteCap());
   ~DependenceRecorder() override;
   void onInstance(const Instance &) override;
   void onGlobal(const llvm::GlobalVariable *, uint64_t addr, uint64_t size) override;
   void onArgv(const ArgvString &) override;
+  // Past the cap, replay stops (outcome Stopped) with the records made so far, so a
+  // long run ends with a note instead of the machine's OOM killer.
+  bool mustStop() const override;
+  bool reachedCap() const;
+  uint64_t byteCap() const;
+  uint64_t bytes() const; // what the records hold now, allocated capacity included
   DynamicTrace take();
 
 private:

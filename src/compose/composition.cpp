@@ -80,8 +80,8 @@ public:
     double first = since(t0);
     double restSeconds = std::max(kSecondPassMinSeconds, kSecondPassFactor * first);
     Deadline rest = deadline_.atMost(restSeconds);
-    bool restComplete = pass(
-        prefix, nodes, seq, [&](size_t i) { return !asked[i]; }, asked, out, rest, direction);
+    bool restComplete =
+        pass(prefix, nodes, seq, [&](size_t i) { return !asked[i]; }, asked, out, rest, direction);
     if (!restComplete && !deadline_.expired() && rest.expired()) {
       complete_ = false;
       stages_.cut(direction + ": the constraints off the changed lines had their " +
@@ -138,9 +138,8 @@ private:
         ++report_.solverCalls;
         report_.formulaNodes += nodes + seq[i].nodes + 1;
         auto t0 = Clock::now();
-        z3::params quick(ctx_);
-        quick.set("timeout", deadline.clampMs(std::min(1000u, req_.solverTimeoutMs)));
-        inc.set(quick);
+        unsigned quickMs = deadline.clampMs(std::min(1000u, req_.solverTimeoutMs));
+        closer.setTimeout(quickMs);
         z3::expr guard = ctx_.bool_const(("rl!q" + std::to_string(queries_++)).c_str());
         inc.add(z3::implies(guard, !seq[i].taken));
         z3::expr_vector assumptions(ctx_);
@@ -154,7 +153,7 @@ private:
                                                       closestDeadline(deadline), !seq[i].taken)
                                      : *anchored;
         } else {
-          inc.set(quick); // nearSeedFloats set its own timeout
+          closer.setTimeout(quickMs); // nearSeedFloats may have set its own
           r = inc.check(assumptions);
         }
         if (r == z3::sat && !model)

@@ -124,6 +124,15 @@ bool ClosestInput::changed(const z3::model &m, const Var &v) const {
   return value && (*value & maskOf(v.input.bits)) != (v.seed & maskOf(v.input.bits));
 }
 
+void ClosestInput::setTimeout(unsigned ms) {
+  if (timeoutMs_ == ms)
+    return;
+  z3::params p(solver_.ctx());
+  p.set("timeout", ms);
+  solver_.set(p);
+  timeoutMs_ = ms;
+}
+
 std::optional<z3::model> ClosestInput::check(const z3::expr_vector &assumptions,
                                              const std::vector<z3::expr> &kept,
                                              const std::vector<z3::expr> &trying,
@@ -131,9 +140,7 @@ std::optional<z3::model> ClosestInput::check(const z3::expr_vector &assumptions,
   if (deadline.expired())
     return std::nullopt;
   z3::context &ctx = solver_.ctx();
-  z3::params p(ctx);
-  p.set("timeout", deadline.clampMs(timeoutMs));
-  solver_.set(p);
+  setTimeout(deadline.clampMs(timeoutMs));
   z3::expr_vector all(ctx);
   for (const auto &a : assumptions)
     all.push_back(a);

@@ -21,6 +21,8 @@ ModuleIndex::ModuleIndex(const llvm::Module &module) {
       for (const llvm::Instruction &inst : bb) {
         instId_[&inst] = static_cast<uint32_t>(insts_.size());
         insts_.push_back(&inst);
+        if (isReplayModelledLocal(&inst))
+          modelledLocals_.insert(llvm::cast<llvm::AllocaInst>(&inst));
       }
   }
   for (const llvm::GlobalVariable &gv : module.globals()) {

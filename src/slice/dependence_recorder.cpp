@@ -7,10 +7,18 @@
 
 #include <llvm/IR/Instructions.h>
 
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
+#include <unistd.h>
+
 namespace rootline {
+
+uint64_t DynamicTrace::previousOutput(uint64_t instance) const {
+  auto it = previousOutputs.find(instance);
+  return it == previousOutputs.end() ? kNoDef : it->second;
+}
 
 uint64_t DynamicTrace::operandDef(uint64_t instance, unsigned operand) const {
   const InstanceRecord &r = records[instance];
@@ -45,18 +53,28 @@ struct ObjectEntry {
 struct DependenceRecorder::Impl {
   const ModuleIndex &index;
   const StaticAnalysis &analysis;
+  uint64_t byteCap;
+  bool capped = false;
   DynamicTrace trace;
   std::unordered_map<uint64_t, FrameState> frames;
   std::map<uint64_t, ObjectEntry> objects; // base -> object, for the location of a read
   uint64_t lastCall = kNoDef;              // the latest call into a function with a body
   uint64_t lastOutput = kNoDef;            // the latest call that wrote to stdout/stderr
   uint32_t lastDepth = 0;
-  bool lastWasDirectCall = false; // the previous instance called an instrumented function
+  uint64_t cachedFrameId = 0;
+  FrameState *cachedFrame = nullptr; // frames[cachedFrameId]
+  bool lastWasDirectCall = false;    // the previous instance called an instrumented function
   // Return instances of callbacks, with their depth, until the uninstrumented call that
   // made them completes: what it does (qsort's order) depends on what they returned.
   std::vector<std::pair<uint32_t, uint64_t>> callbackReturns;
 
-  Impl(const ModuleIndex &i, const StaticAnalysis &a) : index(i), analysis(a) {}
+  Impl(const ModuleIndex &i, const StaticAnalysis &a, uint64_t cap)
+      : index(i), analysis(a), byteCap(cap) {}
+
+  uint64_t bytes() const {
+    return trace.records.capacity() * sizeof(InstanceRecord) +
+           trace.defs.capacity() * sizeof(uint64_t) + trace.locs.capacity() * sizeof(AbsLoc);
+  }
 
   void addObject(uint64_t base, uint64_t size, AbsLoc loc) {
     auto it = objects.lower_bound(base);
@@ -83,9 +101,22 @@ struct DependenceRecorder::Impl {
     ++r.locCount;
   }
 
+  // The state of `I`'s frame. Runs of instances stay in one frame, so the last one
+  // found is kept (unordered_map entries do not move).
+  FrameState &frameOf(const Instance &I, bool &fresh) {
+    fresh = false;
+    if (I.frame == cachedFrameId && cachedFrame)
+      return *cachedFrame;
+    auto [it, made] = frames.try_emplace(I.frame);
+    fresh = made;
+    cachedFrameId = I.frame;
+    cachedFrame = &it->second;
+    return it->second;
+  }
+
   uint64_t controlParent(const Instance &I) {
-    auto [it, fresh] = frames.try_emplace(I.frame);
-    FrameState &fs = it->second;
+    bool fresh = false;
+    FrameState &fs = frameOf(I, fresh);
     if (fresh) {
       fs.calledFromOutside = I.depth > 0 && !lastWasDirectCall;
       fs.callInstance = I.depth > 0 && lastDepth + 1 == I.depth ? lastCall : kNoDef;
@@ -122,12 +153,11 @@ struct DependenceRecorder::Impl {
       });
     // A phi's value depends on which edge entered its block: on the branch that ended
     // the predecessor (`a && b` in a value context at -O0 is branches and a phi).
-    if (llvm::isa<llvm::PHINode>(I.inst)) {
-      auto it = frames.find(I.frame);
-      if (it != frames.end() && it->second.lastBranch != kNoDef) {
-        trace.defs.push_back(it->second.lastBranch);
-        ++r.writerCount;
-      }
+    bool fresh = false;
+    FrameState &fs = frameOf(I, fresh); // controlParent made it
+    if (llvm::isa<llvm::PHINode>(I.inst) && fs.lastBranch != kNoDef) {
+      trace.defs.push_back(fs.lastBranch);
+      ++r.writerCount;
     }
     r.readsUnwritten = I.memUnwritten;
     r.locBegin = static_cast<uint32_t>(trace.locs.size());
@@ -162,13 +192,12 @@ struct DependenceRecorder::Impl {
       }
     }
     if (r.isOutput) {
-      r.previousOutput = lastOutput;
+      trace.previousOutputs[I.index] = lastOutput;
       lastOutput = I.index;
     }
     if (I.crashed)
       trace.crashInstance = I.index;
 
-    FrameState &fs = frames[I.frame];
     if (r.isBranch) {
       // A branch met again (a loop header) restarts its region: close the old one.
       for (size_t k = fs.open.size(); k-- > 0;)
@@ -193,6 +222,7 @@ struct DependenceRecorder::Impl {
       if (fs.calledFromOutside)
         callbackReturns.push_back({I.depth, I.index});
       frames.erase(I.frame);
+      cachedFrame = nullptr;
     }
     if (trace.records.size() != I.index)
       trace.records.resize(I.index); // defensive: keep index == position
@@ -200,8 +230,30 @@ struct DependenceRecorder::Impl {
   }
 };
 
-DependenceRecorder::DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis)
-    : impl_(std::make_unique<Impl>(index, analysis)) {}
+uint64_t dependenceByteCap() {
+  if (const char *mb = std::getenv("ROOTLINE_DEPENDENCE_CAP_MB"); mb && *mb) {
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(mb, &end, 10);
+    if (end && *end == '\0' && v > 0)
+      return static_cast<uint64_t>(v) << 20;
+  }
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return uint64_t{4} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 4;
+}
+
+DependenceRecorder::DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis,
+                                       uint64_t byteCap)
+    : impl_(std::make_unique<Impl>(index, analysis, byteCap)) {}
+bool DependenceRecorder::mustStop() const {
+  if (!impl_->capped && impl_->bytes() > impl_->byteCap)
+    impl_->capped = true;
+  return impl_->capped;
+}
+bool DependenceRecorder::reachedCap() const { return impl_->capped; }
+uint64_t DependenceRecorder::byteCap() const { return impl_->byteCap; }
+uint64_t DependenceRecorder::bytes() const { return impl_->bytes(); }
 DependenceRecorder::~DependenceRecorder() = default;
 void DependenceRecorder::onInstance(const Instance &I) { impl_->onInstance(I); }
 void DependenceRecorder::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {

@@ -29,8 +29,8 @@ class BackwardPass {
 public:
   BackwardPass(const DynamicTrace &t, const ModuleIndex &i, const StaticAnalysis &a, bool potential,
                const Deadline &deadline)
-      : trace_(t), index_(i), analysis_(a),
-        potential_(potential), slice_{std::vector<bool>(t.records.size())}, check_(deadline) {}
+      : trace_(t), index_(i), analysis_(a), potential_(potential),
+        slice_{std::vector<bool>(t.records.size())}, check_(deadline) {}
 
   Slice run(const std::vector<CriterionSeed> &seeds, uint64_t from) {
     for (const auto &s : seeds) {
@@ -73,14 +73,15 @@ private:
     forever_.insert(kOutputLoc);
   }
 
-  void pend(const InstanceRecord &r) {
+  void pend(uint64_t i, const InstanceRecord &r) {
     // An output extends the stream: the stream as the earlier outputs left it is a
     // pending location, for potential dependences only (earlier outputs do not join).
     if (r.isOutput) {
-      if (r.previousOutput == kNoDef)
+      uint64_t previous = trace_.previousOutput(i);
+      if (previous == kNoDef)
         forever_.insert(kOutputLoc);
       else {
-        byWriter_[r.previousOutput].push_back(kOutputLoc);
+        byWriter_[previous].push_back(kOutputLoc);
         ++pending_[kOutputLoc];
       }
     }
@@ -123,7 +124,7 @@ private:
     if (slice_.member[i]) {
       for (uint32_t k = 0; k < r.operandCount + r.writerCount; ++k)
         mark(trace_.defs[r.defBegin + k]);
-      pend(r);
+      pend(i, r);
       mark(r.parent);
     } else if (auto it = partialSeeds_.find(i); it != partialSeeds_.end()) {
       slice_.member[i] = true;
@@ -132,7 +133,7 @@ private:
       if (it->second->memory) {
         for (uint32_t w = 0; w < r.writerCount; ++w)
           mark(trace_.defs[r.defBegin + r.operandCount + w]);
-        pend(r);
+        pend(i, r);
       }
       mark(r.parent);
     }

@@ -107,7 +107,8 @@ void Replayer::report(const Instance &I) {
     observer_->onInstance(I);
   if (limits_.progress && result_.instances % limits_.progressPeriod == 0)
     limits_.progress(result_.instances);
-  if (check_.tick() || (check_.due() && observer_ && !observer_->wantsMore()))
+  if (check_.tick() ||
+      (check_.due() && observer_ && (!observer_->wantsMore() || observer_->mustStop())))
     if (!I.crashed)
       throw RunEnd{RunOutcome::Stopped};
 }

@@ -23,7 +23,7 @@ Frame &Replayer::pushFrame(const llvm::Function *fn) {
 // Arguments of a function that may be called from uninstrumented code are logged
 // after its ENTER; main's argv strings follow as ARGV events.
 void Replayer::consumeEntryEvents(const llvm::Function *fn, llvm::SmallVectorImpl<Val> *args) {
-  bool logsArgs = logsArguments(*fn);
+  bool logsArgs = factsOf(fn).logsArguments;
   if (logsArgs)
     for (size_t i = 0; i < fn->arg_size(); ++i) {
       Event ev = expect(Ev::ARG, &*fn->getEntryBlock().begin());
@@ -51,6 +51,7 @@ FunctionFacts &Replayer::factsOf(const llvm::Function *fn) {
     for (unsigned i = 0; i < anchored.size(); ++i)
       it->second.position[anchored[i]] = i;
     it->second.silent = silentBranches(*fn, anchored);
+    it->second.logsArguments = logsArguments(*fn);
   }
   return it->second;
 }
@@ -146,7 +147,7 @@ void Replayer::stepAlloca(Frame &f, const llvm::AllocaInst *al) {
     ++f.pc;
     return;
   }
-  bool local = isReplayModelledLocal(al);
+  bool local = index_.modelledLocal(al);
   Event ev = expect(local ? Ev::ALLOCA_LOCAL : Ev::ALLOCA, al);
   I.addr = ev.a;
   I.size = ev.b;

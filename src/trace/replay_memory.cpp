@@ -76,7 +76,7 @@ void Replayer::stepLoad(Frame &f, const llvm::LoadInst *ld) {
   I.addr = addr;
   I.size = dl_.getTypeStoreSize(ld->getType());
   if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(ld->getPointerOperand());
-      al && isReplayModelledLocal(al)) {
+      al && index_.modelledLocal(al)) {
     const LocalSlot &content = f.locals[al];
     I.result = ops::truncTo(content.v, static_cast<unsigned>(std::min<uint64_t>(128, I.size * 8)));
     if (content.def != kNoDef)
@@ -108,7 +108,7 @@ void Replayer::stepStore(Frame &f, const llvm::StoreInst *st) {
   I.addr = addr;
   I.size = dl_.getTypeStoreSize(st->getValueOperand()->getType());
   if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(st->getPointerOperand());
-      al && isReplayModelledLocal(al)) {
+      al && index_.modelledLocal(al)) {
     LocalSlot &slot = f.locals[al];
     slot.v = value;
     slot.def = I.index;

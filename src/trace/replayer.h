@@ -45,11 +45,13 @@ struct LocalSlot {
 
 // What replay knows of a function's trace shape, computed once: where its anchored
 // locals (anchoredLocals) lie from the first one, once its LAYOUT event has been read,
-// and which of its branches log nothing (silentBranches).
+// which of its branches log nothing (silentBranches), and whether its entry logs its
+// arguments (logsArguments walks every use of the function: not once per call).
 struct FunctionFacts {
   llvm::DenseMap<const llvm::AllocaInst *, unsigned> position;
   std::vector<int64_t> offsets; // empty until LAYOUT
   llvm::DenseSet<const llvm::BranchInst *> silent;
+  bool logsArguments = false;
   bool anchored() const { return !position.empty(); }
 };
 

@@ -4,6 +4,7 @@
 #include "rootline/debug.h"
 #include "rootline/error.h"
 #include "rootline/explore.h"
+#include "rootline/slice.h"
 #include "rootline/validate.h"
 #include "test_support.h"
 
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 
 using namespace rootline;
 using namespace rootline::test;
@@ -311,4 +313,64 @@ TEST_CASE("explore within a budget stops, says what it cut, and keeps what it fo
   CHECK(res.notes[0].find("stopped at the time budget") != std::string::npos);
   CHECK(summaryJson(res)["notes"].size() == 1);
   CHECK(summaryMarkdown(res, "main.c").find(res.notes[0]) != std::string::npos);
+}
+
+TEST_CASE("replay stops at its dependence records' memory cap with what it recorded, and "
+          "debug says so instead of running out of memory",
+          "[debug][budget][memory]") {
+  RegressionFixture r = regressionFixture("stress_long_run"); // ~8.7 M instances
+  TracedProgram p = buildTraced(r.program.recipeIn(r.dir / "new"));
+  LoadedModule module = loadModule(p.module.bitcode);
+  ModuleIndex index(*module.module);
+  StaticAnalysis analysis(*module.module, index);
+  TempDir t;
+  TestCase test;
+  test.stdinFile = *r.program.stdinFile;
+  TracedRun run = runTraced(p, test, t.path / "run.trace");
+  constexpr uint64_t kCap = uint64_t{4} << 20;
+  DependenceRecorder capped(index, analysis, kCap);
+  ReplayResult stopped;
+  {
+    TraceReader reader(run.trace, p.module.key);
+    stopped = replayTrace(*module.module, index, reader, &capped);
+  }
+  CHECK(stopped.outcome == RunOutcome::Stopped);
+  CHECK(capped.reachedCap());
+  // Checked every 16 Ki instances: past the cap by at most one growth of the arrays.
+  CHECK(capped.bytes() > kCap);
+  CHECK(capped.bytes() <= 3 * kCap);
+  DynamicTrace prefix = capped.take();
+  CHECK(prefix.records.size() == stopped.instances);
+  CHECK(stopped.instances > 10000);
+  // Without the cap the same trace replays to its end, and its first records are the
+  // capped run's records.
+  DependenceRecorder whole(index, analysis, uint64_t{1} << 40);
+  ReplayResult done;
+  {
+    TraceReader reader(run.trace, p.module.key);
+    done = replayTrace(*module.module, index, reader, &whole);
+  }
+  CHECK(done.outcome == RunOutcome::Exit);
+  CHECK_FALSE(whole.reachedCap());
+  DynamicTrace all = whole.take();
+  REQUIRE(all.records.size() > prefix.records.size());
+  for (size_t i = 0; i < prefix.records.size(); i += 997) {
+    CHECK(all.records[i].id == prefix.records[i].id);
+    CHECK(all.records[i].parent == prefix.records[i].parent);
+  }
+
+  // debug with the cap from the environment: the trace stage is cut and says why, and the
+  // report still comes out.
+  struct CapFromEnv {
+    CapFromEnv() { ::setenv("ROOTLINE_DEPENDENCE_CAP_MB", "4", 1); }
+    ~CapFromEnv() { ::unsetenv("ROOTLINE_DEPENDENCE_CAP_MB"); }
+  } env;
+  CHECK(dependenceByteCap() == kCap);
+  DebugReport rep = debugRegression(requestFor(r, 60));
+  const StageRecord *trace = stage(rep, "trace");
+  REQUIRE(trace != nullptr);
+  CHECK_FALSE(trace->complete);
+  INFO(trace->note);
+  CHECK(trace->note.find("memory cap of 4 MiB") != std::string::npos);
+  CHECK(trace->note.find("ROOTLINE_DEPENDENCE_CAP_MB") != std::string::npos);
 }
