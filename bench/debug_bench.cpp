@@ -237,6 +237,8 @@ void realProject(const fs::path &fixtures) {
               fix["file"].get<std::string>().c_str(), fix["line_bad"].get<unsigned>(),
               rank ? std::to_string(rank).c_str() : "-", r.candidates.size(), r.totalSeconds,
               req.budgetSeconds, r.solverCalls);
+  for (const auto &s : r.stages)
+    std::printf("  %-14s %7.2f s%s\n", s.name.c_str(), s.seconds, s.complete ? "" : " (cut)");
   fs::remove_all(work);
 }
 
