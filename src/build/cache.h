@@ -1,6 +1,7 @@
 // Layout of the build cache: <cacheRoot>/build/{tu,module,exe}/<key>...
 #pragma once
 
+#include "rootline/build.h"
 #include "rootline/fs.h"
 
 #include <functional>
@@ -32,5 +33,9 @@ private:
 // The entry at `path`, built by `build` (which writes it atomically) unless it exists;
 // true when it came from the cache.
 bool buildOnce(const fs::path &path, const std::function<void()> &build);
+
+// A translation unit's key in the cache: its preprocessed text (headers included),
+// flags and compiler; found again by the include stamps without preprocessing.
+std::string translationUnitKey(const TranslationUnit &unit);
 
 } // namespace rootline::buildcache

@@ -217,4 +217,8 @@ BuiltModule linkBitcodeModule(const std::vector<fs::path> &units) {
   return cachedModule(units, names, moduleHash.hex());
 }
 
+namespace buildcache {
+std::string translationUnitKey(const TranslationUnit &unit) { return unitKey(unit); }
+} // namespace buildcache
+
 } // namespace rootline

@@ -2,6 +2,7 @@
 // (include/rootline/differential_test.h).
 #include "rootline/differential_test.h"
 
+#include "build/cache.h"
 #include "build/language_flags.h"
 #include "support/debug_types.h"
 
@@ -766,31 +767,54 @@ fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit
                                const std::vector<std::string> &linkFlags, const fs::path &dir,
                                double timeoutSeconds) {
   fs::create_directories(dir);
-  fs::path src = dir / "test.c", exe = dir / "test";
-  writeFileAtomic(src, source);
-  ProcessSpec spec;
-  spec.argv = {clangPath(), "-O0", "-g", "-w"};
-  for (const auto &f : unit.flags)
-    spec.argv.push_back(f);
-  spec.argv.push_back("-DRL_UNIT_SOURCE=\"" + unit.path.string() + "\"");
-  spec.argv.push_back(src.string());
-  spec.argv.push_back(restObject.string());
-  spec.argv.push_back("-Wl,--wrap=free");
-  spec.argv.push_back("-o");
-  spec.argv.push_back(exe.string());
-  for (const auto &f : linkFlags)
-    spec.argv.push_back(f);
-  for (const auto &l : libs)
-    spec.argv.push_back("-l" + l);
-  spec.argv.push_back("-lcmocka");
-  spec.argv.push_back("-lm");
-  spec.workDir = unit.workDir.string();
-  spec.timeoutSeconds = timeoutSeconds;
-  ProcessResult r = runProcess(spec);
-  if (!r.exitedWith(0)) {
-    std::string first = r.timedOut ? "the budget ended" : r.err.substr(0, r.err.find('\n'));
-    throw Error("the differential unit test does not build: " + first, ExitBadInput, r.err);
+  writeFileAtomic(dir / "test.c", source);
+  // Built from a copy in the cache named by its content, and cached by the unit's
+  // preprocessed text, the rest's object (named by its content) and the link: the
+  // changed function's whole unit is compiled again only when something changed.
+  Hasher sourceKey;
+  sourceKey.add("rootline-differential-test-source-v1").add(source);
+  fs::path src = cacheRoot() / "differential-test" / sourceKey.hex() / "test.c";
+  if (!fs::exists(src)) {
+    fs::create_directories(src.parent_path());
+    writeFileAtomic(src, source);
   }
+  TranslationUnit tu;
+  tu.source = src;
+  tu.flags = unit.flags;
+  tu.flags.push_back("-DRL_UNIT_SOURCE=\"" + unit.path.string() + "\"");
+  tu.workDir = unit.workDir;
+  std::vector<std::string> link = {restObject.string(), "-Wl,--wrap=free"};
+  link.insert(link.end(), linkFlags.begin(), linkFlags.end());
+  for (const auto &l : libs)
+    link.push_back("-l" + l);
+  link.insert(link.end(), {"-lcmocka", "-lm"});
+  Hasher key;
+  key.add("rootline-differential-test-v1").add(buildcache::translationUnitKey(tu));
+  for (const auto &a : link)
+    key.add(a);
+  fs::path exe = buildcache::executable(key.hex());
+  buildcache::buildOnce(exe, [&] {
+    buildcache::prepare(exe);
+    fs::path tmp = exe;
+    tmp += uniqueTempSuffix();
+    ProcessSpec spec;
+    spec.argv = {clangPath(), "-O0", "-g", "-w"};
+    spec.argv.insert(spec.argv.end(), tu.flags.begin(), tu.flags.end());
+    spec.argv.push_back(src.string());
+    spec.argv.insert(spec.argv.end(), link.begin(), link.begin() + 2); // rest, --wrap
+    spec.argv.insert(spec.argv.end(), {"-o", tmp.string()});
+    spec.argv.insert(spec.argv.end(), link.begin() + 2, link.end());
+    spec.workDir = unit.workDir.string();
+    spec.timeoutSeconds = timeoutSeconds;
+    ProcessResult r = runProcess(spec);
+    if (!r.exitedWith(0)) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      std::string first = r.timedOut ? "the budget ended" : r.err.substr(0, r.err.find('\n'));
+      throw Error("the differential unit test does not build: " + first, ExitBadInput, r.err);
+    }
+    fs::rename(tmp, exe);
+  });
   return exe;
 }
 

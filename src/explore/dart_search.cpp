@@ -14,6 +14,7 @@
 #include <csignal>
 #include <deque>
 #include <map>
+#include <optional>
 
 namespace rootline {
 
@@ -286,9 +287,11 @@ private:
       // A float query first with the parent's float inputs fixed but one: the guards
       // it adds live inside this push.
       std::optional<z3::model> model;
-      if (floats_)
+      if (floats_) {
         model = ClosestInput(s_, seed_, run_.inputs)
                     .nearSeedFloats(z3::expr_vector(e_.ctx_), extra, e_.deadline_);
+        timeoutMs_.reset(); // it set its own
+      }
       if (model) {
         e_.result_.stats.solverSeconds += elapsed(t0);
         s_.pop();
@@ -297,7 +300,12 @@ private:
       unsigned timeoutMs = e_.options_.solverTimeoutMs;
       if (floats_ && mentionsFloatInput(extra, run_.inputs))
         timeoutMs = std::min(timeoutMs, kFloatQueryMs);
-      s_.set("timeout", e_.deadline_.clampMs(timeoutMs));
+      // Set only when it changes: Z3 re-reads every parameter of the solver on each set,
+      // which on a long prefix costs more than a quick check.
+      if (unsigned ms = e_.deadline_.clampMs(timeoutMs); timeoutMs_ != ms) {
+        s_.set("timeout", ms);
+        timeoutMs_ = ms;
+      }
       z3::check_result r = s_.check();
       e_.result_.stats.solverSeconds += elapsed(t0);
       if (r == z3::sat)
@@ -322,6 +330,7 @@ private:
     bool floats_; // the run read float inputs: only then are queries tried near the seed
     size_t added_ = 0;
     uint64_t bytes_ = 0;
+    std::optional<unsigned> timeoutMs_; // the timeout last set on s_
   };
 
   bool outOfTime() const { return deadline_.expired(); }

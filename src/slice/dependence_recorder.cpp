@@ -58,8 +58,9 @@ struct DependenceRecorder::Impl {
   DynamicTrace trace;
   std::unordered_map<uint64_t, FrameState> frames;
   std::map<uint64_t, ObjectEntry> objects; // base -> object, for the location of a read
-  uint64_t lastCall = kNoDef;              // the latest call into a function with a body
-  uint64_t lastOutput = kNoDef;            // the latest call that wrote to stdout/stderr
+  std::map<uint64_t, ObjectEntry>::const_iterator lastObject = objects.end(); // locationAt's
+  uint64_t lastCall = kNoDef;   // the latest call into a function with a body
+  uint64_t lastOutput = kNoDef; // the latest call that wrote to stdout/stderr
   uint32_t lastDepth = 0;
   uint64_t cachedFrameId = 0;
   FrameState *cachedFrame = nullptr; // frames[cachedFrameId]
@@ -77,18 +78,34 @@ struct DependenceRecorder::Impl {
   }
 
   void addObject(uint64_t base, uint64_t size, AbsLoc loc) {
+    lastObject = objects.end();
     auto it = objects.lower_bound(base);
     while (it != objects.end() && it->first < base + std::max<uint64_t>(size, 1))
       it = objects.erase(it);
     objects[base] = {size, loc};
   }
 
-  AbsLoc locationAt(uint64_t addr) const {
+  static bool holds(std::map<uint64_t, ObjectEntry>::const_iterator it, uint64_t addr) {
+    return addr >= it->first && addr < it->first + std::max<uint64_t>(it->second.size, 1);
+  }
+
+  // Loads in a row mostly read the same object (a loop over an array): the last object
+  // found is tried before the map. It answers only if it is still the object with the
+  // greatest base at or below `addr` (an object placed inside it would be that one).
+  AbsLoc locationAt(uint64_t addr) {
+    if (lastObject != objects.end() && holds(lastObject, addr)) {
+      auto next = std::next(lastObject);
+      if (next == objects.end() || next->first > addr)
+        return lastObject->second.loc;
+    }
     auto it = objects.upper_bound(addr);
     if (it == objects.begin())
       return kUnknownLoc;
     --it;
-    return addr < it->first + std::max<uint64_t>(it->second.size, 1) ? it->second.loc : kUnknownLoc;
+    if (!holds(it, addr))
+      return kUnknownLoc;
+    lastObject = it;
+    return it->second.loc;
   }
 
   void addLoc(InstanceRecord &r, AbsLoc l) {

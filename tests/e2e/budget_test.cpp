@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <z3.h>
 
 #include <algorithm>
@@ -366,6 +367,11 @@ TEST_CASE("replay stops at its dependence records' memory cap with what it recor
     ~CapFromEnv() { ::unsetenv("ROOTLINE_DEPENDENCE_CAP_MB"); }
   } env;
   CHECK(dependenceByteCap() == kCap);
+  ::setenv("ROOTLINE_DEPENDENCE_CAP_MB", "lots", 1); // not a number: the default
+  uint64_t fallback = dependenceByteCap();
+  CHECK(fallback == static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 4);
+  ::setenv("ROOTLINE_DEPENDENCE_CAP_MB", "4", 1);
   DebugReport rep = debugRegression(requestFor(r, 60));
   const StageRecord *trace = stage(rep, "trace");
   REQUIRE(trace != nullptr);

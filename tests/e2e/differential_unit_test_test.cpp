@@ -11,6 +11,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -138,6 +141,54 @@ TEST_CASE("a differential unit test of a function taking structs by pointer is c
   INFO(onNew.out << onNew.err);
   CHECK_FALSE(onNew.exitedWith(0));
   CHECK(onNew.out.find("FAILED") != std::string::npos);
+}
+
+TEST_CASE("a warm cache builds no differential unit test again, and the test says the same",
+          "[debug][unittest][cache]") {
+  TempDir t;
+  writeText(t.path / "in.txt", "push 10\npush 4\n-\npush 2\n*\n");
+  writeText(t.path / "old" / "main.c", kCalcOld);
+  writeText(t.path / "new" / "main.c", calcNew());
+  // A cache of this test's own, so no other test's builds are counted.
+  struct OwnCache {
+    std::string was;
+    explicit OwnCache(const fs::path &dir) {
+      if (const char *c = std::getenv("ROOTLINE_CACHE_DIR"))
+        was = c;
+      ::setenv("ROOTLINE_CACHE_DIR", dir.c_str(), 1);
+    }
+    ~OwnCache() { ::setenv("ROOTLINE_CACHE_DIR", was.c_str(), 1); }
+  } cache(t.path / "cache");
+  auto debugOnce = [&] {
+    ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
+                                   "--new", (t.path / "new" / "main.c").string(), "--stdin",
+                                   (t.path / "in.txt").string()});
+    INFO(r.err);
+    REQUIRE(r.exitedWith(0));
+    return nlohmann::json::parse(r.out)["unit_test"];
+  };
+  auto executables = [&] {
+    std::set<std::string> names;
+    for (const auto &e : fs::recursive_directory_iterator(t.path / "cache" / "build" / "exe"))
+      if (e.is_regular_file() && e.path().filename() == "program")
+        names.insert(e.path().string() + "@" +
+                     std::to_string(e.last_write_time().time_since_epoch().count()));
+    return names;
+  };
+  nlohmann::json first = debugOnce();
+  REQUIRE(first.is_object());
+  REQUIRE(first["fails_new"] == true);
+  // The recorder and the test, each against both versions, are in the cache.
+  size_t sources = 0;
+  for (const auto &e : fs::directory_iterator(t.path / "cache" / "differential-test"))
+    sources += fs::exists(e.path() / "test.c");
+  CHECK(sources == 2);
+  std::set<std::string> before = executables();
+  nlohmann::json second = debugOnce();
+  CHECK(executables() == before); // nothing built, nothing rewritten
+  CHECK(second["summary"] == first["summary"]);
+  CHECK(second["passes_old"] == true);
+  CHECK(second["fails_new"] == true);
 }
 
 TEST_CASE("no differential unit test for a changed function that takes a struct by value: the "
