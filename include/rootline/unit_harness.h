@@ -37,7 +37,7 @@ struct UnitHarness {
   fs::path driver;         // the generated driver (driver.c)
   std::string driverText;
   ProgramInput seed;              // enough numbers for every shape within the bounds
-  std::vector<UnitInput> inputs;  // arguments, then globals
+  std::vector<UnitInput> inputs;  // globals, then arguments
   std::vector<std::string> notes; // what is not symbolic, and why
   // The function and the program's functions it may call (directly, transitively): what
   // coverage is reported for.

@@ -81,8 +81,9 @@ void DriverWriter::writeStructHelper(Sections &s, const llvm::DIType *t) {
           << "_object);\n";
 }
 
-// An array's elements may be arrays of another type, added to arrays_ while this runs
-// (a std::map: its iterators stay valid).
+// Written after the struct helpers, which may need arrays. An array's elements are
+// scalars (Kind::ScalarArray: a pointer to an integer, floating or boolean type), read
+// as numbers: writing an array helper needs no struct or array helper of its own.
 void DriverWriter::writeArrayHelpers(Sections &s) {
   for (const auto &[spelled, entry] : arrays_)
     writeArrayHelper(s, spelled, entry.first, entry.second);

@@ -127,6 +127,8 @@ void DriverWriter::declareParams(Sections &s, const NamedTypes &params,
 // payload it tags (`measure(void *payload, int kind)`).
 void DriverWriter::buildParams(Sections &s, const NamedTypes &params,
                                std::vector<UnitInput> &inputs) {
+  // declareParams appended the parameters' entries after the globals'.
+  size_t first = inputs.size() - params.size();
   std::vector<bool> built(params.size(), false);
   for (size_t i = 0; i < params.size(); ++i) {
     if (built[i])
@@ -146,10 +148,10 @@ void DriverWriter::buildParams(Sections &s, const NamedTypes &params,
       if (!built[*tag])
         fill(s.build, tagLv, params[*tag].second, "0", "  ", params[*tag].first);
       built[*tag] = true;
-      inputs[i].how = "void * built as the type the code uses it as for the value of " +
-                      params[*tag].first + " (or NULL)";
+      inputs[first + i].how = "void * built as the type the code uses it as for the value of " +
+                              params[*tag].first + " (or NULL)";
     } else {
-      inputs[i].how = "void * built as the one type the code uses it as (or NULL)";
+      inputs[first + i].how = "void * built as the one type the code uses it as (or NULL)";
     }
     fillPayload(s.build, arg, tagLv, tag ? params[*tag].second : nullptr, *payload, "0", "  ", name,
                 0);

@@ -8,6 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 using namespace rootline;
 using namespace rootline::test;
 using nlohmann::json;
@@ -338,4 +343,64 @@ TEST_CASE("unit mode: a void * parameter tagged by a later parameter is built af
                  in["how"].get<std::string>().find("for the value of kind") != std::string::npos;
   CHECK(described);
   checkTestsPass(e, "test_measure");
+}
+
+TEST_CASE("unit mode: in a file with globals, a void * parameter's note is on its own input",
+          "[explore][unit][payload]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "event_payload.c", "on_event");
+  INFO(e.process.out << e.process.err);
+  REQUIRE(e.process.exitedWith(0));
+  // The globals come first, then the parameters; each says how it is built.
+  std::map<std::string, std::string> how;
+  std::vector<std::string> names;
+  for (const auto &in : e.cases["inputs"]) {
+    names.push_back(in["name"]);
+    how[in["name"]] = in["how"];
+  }
+  INFO(e.cases["inputs"].dump(2));
+  CHECK(names == std::vector<std::string>{"events", "last_kind", "ctx", "kind"});
+  CHECK(how["events"] == "symbolic integer (global)");
+  CHECK(how["last_kind"] == "symbolic integer (global)");
+  CHECK(how["ctx"] ==
+        "void * built as the type the code uses it as for the value of kind (or NULL)");
+  CHECK(how["kind"] == "symbolic integer");
+  // The payload is built per tag value: a counter, a string, and the other kinds.
+  std::set<std::string> targets = targetsOf(e.cases);
+  CHECK(targets.count("ctx = struct counter *"));
+  CHECK(targets.count("ctx = const char *"));
+  for (const char *r : {"return = -1\n", "return = 1\n", "return = 2\n", "return = 3\n",
+                        "return = 4\n", "return = 0\n"}) {
+    INFO(r);
+    CHECK(anyStdout(e.cases, r));
+  }
+  checkAllBranches(e.summary, "on_event");
+  checkTestsPass(e, "test_on_event");
+}
+
+TEST_CASE("unit mode: a struct and an array met only through a fixed array of structs inside "
+          "another struct get their helpers",
+          "[explore][unit]") {
+  TempDir t;
+  Explored e = exploreFunction(t, "slot_table.c", "busiest");
+  INFO(e.process.out << e.process.err);
+  REQUIRE(e.process.exitedWith(0));
+  // The table's helper meets `struct owner` through its slots (writeStructHelpers takes
+  // it up), and the owner's helper meets the `int` array (written after the struct
+  // helpers; an array's elements are scalars and need no helper): each is in the driver.
+  std::string driver = readFile(e.out / "unit" / "driver.c");
+  for (const char *helper : {"static struct table *rl_pointer_table(int depth) {",
+                             "static struct owner *rl_pointer_owner(int depth) {",
+                             "static void *rl_array_int(int depth) {"}) {
+    INFO(helper);
+    CHECK(driver.find(helper) != std::string::npos);
+  }
+  CHECK(anyStdout(e.cases, "table_object[0].slots[0].owner = &owner_object[0]"));
+  // NULL, no slot with an owner, an owner at a low level, one at a high level with scores.
+  for (const char *r : {"return = -1\n", "return = -2\n", "return = 0\n", "return = 1\n"}) {
+    INFO(r);
+    CHECK(anyStdout(e.cases, r));
+  }
+  checkAllBranches(e.summary, "busiest");
+  checkTestsPass(e, "test_busiest");
 }
