@@ -104,12 +104,9 @@ int main(int argc, char **argv) {
     TraceReader again(dir / "run.trace", p.module.key);
     auto depStart = std::chrono::steady_clock::now();
     replayTrace(*m.module, index, again, &both);
-    DynamicTrace dyn = deps.take();
+    double depBytes = static_cast<double>(deps.bytes());
     double depSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - depStart).count();
-    double depBytes = static_cast<double>(dyn.records.capacity() * sizeof(InstanceRecord) +
-                                          dyn.defs.capacity() * sizeof(uint64_t) +
-                                          dyn.locs.capacity() * sizeof(AbsLoc));
     double overhead = median(tt) / median(nt);
     double n = static_cast<double>(r.instances);
     std::printf("%-14s %12llu %10.4f %10.4f %8.1fx %11.2f %13.3g %13.3g %10.1f  (trace + replay "

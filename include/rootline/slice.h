@@ -76,6 +76,8 @@ public:
   bool reachedCap() const;
   uint64_t byteCap() const;
   uint64_t bytes() const; // what the records hold now, allocated capacity included
+  // "its dependence records reached their memory cap of M MiB (ROOTLINE_DEPENDENCE_CAP_MB)"
+  std::string capText() const;
   DynamicTrace take();
 
 private:

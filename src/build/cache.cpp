@@ -1,5 +1,7 @@
 #include "build/cache.h"
 
+#include "rootline/hash.h"
+
 #include <chrono>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,6 +15,18 @@ static fs::path root() { return cacheRoot() / "build"; }
 fs::path unitBitcode(const std::string &key) { return root() / "tu" / (key + ".bc"); }
 fs::path moduleBitcode(const std::string &key) { return root() / "module" / (key + ".bc"); }
 fs::path executable(const std::string &key) { return root() / "exe" / key / "program"; }
+
+fs::path sourceByContent(const std::string &area, const std::string &salt,
+                         const std::string &fileName, const std::string &text) {
+  Hasher key;
+  key.add(salt).add(text);
+  fs::path path = cacheRoot() / area / key.hex() / fileName;
+  if (!fs::exists(path)) {
+    fs::create_directories(path.parent_path());
+    writeFileAtomic(path, text);
+  }
+  return path;
+}
 
 void prepare(const fs::path &path) { fs::create_directories(path.parent_path()); }
 

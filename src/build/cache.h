@@ -34,6 +34,12 @@ private:
 // true when it came from the cache.
 bool buildOnce(const fs::path &path, const std::function<void()> &build);
 
+// `text` written once as `fileName` in <cacheRoot>/`area`/<hash of salt and text>/: a
+// generated source at a path that stays the same while its text does, so the
+// compile cache (whose key holds the source's path) finds it again on a warm run.
+fs::path sourceByContent(const std::string &area, const std::string &salt,
+                         const std::string &fileName, const std::string &text);
+
 // A translation unit's key in the cache: its preprocessed text (headers included),
 // flags and compiler; found again by the include stamps without preprocessing.
 std::string translationUnitKey(const TranslationUnit &unit);

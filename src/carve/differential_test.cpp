@@ -771,13 +771,8 @@ fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit
   // Built from a copy in the cache named by its content, and cached by the unit's
   // preprocessed text, the rest's object (named by its content) and the link: the
   // changed function's whole unit is compiled again only when something changed.
-  Hasher sourceKey;
-  sourceKey.add("rootline-differential-test-source-v1").add(source);
-  fs::path src = cacheRoot() / "differential-test" / sourceKey.hex() / "test.c";
-  if (!fs::exists(src)) {
-    fs::create_directories(src.parent_path());
-    writeFileAtomic(src, source);
-  }
+  fs::path src = buildcache::sourceByContent(
+      "differential-test", "rootline-differential-test-source-v1", "test.c", source);
   TranslationUnit tu;
   tu.source = src;
   tu.flags = unit.flags;
@@ -801,9 +796,8 @@ fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit
     spec.argv = {clangPath(), "-O0", "-g", "-w"};
     spec.argv.insert(spec.argv.end(), tu.flags.begin(), tu.flags.end());
     spec.argv.push_back(src.string());
-    spec.argv.insert(spec.argv.end(), link.begin(), link.begin() + 2); // rest, --wrap
+    spec.argv.insert(spec.argv.end(), link.begin(), link.end());
     spec.argv.insert(spec.argv.end(), {"-o", tmp.string()});
-    spec.argv.insert(spec.argv.end(), link.begin() + 2, link.end());
     spec.workDir = unit.workDir.string();
     spec.timeoutSeconds = timeoutSeconds;
     ProcessResult r = runProcess(spec);

@@ -102,13 +102,12 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     replayed = replayTrace(*loaded.module, index, reader, &deps, concreteLimits);
   }
   if (replayed.outcome == RunOutcome::Stopped)
-    notes.push_back(std::string("replay stopped ") +
-                    (deps.reachedCap() ? "at the memory cap of its dependence records (" +
-                                             std::to_string(deps.byteCap() >> 20) +
-                                             " MiB, ROOTLINE_DEPENDENCE_CAP_MB)"
-                                       : "at the budget") +
-                    " after " + std::to_string(replayed.instances) +
-                    " instances; the slice covers that prefix of the run");
+    notes.push_back((deps.reachedCap()
+                         ? "replay stopped after " + std::to_string(replayed.instances) +
+                               " instances: " + deps.capText()
+                         : "replay stopped at the budget after " +
+                               std::to_string(replayed.instances) + " instances") +
+                    "; the slice covers that prefix of the run");
   DynamicTrace dyn = deps.take();
 
   std::vector<CriterionSeed> seeds;

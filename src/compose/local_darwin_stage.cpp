@@ -6,6 +6,7 @@
 // against each version's function and the rest of that version's program, is debugged
 // like any program. Its composition is over named values ("op->arg"), and every
 // alternative it finds is run on both versions' functions before the report uses it.
+#include "build/cache.h"
 #include "compose/debug_stages.h"
 
 #include "rootline/build.h"
@@ -211,13 +212,8 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
       carved += valueText(v, v.value) + "\n";
     }
   // The harness lives in the cache under its content: a warm run builds nothing.
-  Hasher key;
-  key.add("rootline-local-harness-v1").add(lc.source);
-  fs::path source = cacheRoot() / "local-harness" / key.hex() / "harness.c";
-  if (!fs::exists(source)) {
-    fs::create_directories(source.parent_path());
-    writeFileAtomic(source, lc.source);
-  }
+  fs::path source = buildcache::sourceByContent("local-harness", "rootline-local-harness-v1",
+                                                "harness.c", lc.source);
 
   DebugRequest local;
   try {

@@ -14,11 +14,6 @@ namespace {
 
 std::string count(uint64_t n) { return std::to_string(n); }
 
-std::string capReason(const DependenceRecorder &deps) {
-  return ": its dependence records reached their memory cap of " +
-         std::to_string(deps.byteCap() >> 20) + " MiB (ROOTLINE_DEPENDENCE_CAP_MB)";
-}
-
 ReplayLimits limitsFor(const Version &v, const Deadline &deadline, Stages &stages,
                        const std::string &what) {
   ReplayLimits limits;
@@ -76,7 +71,7 @@ bool traceConcrete(Version &v, const ProgramInput &input, const fs::path &work,
   if (v.trace.replay.outcome == RunOutcome::Stopped) {
     stages.cut("replay of the " + v.name + " version stopped after " +
                count(v.trace.replay.instances) + " instances" +
-               (deps.reachedCap() ? capReason(deps) : std::string()) +
+               (deps.reachedCap() ? ": " + deps.capText() : std::string()) +
                "; later dependences are missing");
     return false;
   }

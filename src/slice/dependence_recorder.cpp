@@ -271,6 +271,10 @@ bool DependenceRecorder::mustStop() const {
 bool DependenceRecorder::reachedCap() const { return impl_->capped; }
 uint64_t DependenceRecorder::byteCap() const { return impl_->byteCap; }
 uint64_t DependenceRecorder::bytes() const { return impl_->bytes(); }
+std::string DependenceRecorder::capText() const {
+  return "its dependence records reached their memory cap of " +
+         std::to_string(impl_->byteCap >> 20) + " MiB (ROOTLINE_DEPENDENCE_CAP_MB)";
+}
 DependenceRecorder::~DependenceRecorder() = default;
 void DependenceRecorder::onInstance(const Instance &I) { impl_->onInstance(I); }
 void DependenceRecorder::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
