@@ -54,8 +54,20 @@ struct LineEffect {
   uint64_t instance = 0;                   // its instance in the run
 };
 
+// A value a line execution read from memory (a load), for judging whether two aligned
+// executions started from the same values.
+struct LineInput {
+  Val value;
+  bool pointer = false;                    // an address: says nothing by its value
+  const llvm::Instruction *load = nullptr; // names the variable (valueName)
+};
+
 struct LineExecution {
   uint64_t index = 0; // the execution index (a digest of context, line and occurrence)
+  // The same, with each activation named by its callee and how many calls to that
+  // callee its caller made before, not by the calling line: what pairs executions under
+  // a call whose line the change rewrote or moved to another file (alignExecutions).
+  uint64_t calleeIndex = 0;
   AlignedLine line = 0;
   uint32_t occurrence = 0; // 1 for the line's first run in its loop's iteration (or activation)
   uint32_t iteration = 0;  // the iteration of the innermost loop around it; 0: none
@@ -63,23 +75,30 @@ struct LineExecution {
   bool inSlice = false;         // holds an instance of the slice given to the recorder
   bool noise = false;           // it ran because a branch decided by noise went its way
   uint32_t effectBegin = 0, effectCount = 0;
+  uint32_t inputBegin = 0, inputCount = 0; // its first loads (at most kMaxLineInputs)
 };
+
+constexpr uint32_t kMaxLineInputs = 16;
 
 struct ExecutionLog {
   std::vector<LineExecution> executions; // in run order; only the lines asked for
   std::vector<LineEffect> effects;
+  std::vector<LineInput> inputs;
   bool complete = true; // false when replay stopped before the end of the run
 };
 
 // Observes a replay and logs the executions of the lines `wanted` accepts. `lineOf`
 // names an instruction's line (asked once per instruction); `slice` (may be null)
 // marks the instances that make an execution `inSlice`.
+// `functionName` (may be empty: the IR name) names a function as the new version does,
+// for LineExecution::calleeIndex.
 class LineExecutionRecorder : public ReplayObserver {
 public:
+  using FunctionName = std::function<std::string(const llvm::Function *)>;
   LineExecutionRecorder(const ModuleIndex &index,
                         std::function<AlignedLine(const llvm::Instruction *)> lineOf,
                         std::function<bool(AlignedLine)> wanted,
-                        const std::vector<bool> *slice = nullptr);
+                        const std::vector<bool> *slice = nullptr, FunctionName functionName = {});
   ~LineExecutionRecorder() override;
   void onInstance(const Instance &) override;
   ExecutionLog take();
@@ -107,7 +126,8 @@ struct Alignment {
 // call, names the function it calls (renamed likewise).
 using StoreTarget = std::function<std::string(const llvm::Instruction *store)>;
 
-// Pairs executions by index and compares their effects. When a log is incomplete,
+// Pairs executions by index and compares their effects; executions of the same line
+// left unpaired on both sides are then paired by calleeIndex. When a log is incomplete,
 // Unmatched says only that the other run's replay did not reach a counterpart.
 Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog,
                           const StoreTarget &oldTarget, const StoreTarget &newTarget);
@@ -133,6 +153,9 @@ std::optional<std::string> constantStringOf(const llvm::Value *operand);
 // An effect's value as C would print it for its type: "90", "-1", "2.5", "'a'",
 // "true"; "an address" for pointers; a branch: "true"/"false" or "case k".
 std::string effectValueText(const LineEffect &e);
+
+// A value read, as C would print it for its type ("an address" for pointers).
+std::string inputValueText(const LineInput &in);
 
 // The variable a store writes, as the source names it: "price", "a[3]", "*p", "s.len"
 // (debug info first, else the IR name without clang's ".addr"); "" when unknown.

@@ -147,6 +147,10 @@ struct DebugCandidate {
   // or "" (not a changed line, or not aligned).
   std::string aligned;
   std::string alignedDetail; // one sentence for the reader
+  // An aligned execution of the line read the same values as its counterpart (every
+  // variable both read) and computed another: the runs part at this line, not before
+  // it. Ranks above other differing lines.
+  bool alignedOrigin = false;
   // A differential unit test of the line's function that passes on the old version and
   // fails on the new one (docs/debug.md, "Differential unit test"), one sentence; empty
   // when none was made.

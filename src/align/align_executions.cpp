@@ -119,17 +119,42 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
   for (size_t i = 0; i < oldLog.executions.size(); ++i)
     oldByIndex.emplace(oldLog.executions[i].index, i);
   TargetNames oldNames(oldTarget), newNames(newTarget);
+  auto pair = [&](size_t i, size_t j) {
+    bool differs = compareEffects(oldLog, oldLog.executions[i], newLog, newLog.executions[j],
+                                  oldNames, newNames)
+                       .found;
+    a.oldPeer[i] = j;
+    a.newPeer[j] = i;
+    a.oldStatus[i] = a.newStatus[j] = differs ? Aligned::Differs : Aligned::Same;
+  };
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
     const LineExecution &n = newLog.executions[j];
     auto it = oldByIndex.find(n.index);
     if (it == oldByIndex.end() || oldLog.executions[it->second].line != n.line)
       continue;
-    size_t i = it->second;
-    bool differs =
-        compareEffects(oldLog, oldLog.executions[i], newLog, n, oldNames, newNames).found;
-    a.oldPeer[i] = j;
-    a.newPeer[j] = i;
-    a.oldStatus[i] = a.newStatus[j] = differs ? Aligned::Differs : Aligned::Same;
+    pair(it->second, j);
+  }
+  // What the calling lines could not pair (a call the change rewrote, a function moved
+  // to another file): the same line under the same chain of callees, where that index
+  // names one unpaired execution on each side.
+  std::unordered_map<uint64_t, size_t> oldByCallee, newByCallee;
+  auto unpaired = [](const ExecutionLog &log, const std::vector<size_t> &peer,
+                     std::unordered_map<uint64_t, size_t> &out) {
+    for (size_t i = 0; i < log.executions.size(); ++i)
+      if (peer[i] == Alignment::npos) {
+        auto [it, fresh] = out.emplace(log.executions[i].calleeIndex, i);
+        if (!fresh)
+          it->second = Alignment::npos; // ambiguous
+      }
+  };
+  unpaired(oldLog, a.oldPeer, oldByCallee);
+  unpaired(newLog, a.newPeer, newByCallee);
+  for (const auto &[key, j] : newByCallee) {
+    auto it = oldByCallee.find(key);
+    if (j == Alignment::npos || it == oldByCallee.end() || it->second == Alignment::npos ||
+        oldLog.executions[it->second].line != newLog.executions[j].line)
+      continue;
+    pair(it->second, j);
   }
   return a;
 }

@@ -173,6 +173,12 @@ std::string effectValueText(const LineEffect &e) {
   return type ? numberText(e.value, type) : "";
 }
 
+std::string inputValueText(const LineInput &in) {
+  if (!in.load)
+    return "";
+  return in.pointer ? "an address" : numberText(in.value, in.load->getType());
+}
+
 std::string valueName(const llvm::Value *v) {
   if (auto *load = llvm::dyn_cast_or_null<llvm::LoadInst>(v))
     return objectName(load->getPointerOperand(), nullptr);

@@ -48,6 +48,8 @@ struct Activation {
   uint64_t frame = 0;
   uint32_t depth = 0;
   uint64_t context = 0;                    // the execution index of the call that opened it
+  uint64_t calleeContext = 0; // the caller's, its callee's name and that callee's calls
+  llvm::DenseMap<uint64_t, uint32_t> calleeCalls; // calls made to each callee, by name digest
   const llvm::BasicBlock *block = nullptr; // the block executing now
   const llvm::Instruction *last = nullptr; // the activation's last instance
   unsigned loopDepth = 0;                  // of `block`
@@ -57,11 +59,13 @@ struct Activation {
   std::vector<llvm::DenseMap<AlignedLine, uint32_t>> runs{1};
   AlignedLine line = 0;  // the line executing now
   uint64_t current = 0;  // its execution index
+  uint64_t calleeCurrent = 0; // its index by callee (LineExecution::calleeIndex)
   uint32_t calls = 0;    // calls made so far by the current execution
   size_t record = kNone; // its position in the log, when logged
   // Its effects so far: a callee's executions come between them, and each
   // execution's effects go into the log together when it ends.
   std::vector<LineEffect> effects;
+  std::vector<LineInput> inputs;
   llvm::DenseMap<const llvm::Instruction *, ElementIndex> elements;
 };
 
@@ -72,6 +76,8 @@ struct LineExecutionRecorder::Impl {
   std::function<AlignedLine(const llvm::Instruction *)> lineOf;
   std::function<bool(AlignedLine)> wanted;
   const std::vector<bool> *slice;
+  LineExecutionRecorder::FunctionName functionName;
+  llvm::DenseMap<const llvm::Function *, uint64_t> functionDigests;
   // Per instruction id: its line, and whether that line is logged (0: not asked yet).
   std::vector<AlignedLine> lines;
   std::vector<uint8_t> state; // 0 unknown, 1 not logged, 2 logged
@@ -89,9 +95,17 @@ struct LineExecutionRecorder::Impl {
   ExecutionLog log;
 
   Impl(const ModuleIndex &i, std::function<AlignedLine(const llvm::Instruction *)> l,
-       std::function<bool(AlignedLine)> w, const std::vector<bool> *s)
-      : index(i), lineOf(std::move(l)), wanted(std::move(w)), slice(s),
+       std::function<bool(AlignedLine)> w, const std::vector<bool> *s,
+       LineExecutionRecorder::FunctionName f)
+      : index(i), lineOf(std::move(l)), wanted(std::move(w)), slice(s), functionName(std::move(f)),
         lines(i.instructionCount(), 0), state(i.instructionCount(), 0) {}
+
+  uint64_t functionDigest(const llvm::Function *f) {
+    auto [it, fresh] = functionDigests.try_emplace(f, 0);
+    if (fresh)
+      it->second = std::hash<std::string>{}(functionName ? functionName(f) : f->getName().str());
+    return it->second;
+  }
 
   // The activation's current execution is over: its effects join the log.
   void close(Activation &a) {
@@ -100,8 +114,12 @@ struct LineExecutionRecorder::Impl {
       e.effectBegin = static_cast<uint32_t>(log.effects.size());
       e.effectCount = static_cast<uint32_t>(a.effects.size());
       log.effects.insert(log.effects.end(), a.effects.begin(), a.effects.end());
+      e.inputBegin = static_cast<uint32_t>(log.inputs.size());
+      e.inputCount = static_cast<uint32_t>(a.inputs.size());
+      log.inputs.insert(log.inputs.end(), a.inputs.begin(), a.inputs.end());
     }
     a.effects.clear();
+    a.inputs.clear();
     a.record = kNone;
   }
 
@@ -116,13 +134,18 @@ struct LineExecutionRecorder::Impl {
     if (!stack.empty() && stack.back().frame != I.frame && stack.back().depth == I.depth)
       pop();
     if (stack.empty() || stack.back().frame != I.frame) {
-      uint64_t context = 0;
-      if (!stack.empty())
-        context = mix(stack.back().current, stack.back().calls);
+      uint64_t context = 0, calleeContext = 0;
+      if (!stack.empty()) {
+        Activation &caller = stack.back();
+        context = mix(caller.current, caller.calls);
+        uint64_t callee = functionDigest(I.inst->getFunction());
+        calleeContext = mix(mix(caller.calleeContext, callee), ++caller.calleeCalls[callee]);
+      }
       stack.emplace_back();
       stack.back().frame = I.frame;
       stack.back().depth = I.depth;
       stack.back().context = context;
+      stack.back().calleeContext = calleeContext;
     }
     return stack.back();
   }
@@ -182,6 +205,11 @@ struct LineExecutionRecorder::Impl {
       }
       if (dynamic)
         a.elements[inst] = ei;
+      return;
+    }
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(inst)) {
+      if (a.inputs.size() < kMaxLineInputs)
+        a.inputs.push_back({I.result, load->getType()->isPointerTy(), inst});
       return;
     }
     LineEffect effect;
@@ -308,15 +336,19 @@ struct LineExecutionRecorder::Impl {
       a.line = line;
       // The execution index: the activation, the iteration of each loop around the
       // line, the line, and its runs in the innermost iteration.
-      uint64_t where = a.context;
-      for (unsigned d = 1; d <= a.loopDepth; ++d)
+      uint64_t where = a.context, calleeWhere = a.calleeContext;
+      for (unsigned d = 1; d <= a.loopDepth; ++d) {
         where = mix(where, a.iteration[d]);
+        calleeWhere = mix(calleeWhere, a.iteration[d]);
+      }
       uint32_t run = ++a.runs[a.loopDepth][line];
       a.current = mix(mix(where, line), run);
+      a.calleeCurrent = mix(mix(calleeWhere, line), run);
       a.calls = 0;
       if (log_) {
         LineExecution e;
         e.index = a.current;
+        e.calleeIndex = a.calleeCurrent;
         e.line = line;
         e.occurrence = run;
         e.iteration = a.loopDepth ? a.iteration[a.loopDepth] : 0;
@@ -340,8 +372,10 @@ struct LineExecutionRecorder::Impl {
 
 LineExecutionRecorder::LineExecutionRecorder(
     const ModuleIndex &index, std::function<AlignedLine(const llvm::Instruction *)> lineOf,
-    std::function<bool(AlignedLine)> wanted, const std::vector<bool> *slice)
-    : impl_(std::make_unique<Impl>(index, std::move(lineOf), std::move(wanted), slice)) {}
+    std::function<bool(AlignedLine)> wanted, const std::vector<bool> *slice,
+    FunctionName functionName)
+    : impl_(std::make_unique<Impl>(index, std::move(lineOf), std::move(wanted), slice,
+                                   std::move(functionName))) {}
 
 LineExecutionRecorder::~LineExecutionRecorder() = default;
 

@@ -145,6 +145,8 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                 ExitFailure);
   const TraceProcess &p = oldRun.processes[f->oldIndex].header.process;
   std::string where = fs::path(p.cwd).lexically_relative(projectWorkPath()).string();
+  if (where.starts_with("..")) // outside the tree (a test's temporary directory): as it is
+    where = p.cwd;
   notes.push_back("test '" + opt.test + "': passes on the " + oldB.label +
                   " version, fails on the " + newB.label + " (" + statusText(newNative.result) +
                   "); " + counts);

@@ -6,6 +6,7 @@
 #include "compose/debug_stages.h"
 #include "rootline/run_taint.h"
 
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 
@@ -17,6 +18,7 @@ namespace rootline::debug {
 namespace {
 
 constexpr AlignedLine kOldOnly = 1ull << 63; // an old line without a counterpart
+constexpr long kMovedTokens = 4;              // LineNames::movedTo, across files
 
 std::string ordinal(unsigned n) {
   std::string s = std::to_string(n);
@@ -138,13 +140,22 @@ public:
     auto [it, fresh] = counterparts_.try_emplace(rel);
     if (fresh)
       it->second = lineCounterparts(sd);
-    if (line < it->second.size() && it->second[line])
-      return name(newRel, it->second[line]);
+    if (line < it->second.size() && it->second[line]) {
+      unsigned to = it->second[line];
+      // A changed line the hunk's token match sent to other code: where the same code
+      // sits on one changed line (moved within the file or to another), it went there.
+      bool sameCode = line < sd.renamedLineTokens.size() && to < sd.newLineTokens.size() &&
+                      sd.renamedLineTokens[line] == sd.newLineTokens[to];
+      if (!sameCode && sd.raw.changedInOld(line))
+        if (auto moved = movedTo(rel, sd, line))
+          return name(moved->first, moved->second);
+      return name(newRel, to);
+    }
     if (!sd.raw.changedInOld(line)) // past the tokens' last line (or no tokens kept)
       if (auto l = sd.raw.newLineOf(line))
         return name(newRel, *l);
-    if (auto l = movedTo(rel, sd, line))
-      return name(newRel, *l);
+    if (auto to = movedTo(rel, sd, line))
+      return name(to->first, to->second);
     return kOldOnly | name("old:" + rel, line);
   }
 
@@ -153,6 +164,25 @@ public:
     if (!loc.valid())
       return 0;
     return of(&v == &newV_, relativeTo(loc.path(), v.root), loc.line);
+  }
+
+  // A function as the new version names it: an old function the change renamed (in
+  // its file, or over the whole change) by its new name.
+  std::string functionName(const Version &v, const llvm::Function *f) {
+    std::string name = f->getName().str();
+    if (&v == &newV_)
+      return name;
+    if (const llvm::DISubprogram *sp = f->getSubprogram()) {
+      std::string rel = relativeTo(fs::path(sp->getDirectory().str()) / sp->getFilename().str(),
+                                   v.root);
+      if (!fs::path(rel).is_absolute())
+        for (const auto &r : diffs_.semantic(rel, false).renames)
+          if (r.from == name && r.oldFirst <= sp->getLine() && sp->getLine() <= r.oldLast)
+            return r.to;
+    }
+    const auto &whole = diffs_.wholeChangeRenames();
+    auto it = whole.find(name);
+    return it == whole.end() ? name : it->second;
   }
 
   // "main.c:6", or "the old version's main.c:5" for a line the new one lacks.
@@ -172,21 +202,48 @@ private:
   }
 
   // An old line the line map and its hunk leave without a counterpart whose code
-  // (renames applied) is on exactly one changed new line: a statement moved to
-  // another hunk.
-  std::optional<unsigned> movedTo(const std::string &rel, const SemanticDiff &sd, unsigned line) {
+  // (renames applied) is on exactly one changed new line: a statement moved to another
+  // hunk of its file, else to another changed file (a function moved between files).
+  std::optional<std::pair<std::string, unsigned>> movedTo(const std::string &rel,
+                                                          const SemanticDiff &sd, unsigned line) {
     if (line >= sd.renamedLineTokens.size() || sd.renamedLineTokens[line].empty())
       return std::nullopt;
-    auto &byText = moved_[rel];
-    if (byText.empty())
+    const std::string &code = sd.renamedLineTokens[line];
+    std::string newRel = diffs_.counterpart(rel, false);
+    auto &inFile = movedIndex(newRel);
+    if (auto it = inFile.find(code); it != inFile.end())
+      return it->second.size() == 1 ? std::optional(std::make_pair(newRel, it->second.front()))
+                                     : std::nullopt;
+    // Across files only code of some length: `return 0;` moved is no one place.
+    if (std::count(code.begin(), code.end(), ' ') + 1 < kMovedTokens)
+      return std::nullopt;
+    std::optional<std::pair<std::string, unsigned>> found;
+    for (const std::string &other : diffs_.changedSources(true)) {
+      if (other == newRel)
+        continue;
+      auto &lines = movedIndex(other);
+      auto it = lines.find(code);
+      if (it == lines.end())
+        continue;
+      if (found || it->second.size() != 1)
+        return std::nullopt; // on several lines: no one place it went
+      found = std::make_pair(other, it->second.front());
+    }
+    return found;
+  }
+
+  // The changed lines of a new file, by their code.
+  const std::map<std::string, std::vector<unsigned>> &movedIndex(const std::string &newRel) {
+    auto [it, fresh] = moved_.try_emplace(newRel);
+    if (fresh) {
+      const SemanticDiff &sd = diffs_.semantic(newRel, true);
       for (const auto &h : sd.changes.hunks)
         for (unsigned l = h.newStart; l < h.newStart + h.newLines && l < sd.newLineTokens.size();
              ++l)
-          byText[sd.newLineTokens[l]].push_back(l);
-    auto it = byText.find(sd.renamedLineTokens[line]);
-    if (it == byText.end() || it->second.size() != 1)
-      return std::nullopt;
-    return it->second.front();
+          if (!sd.newLineTokens[l].empty())
+            it->second[sd.newLineTokens[l]].push_back(l);
+    }
+    return it->second;
   }
 
   const Version &oldV_, &newV_;
@@ -202,7 +259,8 @@ ExecutionLog recordExecutions(const Version &v, LineNames &names,
                               Stages &stages) {
   LineExecutionRecorder recorder(
       *v.index, [&](const llvm::Instruction *inst) { return names.of(v, inst); },
-      [&](AlignedLine l) { return wanted.count(l) > 0; }, &v.slice.member);
+      [&](AlignedLine l) { return wanted.count(l) > 0; }, &v.slice.member,
+      [&](const llvm::Function *f) { return names.functionName(v, f); });
   TraceReader reader(v.traceFile, v.program.module.key);
   ReplayLimits limits;
   limits.deadline = deadline;
@@ -302,6 +360,59 @@ std::string sampleText(const ExecutionLog &log, const LineExecution &e) {
   return "";
 }
 
+// The first value an execution read from each named variable (addresses left out),
+// by the name the new version gives it.
+using ReadName = std::function<std::string(const llvm::Instruction *load, const std::string &)>;
+
+std::map<std::string, const LineInput *> valuesRead(const ExecutionLog &log, const LineExecution &e,
+                                                    const ReadName &rename) {
+  std::map<std::string, const LineInput *> out;
+  for (uint32_t k = 0; k < e.inputCount; ++k) {
+    const LineInput &in = log.inputs[e.inputBegin + k];
+    if (in.pointer)
+      continue;
+    if (std::string name = valueName(in.load); !name.empty())
+      out.try_emplace(rename(in.load, name), &in);
+  }
+  return out;
+}
+
+bool makesCalls(const ExecutionLog &log, const LineExecution &e) {
+  for (uint32_t k = 0; k < e.effectCount; ++k)
+    if (log.effects[e.effectBegin + k].kind == LineEffect::Call)
+      return true;
+  return false;
+}
+
+// Where two aligned executions read the same values and still store, return or pass
+// another (the same variable, other values), the difference starts at this line:
+// "where both runs read `st->column` = 0, its execution computes `st->column` = 8 in
+// the old run and 0 in the new run". None when a call is made (its result is read, not loaded), when a
+// variable both read differs, or when they share no variable.
+std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecution &o,
+                                    const ExecutionLog &newLog, const LineExecution &n,
+                                    const StoreTarget &oldTarget, const ReadName &rename) {
+  EffectDifference d = firstDifference(oldLog, o, newLog, n, oldTarget, storeTarget);
+  const LineEffect *a = effectAt(oldLog, o, d.oldEffect), *b = effectAt(newLog, n, d.newEffect);
+  if (!d.found || d.control || !a || !b || a->noise || b->noise || a->pointer || b->pointer ||
+      !sameEffect(a, b, oldTarget) || makesCalls(oldLog, o) || makesCalls(newLog, n))
+    return std::nullopt;
+  auto before = valuesRead(oldLog, o, rename);
+  auto after = valuesRead(newLog, n, [](const llvm::Instruction *, const std::string &s) { return s; });
+  std::string both;
+  for (const auto &[name, in] : after) {
+    auto it = before.find(name);
+    if (it == before.end())
+      continue;
+    if (!(it->second->value == in->value))
+      return std::nullopt;
+    both += (both.empty() ? "" : ", ") + codeName(name) + " = " + inputValueText(*in);
+  }
+  if (both.empty())
+    return std::nullopt;
+  return "where both runs read " + both + ", its execution " + differenceText(a, b, oldTarget);
+}
+
 } // namespace
 
 AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
@@ -355,6 +466,18 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     return name;
   };
   StoreTarget newTarget = storeTarget;
+  // A variable's name as the new version spells it (`st->column`): the change's renames
+  // applied to each identifier.
+  ReadName renameRead = [&](const llvm::Instruction *load, const std::string &name) {
+    SourceLocation loc = ModuleIndex::locationOf(load);
+    std::string rel = relativeTo(loc.path(), oldV.root);
+    std::map<std::string, std::string> renames = diffs.wholeChangeRenames();
+    if (!fs::path(rel).is_absolute())
+      for (const auto &r : diffs.semantic(rel, false).renames)
+        if (r.oldFirst <= loc.line && loc.line <= r.oldLast)
+          renames[r.from] = r.to;
+    return applyRenames(name, renames);
+  };
   Alignment a = alignExecutions(oldLog, newLog, oldTarget, newTarget);
   // Per aligned line: how its executions compare, with one example each way.
   auto judge = [&](const ExecutionLog &log, const std::vector<Aligned> &status,
@@ -376,6 +499,10 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
             pairStores(oldLog, oldLog.executions[peer[i]], newLog, e, v);
         }
       } else if (status[i] == Aligned::Differs) {
+        if (inNew && v.originText.empty() && e.inSlice)
+          if (auto text =
+                  originOf(oldLog, oldLog.executions[peer[i]], newLog, e, oldTarget, renameRead))
+            v.originText = *text;
         if (inNew) {
           ++v.differs;
           if (v.newDiffStore == kNoDef && peer[i] != Alignment::npos)
@@ -529,7 +656,10 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
     const LineVerdict &v = it->second;
     if (v.differs + v.unmatched > 0) {
       c.aligned = "differs";
-      c.alignedDetail = "in the dual slice: its execution " + v.differenceExample;
+      c.alignedOrigin = !v.originText.empty();
+      c.alignedDetail = "in the dual slice: " + (c.alignedOrigin
+                                                     ? v.originText
+                                                     : "its execution " + v.differenceExample);
       c.valueEvidence = v.valueEvidence;
     } else if (v.same > 0 && findings.complete) {
       c.aligned = "same values";

@@ -87,11 +87,12 @@ public:
   }
   // The neutral edits of every file looked at so far, by new-side path and line.
   std::vector<NeutralEdit> neutralEdits();
-
-private:
+  // The C files (.c, .h) the change touched, by their path in that version.
+  std::vector<std::string> changedSources(bool inNew) const;
   // Renames over the whole change (programRenames), found once from every changed C file.
   const std::map<std::string, std::string> &wholeChangeRenames();
 
+private:
   const fs::path &oldRoot_, &newRoot_;
   const std::optional<SourceDiff> &git_;
   std::map<std::string, SemanticDiff> cache_;
@@ -207,6 +208,10 @@ struct LineVerdict {
   unsigned diffBits = 0;
   std::string diffTarget; // the stored-to variable, as the reader knows it
   std::vector<ValueEvidence> valueEvidence;
+  // An aligned differing pair that read the same values: "where both runs read
+  // `st->column` = 0, its execution computes `st->column` = 8 in the old run and 0 in the
+  // new run".
+  std::string originText;
 };
 struct AlignmentFindings {
   bool complete = false; // both replays reached the end of their runs

@@ -52,8 +52,12 @@ int memoryEvidence(const DebugCandidate &c) {
 
 // The aligned runs: a changed line whose executions differ (the dual slice) before one
 // whose every execution computes the same values in both runs.
+// Among those, a line whose execution read the same values as its counterpart and
+// computed another comes first: the runs part there, the others follow from it.
 int alignedEvidence(const DebugCandidate &c) {
-  return c.aligned == "differs" ? 1 : c.aligned == "same values" ? -1 : 0;
+  if (c.aligned == "differs")
+    return c.alignedOrigin ? 2 : 1;
+  return c.aligned == "same values" ? -1 : 0;
 }
 
 } // namespace

@@ -80,6 +80,18 @@ std::vector<NeutralEdit> Diffs::neutralEdits() {
   return out;
 }
 
+std::vector<std::string> Diffs::changedSources(bool inNew) const {
+  std::vector<std::string> out;
+  if (git_)
+    for (const auto &f : git_->files) {
+      const std::string &path = inNew ? f.newPath : f.oldPath;
+      std::string ext = fs::path(path).extension().string();
+      if (!path.empty() && (ext == ".c" || ext == ".h"))
+        out.push_back(path);
+    }
+  return out;
+}
+
 std::string Diffs::counterpart(const std::string &rel, bool inNew) const {
   if (git_)
     for (const auto &f : git_->files)

@@ -48,7 +48,8 @@ json reportJson(const DebugReport &r) {
     if (!c.revert.empty())
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
     if (!c.aligned.empty())
-      j["aligned"] = {{"result", c.aligned}, {"detail", c.alignedDetail}};
+      j["aligned"] = {
+          {"result", c.aligned}, {"detail", c.alignedDetail}, {"origin", c.alignedOrigin}};
     if (!c.memoryError.empty())
       j["memory_error"] = c.memoryError;
     if (!c.memoryCheck.empty())

@@ -142,6 +142,19 @@ TEST_CASE("debug --test on an autotools project: the report names the test, the 
   // Every candidate is a line of the program's own sources, named in the tree.
   for (const auto &cand : c.report["candidates"])
     CHECK(cand["file"].get<std::string>().starts_with("src/"));
+  // The change moved tally_file() from main.c to tally.c and changed its calls, so the
+  // tab's line is aligned under its callees; from the same column it computes another.
+  const auto &top = c.report["candidates"][0];
+  CHECK(top["file"] == "src/tally.c");
+  CHECK(top["line"] == 55);
+  CHECK(top["aligned"]["origin"] == true);
+  CHECK(top["aligned"]["detail"] ==
+        "in the dual slice: where both runs read `st->column` = 0, its execution computes "
+        "`st->column` = 8 in the old run and 0 in the new run");
+  // A line whose every input differs already is not where the runs part.
+  for (const auto &cand : c.report["candidates"])
+    if (cand["file"] == "src/format.c")
+      CHECK(cand["aligned"]["origin"] == false);
 }
 
 TEST_CASE("debug --test on a CMake project with a ctest entry: the changed conversion ranks "

@@ -157,6 +157,48 @@ TEST_CASE("a call meets its counterpart, a line that moved keeps its alignment",
   CHECK(a.newStatus[n1[0]] == Aligned::Same);
 }
 
+TEST_CASE("under a call whose line has no counterpart, the callee's executions meet theirs by "
+          "callee",
+          "[align]") {
+  TempDir t1, t2;
+  const char *oldSrc = "#include <stdio.h>\n"
+                       "int step(int v) {\n"
+                       "  int r = v + 8;\n"
+                       "  return r;\n"
+                       "}\n"
+                       "int main(void) {\n"
+                       "  int a = step(1);\n"
+                       "  int b = step(a);\n"
+                       "  printf(\"%d %d\\n\", a, b);\n"
+                       "  return 0;\n"
+                       "}\n";
+  std::string newSrc = oldSrc;
+  newSrc.replace(newSrc.find("v + 8"), 5, "v + 7");
+  // The old calling lines are named apart, as debug names a line moved to another file
+  // that it cannot follow: the calls' execution indices differ.
+  auto apart = [](unsigned l) { return l == 7 || l == 8 ? 1000 + l : l; };
+  AlignedRun o = record(t1.path, oldSrc, apart), n = record(t2.path, newSrc, same);
+  std::vector<size_t> nr = executionsOf(n.log, 3), orr = executionsOf(o.log, 3);
+  REQUIRE(nr.size() == 2);
+  REQUIRE(orr.size() == 2);
+  CHECK(n.log.executions[nr[0]].index != o.log.executions[orr[0]].index);
+  Alignment a = alignExecutions(o.log, n.log, storeName, storeName);
+  // The k-th call of `step` meets the k-th: 9 against 8, then 17 against 15.
+  CHECK(a.newPeer[nr[0]] == orr[0]);
+  CHECK(a.newPeer[nr[1]] == orr[1]);
+  CHECK(differenceAt(o, orr[0], n, nr[0]) == "r: 9 -> 8");
+  CHECK(differenceAt(o, orr[1], n, nr[1]) == "r: 17 -> 15");
+  // The calling lines themselves stay apart: their names differ.
+  for (size_t i : executionsOf(n.log, 7))
+    CHECK(a.newStatus[i] == Aligned::Unmatched);
+  // What each execution read is kept: `step`'s line read v = 1 in both first calls.
+  const LineExecution &first = n.log.executions[nr[0]];
+  REQUIRE(first.inputCount >= 1);
+  const LineInput &in = n.log.inputs[first.inputBegin];
+  CHECK(valueName(in.load) == "v");
+  CHECK(inputValueText(in) == "1");
+}
+
 TEST_CASE("a store into a renamed variable compares equal, into another variable not", "[align]") {
   TempDir t1, t2, t3;
   const char *oldSrc = "#include <stdio.h>\n"
