@@ -1,7 +1,8 @@
 // Real builds and test commands (docs/project.md): for each project of
 // fixtures/projects (an autotools, a CMake and a Makefile project, each with a
 // multi-file change and a shell-script or ctest test), and mujs built by its own
-// Makefile from ../shared/realworld, `rootline debug --test` from a cold cache and
+// Makefile from ../shared/realworld, and mawk and byacc (fixtures/realworld bundles,
+// their committed configure), `rootline debug --test` from a cold cache and
 // again from a warm one: wall time of each, the failing process found, and the rank of
 // the line the fixture names as the cause. Ratios are measured in one run.
 //
@@ -139,6 +140,23 @@ std::vector<Row> rows(const fs::path &scratch) {
       r.test = "sh " + (kSource / "fixtures" / "realworld" / "mawk_match_dollar.sh").string();
       r.file = "rexp3.c";
       r.line = 433;
+      r.versions = {"--repo", repo.string(), "--good", "good", "--bad", "bad"};
+      out.push_back(r);
+    }
+  }
+  // byacc by its committed configure and make: one wrong operand injected into a
+  // 341-line snapshot of NULL-for-0 edits (fixtures/realworld/README.md, "byacc").
+  {
+    fs::path repo = scratch / "byacc";
+    ProcessSpec clone;
+    clone.argv = {"/usr/bin/git", "clone", "-q",
+                  (kSource / "fixtures" / "realworld" / "byacc.bundle").string(), repo.string()};
+    if (runProcess(clone).exitedWith(0)) {
+      Row r;
+      r.name = "byacc (inj., autotools)";
+      r.test = "sh " + (kSource / "fixtures" / "realworld" / "byacc_prec_conflicts.sh").string();
+      r.file = "mkpar.c";
+      r.line = 261;
       r.versions = {"--repo", repo.string(), "--good", "good", "--bad", "bad"};
       out.push_back(r);
     }
