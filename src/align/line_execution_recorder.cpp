@@ -47,21 +47,22 @@ struct BlockShape {
 struct Activation {
   uint64_t frame = 0;
   uint32_t depth = 0;
-  uint64_t context = 0;                    // the execution index of the call that opened it
+  uint64_t context = 0;       // the execution index of the call that opened it
   uint64_t calleeContext = 0; // the caller's, its callee's name and that callee's calls
   llvm::DenseMap<uint64_t, uint32_t> calleeCalls; // calls made to each callee, by name digest
-  const llvm::BasicBlock *block = nullptr; // the block executing now
-  const llvm::Instruction *last = nullptr; // the activation's last instance
-  unsigned loopDepth = 0;                  // of `block`
-  std::vector<uint32_t> iteration{0};      // by loop depth: the current iteration
+  const llvm::BasicBlock *block = nullptr;        // the block executing now
+  const llvm::Instruction *last = nullptr;        // the activation's last instance
+  unsigned loopDepth = 0;                         // of `block`
+  std::vector<uint32_t> iteration{0};             // by loop depth: the current iteration
   // By loop depth: how often each line ran in the current iteration of its loop (the
   // activation, at depth 0).
   std::vector<llvm::DenseMap<AlignedLine, uint32_t>> runs{1};
-  AlignedLine line = 0;  // the line executing now
-  uint64_t current = 0;  // its execution index
+  AlignedLine line = 0;       // the line executing now
+  uint64_t current = 0;       // its execution index
   uint64_t calleeCurrent = 0; // its index by callee (LineExecution::calleeIndex)
-  uint32_t calls = 0;    // calls made so far by the current execution
-  size_t record = kNone; // its position in the log, when logged
+  uint32_t calls = 0;         // calls made so far by the current execution
+  uint32_t opened = 0;        // activations it opened so far (callbacks of one call included)
+  size_t record = kNone;      // its position in the log, when logged
   // Its effects so far: a callee's executions come between them, and each
   // execution's effects go into the log together when it ends.
   std::vector<LineEffect> effects;
@@ -137,7 +138,9 @@ struct LineExecutionRecorder::Impl {
       uint64_t context = 0, calleeContext = 0;
       if (!stack.empty()) {
         Activation &caller = stack.back();
-        context = mix(caller.current, caller.calls);
+        // `opened` tells apart the activations one call opens: a comparator that
+        // bsearch or qsort calls again and again is a new context each time.
+        context = mix(mix(caller.current, caller.calls), caller.opened++);
         uint64_t callee = functionDigest(I.inst->getFunction());
         calleeContext = mix(mix(caller.calleeContext, callee), ++caller.calleeCalls[callee]);
       }
@@ -345,6 +348,7 @@ struct LineExecutionRecorder::Impl {
       a.current = mix(mix(where, line), run);
       a.calleeCurrent = mix(mix(calleeWhere, line), run);
       a.calls = 0;
+      a.opened = 0;
       if (log_) {
         LineExecution e;
         e.index = a.current;

@@ -150,12 +150,20 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   notes.push_back("test '" + opt.test + "': passes on the " + oldB.label +
                   " version, fails on the " + newB.label + " (" + statusText(newNative.result) +
                   "); " + counts);
+  // What the processes printed may name the built tree (a script's "$top/yacc" in a
+  // message): its path is rootline's work path, so the reader sees <tree> instead.
+  std::string why = f->why, tree = projectWorkPath().string();
+  bool treeNamed = false;
+  for (size_t at; (at = why.find(tree)) != std::string::npos; treeNamed = true)
+    why.replace(at, tree.size(), "<tree>");
+  if (treeNamed)
+    why += " (<tree>: the top of the built tree)";
   notes.push_back("failing process: `" + commandLine(p) + "` in " +
                   (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
                   std::to_string(f->oldIndex + 1) + " of the " + oldB.label +
                   " run: the first whose "
                   "behaviour differs; " +
-                  f->why);
+                  why);
   if (!oldRun.isolationNote.empty())
     notes.push_back(oldRun.isolationNote);
   if (!f->newIndex)

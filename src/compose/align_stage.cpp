@@ -18,7 +18,7 @@ namespace rootline::debug {
 namespace {
 
 constexpr AlignedLine kOldOnly = 1ull << 63; // an old line without a counterpart
-constexpr long kMovedTokens = 4;              // LineNames::movedTo, across files
+constexpr long kMovedTokens = 4;             // LineNames::movedTo, across files
 
 std::string ordinal(unsigned n) {
   std::string s = std::to_string(n);
@@ -173,8 +173,8 @@ public:
     if (&v == &newV_)
       return name;
     if (const llvm::DISubprogram *sp = f->getSubprogram()) {
-      std::string rel = relativeTo(fs::path(sp->getDirectory().str()) / sp->getFilename().str(),
-                                   v.root);
+      std::string rel =
+          relativeTo(fs::path(sp->getDirectory().str()) / sp->getFilename().str(), v.root);
       if (!fs::path(rel).is_absolute())
         for (const auto &r : diffs_.semantic(rel, false).renames)
           if (r.from == name && r.oldFirst <= sp->getLine() && sp->getLine() <= r.oldLast)
@@ -213,7 +213,7 @@ private:
     auto &inFile = movedIndex(newRel);
     if (auto it = inFile.find(code); it != inFile.end())
       return it->second.size() == 1 ? std::optional(std::make_pair(newRel, it->second.front()))
-                                     : std::nullopt;
+                                    : std::nullopt;
     // Across files only code of some length: `return 0;` moved is no one place.
     if (std::count(code.begin(), code.end(), ' ') + 1 < kMovedTokens)
       return std::nullopt;
@@ -387,8 +387,8 @@ bool makesCalls(const ExecutionLog &log, const LineExecution &e) {
 // Where two aligned executions read the same values and still store, return or pass
 // another (the same variable, other values), the difference starts at this line:
 // "where both runs read `st->column` = 0, its execution computes `st->column` = 8 in
-// the old run and 0 in the new run". None when a call is made (its result is read, not loaded), when a
-// variable both read differs, or when they share no variable.
+// the old run and 0 in the new run". None when a call is made (its result is read, not loaded),
+// when a variable both read differs, or when they share no variable.
 std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecution &o,
                                     const ExecutionLog &newLog, const LineExecution &n,
                                     const StoreTarget &oldTarget, const ReadName &rename) {
@@ -398,7 +398,8 @@ std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecut
       !sameEffect(a, b, oldTarget) || makesCalls(oldLog, o) || makesCalls(newLog, n))
     return std::nullopt;
   auto before = valuesRead(oldLog, o, rename);
-  auto after = valuesRead(newLog, n, [](const llvm::Instruction *, const std::string &s) { return s; });
+  auto after =
+      valuesRead(newLog, n, [](const llvm::Instruction *, const std::string &s) { return s; });
   std::string both;
   for (const auto &[name, in] : after) {
     auto it = before.find(name);
@@ -411,6 +412,23 @@ std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecut
   if (both.empty())
     return std::nullopt;
   return "where both runs read " + both + ", its execution " + differenceText(a, b, oldTarget);
+}
+
+// An execution that only stores, into variables the old run never stores to (by name,
+// renames applied): it defines new state, it changes none of the old.
+bool onlyNewVariables(const ExecutionLog &log, const LineExecution &e,
+                      const std::set<std::string> &oldStored) {
+  if (e.effectCount == 0)
+    return false;
+  for (uint32_t k = 0; k < e.effectCount; ++k) {
+    const LineEffect &x = log.effects[e.effectBegin + k];
+    if (x.kind != LineEffect::Store)
+      return false;
+    std::string name = storeTarget(x.inst);
+    if (name.empty() || oldStored.count(name))
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -545,6 +563,13 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     if (m.at < 0 || at < m.at)
       m = {at, n, o};
   };
+  // New code that only gives a variable of its own its first value (`tab_width = 8`,
+  // read by a changed line later) is not where the runs part: where that value makes a
+  // difference is.
+  std::set<std::string> oldStored;
+  for (const LineEffect &e : oldLog.effects)
+    if (e.kind == LineEffect::Store)
+      oldStored.insert(oldTarget(e.inst));
   size_t leftOut = 0, unexplained = 0;
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
     const LineExecution &n = newLog.executions[j];
@@ -569,7 +594,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     } else if (a.newStatus[j] == Aligned::Unmatched && out.complete) {
       if (n.noise)
         ++leftOut;
-      else
+      else if (!onlyNewVariables(newLog, n, oldStored))
         consider(first, static_cast<double>(n.first), &n, nullptr);
     }
   }
@@ -657,9 +682,8 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
     if (v.differs + v.unmatched > 0) {
       c.aligned = "differs";
       c.alignedOrigin = !v.originText.empty();
-      c.alignedDetail = "in the dual slice: " + (c.alignedOrigin
-                                                     ? v.originText
-                                                     : "its execution " + v.differenceExample);
+      c.alignedDetail = "in the dual slice: " +
+                        (c.alignedOrigin ? v.originText : "its execution " + v.differenceExample);
       c.valueEvidence = v.valueEvidence;
     } else if (v.same > 0 && findings.complete) {
       c.aligned = "same values";

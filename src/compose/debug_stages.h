@@ -101,6 +101,14 @@ private:
 
 std::string sourceLine(const std::string &path, unsigned line);
 
+// The old text's `#define NAME` (with its continuation lines, and its `#ifndef NAME`
+// guard when that is all the guard holds), for a revert trial that uses a macro the
+// change removed; none when the old text does not define it.
+std::optional<std::string> oldMacroBlock(const std::string &oldText, const std::string &name);
+// `text` with `blocks` inserted after its leading preprocessor lines (includes,
+// guards), where a macro is defined before any code uses it.
+std::string withDefinitions(const std::string &text, const std::string &blocks);
+
 // A candidate at an instruction of a version: file, line, source text, changed region.
 DebugCandidate candidateAt(const Version &v, const llvm::Instruction *inst, const std::string &kind,
                            Diffs &diffs);
@@ -278,6 +286,9 @@ struct RevertEvidence {
     // A line unit: only this new line of `hunks`' one file put back to the old lines
     // that became it (tried inside a group that fixes, to tell its lines apart).
     unsigned newLine = 0;
+    // Old `#define` blocks the trial adds back (oldMacroBlock): the macros the build error
+    // named that the change removed; their names are in the label.
+    std::string oldDefinitions;
   };
   std::vector<ChangedFile> files;
   // [0, groups): the change's hunks partitioned into groups that share names; after

@@ -270,6 +270,17 @@ private:
 
   // The files the reverted units touch, as they read with those units reverted.
   std::map<std::string, std::string> patchedFiles(const std::set<size_t> &reverted) const {
+    std::map<std::string, std::string> patched = revertedFiles(reverted);
+    std::string definitions;
+    for (size_t u : reverted)
+      definitions += units_[u].oldDefinitions;
+    if (!definitions.empty())
+      for (auto &[path, text] : patched)
+        text = withDefinitions(text, definitions);
+    return patched;
+  }
+
+  std::map<std::string, std::string> revertedFiles(const std::set<size_t> &reverted) const {
     if (reverted.size() == 1 && units_[*reverted.begin()].newLine)
       return lineReverted(units_[*reverted.begin()]);
     std::map<size_t, std::vector<bool>> takeNew;
@@ -529,7 +540,7 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
   };
   if (g.hunks.size() > 1)
     for (auto fh : g.hunks)
-      out.push_back({{fh}, label(fh), "", ""});
+      out.push_back({{fh}, label(fh), "", "", 0, ""});
   if (!named.empty()) {
     RevertEvidence::Unit merged = g;
     for (size_t u = 0; u < ev.groups; ++u) {
@@ -549,6 +560,32 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
       out.push_back(std::move(merged));
     }
   }
+  return out;
+}
+
+// A unit whose revert did not build because it uses macros the change removed: the same
+// unit with their old definitions added back (none when the old texts define none of
+// the names the build error quotes).
+std::optional<RevertEvidence::Unit> withOldMacros(const RevertEvidence &ev, size_t unit,
+                                                  const std::string &buildError) {
+  const RevertEvidence::Unit &u = ev.units[unit];
+  if (!u.oldDefinitions.empty())
+    return std::nullopt;
+  std::string blocks, names;
+  for (const std::string &name : quotedIdentifiers(buildError))
+    for (const auto &file : ev.files)
+      if (auto block = oldMacroBlock(file.diff->renamedOld, name)) {
+        blocks += *block;
+        names += (names.empty() ? "`" : ", `") + name + "`";
+        break;
+      }
+  if (blocks.empty())
+    return std::nullopt;
+  RevertEvidence::Unit out = u;
+  out.alone.clear();
+  out.appliedAlone.clear();
+  out.oldDefinitions = blocks;
+  out.label += " (with the old definition of " + names + " put back)";
   return out;
 }
 
@@ -606,8 +643,14 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       ev.fixing.push_back(u);
       if (ev.groups > 1 && u < ev.groups && !trials.exhausted())
         units[u].appliedAlone = trials.run(trials.complement({u}), "apply alone");
-    } else if (units[u].alone == "does not build" && u < ev.groups) {
-      std::vector<RevertEvidence::Unit> smaller = splitUnits(ev, u, trials.buildError(asked));
+    } else if (units[u].alone == "does not build") {
+      std::string error = trials.buildError(asked);
+      std::vector<RevertEvidence::Unit> smaller;
+      if (auto defined = withOldMacros(ev, u, error))
+        smaller.push_back(std::move(*defined));
+      if (u < ev.groups)
+        for (auto &s : splitUnits(ev, u, error))
+          smaller.push_back(std::move(s));
       for (auto &s : smaller) {
         units.push_back(std::move(s));
         order.push_back(units.size() - 1);
@@ -645,6 +688,10 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       line.hunks = {*at};
       line.newLine = c.line;
       line.label = ev.files[at->first].newPath + ":" + std::to_string(c.line);
+      if (!units[u].oldDefinitions.empty()) { // the macros the unit needed, again
+        line.oldDefinitions = units[u].oldDefinitions;
+        line.label += units[u].label.substr(units[u].label.find(" (with the old definition"));
+      }
       units.push_back(std::move(line));
       ++tried;
       units.back().alone = trials.run({units.size() - 1}, "revert");

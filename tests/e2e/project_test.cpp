@@ -148,6 +148,11 @@ TEST_CASE("debug --test on an autotools project: the report names the test, the 
   CHECK(top["file"] == "src/tally.c");
   CHECK(top["line"] == 55);
   CHECK(top["aligned"]["origin"] == true);
+  // Its old text uses a macro the change removed: the trial puts its definition back,
+  // and then that line alone reverted makes the test pass.
+  CHECK(top["revert"]["result"] == "fixes");
+  CHECK(top["revert"]["detail"] == "reverting src/tally.c:55 (with the old definition of "
+                                   "`TALLY_TAB_WIDTH` put back) alone makes the test pass");
   CHECK(top["aligned"]["detail"] ==
         "in the dual slice: where both runs read `st->column` = 0, its execution computes "
         "`st->column` = 8 in the old run and 0 in the new run");

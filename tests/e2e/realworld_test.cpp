@@ -344,3 +344,38 @@ TEST_CASE("a real autotools tool broken by a large commit, built by its own conf
   // The clone is never written to.
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
+
+TEST_CASE("a real autotools tool with a bug hidden in a 341-line snapshot commit: the bug's "
+          "line ranks first, reverted alone, with the failing process named where it ran",
+          "[realworld][project]") {
+  // byacc t20240109 -> t20241214 plus one wrong operand (fixtures/realworld/README.md,
+  // "byacc"): precedence no longer settles shift/reduce conflicts.
+  TempDir t;
+  fs::path repo = t.path / "byacc";
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/git", "clone", "-q",
+               (fixturesDir() / "realworld" / "byacc.bundle").string(), repo.string()};
+  spec.timeoutSeconds = 120;
+  REQUIRE(runProcess(spec).exitedWith(0));
+  ProcessResult r = runRootline(
+      {"--json", "debug", "--repo", repo.string(), "--good", "good", "--bad", "bad", "--test",
+       "sh " + (fixturesDir() / "realworld" / "byacc_prec_conflicts.sh").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  INFO(top.dump());
+  CHECK(top["file"] == "mkpar.c");
+  CHECK(top["line"] == 261);
+  CHECK(top["revert"]["result"] == "fixes");
+  // yacc ran in the script's temporary directory, outside the tree: named by its path.
+  bool named = false;
+  for (const auto &n : report["notes"]) {
+    std::string s = n.get<std::string>();
+    if (s.starts_with("failing process: `"))
+      named = s.find("` in /") != std::string::npos && s.find("/byacc-calc.") != std::string::npos;
+  }
+  CHECK(named);
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
+}
