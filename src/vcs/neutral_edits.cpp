@@ -147,6 +147,34 @@ std::vector<std::string> tokensOf(const std::string &line) {
   return out;
 }
 
+// How many of the old lines in [oldFirst, oldLast] that use `a` read, with `b` for `a`,
+// as a line of the new text in [newFirst, newLast].
+size_t linesExplained(const std::string &a, const std::string &b,
+                      const std::vector<std::string> &oldLines, unsigned oldFirst, unsigned oldLast,
+                      const std::vector<std::string> &newLines, unsigned newFirst,
+                      unsigned newLast) {
+  std::set<std::string> newSet;
+  for (unsigned l = newFirst; l <= newLast && l < newLines.size(); ++l)
+    newSet.insert(newLines[l]);
+  size_t count = 0;
+  for (unsigned l = oldFirst; l <= oldLast && l < oldLines.size(); ++l) {
+    std::vector<std::string> words = tokensOf(oldLines[l]);
+    bool uses = false;
+    for (size_t k = 0; k < words.size(); ++k)
+      if (words[k] == a && (k == 0 || (words[k - 1] != "." && words[k - 1] != "->"))) {
+        words[k] = b;
+        uses = true;
+      }
+    if (!uses)
+      continue;
+    std::string line;
+    for (const auto &w : words)
+      line += (line.empty() ? "" : " ") + w;
+    count += newSet.count(line);
+  }
+  return count;
+}
+
 // Where counts do not decide (the change also added or dropped a use), lines do: `a`
 // becomes `b` when at least half the function's lines that use `a` read, with `b` for
 // `a`, as lines of the new function, and no other new name does as well.
@@ -455,8 +483,14 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
   std::set<std::string> forbidden;
   for (const auto &[name, count] : before.uses)
     forbidden.insert(name);
+  // Over the whole file, equal counts are not enough: code that moved to another file
+  // takes its names along while new code brings others (`fp` gone, `tab_width` come, as
+  // often). Some line using the old name must read as a new line with the new one.
   for (auto [a, b] : renamesBetween(before.uses, after.uses, forbidden))
-    if (!unsure && !renamed.count(a) && declaredBoth(a, b))
+    if (!unsure && !renamed.count(a) && declaredBoth(a, b) &&
+        (programRenames.count(a) ||
+         linesExplained(a, b, d.oldLineTokens, 1, static_cast<unsigned>(oldCount), d.newLineTokens,
+                        1, static_cast<unsigned>(newCount)) > 0))
       d.renames.push_back({a, b, 1, ~0u});
 
   for (size_t l = 1; l <= oldLines.size(); ++l) {

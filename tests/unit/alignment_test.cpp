@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace rootline;
 using namespace rootline::test;
 
@@ -197,6 +199,36 @@ TEST_CASE("under a call whose line has no counterpart, the callee's executions m
   const LineInput &in = n.log.inputs[first.inputBegin];
   CHECK(valueName(in.load) == "v");
   CHECK(inputValueText(in) == "1");
+}
+
+TEST_CASE("each call of a comparator that qsort makes meets its own counterpart", "[align]") {
+  TempDir t1, t2;
+  const char *oldSrc = "#include <stdio.h>\n"
+                       "#include <stdlib.h>\n"
+                       "static int cmp(const void *a, const void *b) {\n"
+                       "  return *(const int *)a - *(const int *)b;\n"
+                       "}\n"
+                       "int main(void) {\n"
+                       "  int v[6] = {9, 2, 7, 4, 1, 8};\n"
+                       "  qsort(v, 6, sizeof v[0], cmp);\n"
+                       "  printf(\"%d\\n\", v[0]);\n"
+                       "  return 0;\n"
+                       "}\n";
+  std::string newSrc = oldSrc;
+  newSrc.replace(newSrc.find("v[0]);"), 6, "v[5]);");
+  AlignedRun o = record(t1.path, oldSrc, same), n = record(t2.path, newSrc, same);
+  std::vector<size_t> nc = executionsOf(n.log, 4), oc = executionsOf(o.log, 4);
+  REQUIRE(nc.size() > 3);
+  REQUIRE(nc.size() == oc.size());
+  std::set<uint64_t> indices;
+  for (size_t i : nc)
+    indices.insert(n.log.executions[i].index);
+  CHECK(indices.size() == nc.size()); // one call of qsort, a context per callback
+  Alignment a = alignExecutions(o.log, n.log, storeName, storeName);
+  for (size_t k = 0; k < nc.size(); ++k) {
+    CHECK(a.newPeer[nc[k]] == oc[k]);
+    CHECK(a.newStatus[nc[k]] == Aligned::Same);
+  }
 }
 
 TEST_CASE("a store into a renamed variable compares equal, into another variable not", "[align]") {

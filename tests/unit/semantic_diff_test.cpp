@@ -90,6 +90,31 @@ TEST_CASE("using another existing variable, or a global, is a change, not a rena
   CHECK(changedNewLines(global, 5) == std::vector<unsigned>{4});
 }
 
+TEST_CASE("a function moved out of the file while new code comes in is no rename, however "
+          "often the names are used",
+          "[diff][neutral]") {
+  // `load` (and its `fp`, used twice) leaves for another file; a new option's `width`
+  // comes in, used twice too. Equal counts, but no line with `fp` reads as a new line
+  // with `width`.
+  std::string oldText = "#include <stdio.h>\n"
+                        "static int load(const char *name) {\n"
+                        "  FILE *fp = fopen(name, \"r\");\n"
+                        "  return fp != NULL;\n"
+                        "}\n"
+                        "int main(int argc, char **argv) { return load(argv[1]); }\n";
+  std::string newText = "#include <stdio.h>\n"
+                        "int load(const char *name, unsigned width);\n"
+                        "int main(int argc, char **argv) {\n"
+                        "  unsigned width = 8;\n"
+                        "  return load(argv[1], width);\n"
+                        "}\n";
+  SemanticDiff d = diffSemantically(oldText, newText);
+  for (const auto &r : d.renames)
+    CHECK(r.from != "fp");
+  CHECK(d.changes.changedInNew(4));
+  CHECK(d.neutralWhy(true, 4).empty());
+}
+
 TEST_CASE("a changed line's replacement is the code line most like it, not a new comment",
           "[diff][neutral]") {
   SemanticDiff d =
