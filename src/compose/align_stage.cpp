@@ -389,13 +389,18 @@ bool makesCalls(const ExecutionLog &log, const LineExecution &e) {
 // "where both runs read `st->column` = 0, its execution computes `st->column` = 8 in
 // the old run and 0 in the new run". None when a call is made (its result is read, not loaded),
 // when a variable both read differs, or when they share no variable.
+// A branch that read the same values and went the other way is one too: "where both runs
+// read `col` = 0, its execution goes on to ... in the old run and to ... in the new run".
 std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecution &o,
                                     const ExecutionLog &newLog, const LineExecution &n,
-                                    const StoreTarget &oldTarget, const ReadName &rename) {
+                                    const StoreTarget &oldTarget, const ReadName &rename,
+                                    const LineNames &names) {
   EffectDifference d = firstDifference(oldLog, o, newLog, n, oldTarget, storeTarget);
   const LineEffect *a = effectAt(oldLog, o, d.oldEffect), *b = effectAt(newLog, n, d.newEffect);
-  if (!d.found || d.control || !a || !b || a->noise || b->noise || a->pointer || b->pointer ||
-      !sameEffect(a, b, oldTarget) || makesCalls(oldLog, o) || makesCalls(newLog, n))
+  if (!d.found || !a || !b || a->noise || b->noise || makesCalls(oldLog, o) ||
+      makesCalls(newLog, n))
+    return std::nullopt;
+  if (!d.control && (a->pointer || b->pointer || !sameEffect(a, b, oldTarget)))
     return std::nullopt;
   auto before = valuesRead(oldLog, o, rename);
   auto after =
@@ -411,7 +416,8 @@ std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecut
   }
   if (both.empty())
     return std::nullopt;
-  return "where both runs read " + both + ", its execution " + differenceText(a, b, oldTarget);
+  return "where both runs read " + both + ", its execution " +
+         describeDifference(oldLog, o, newLog, n, d, oldTarget, names);
 }
 
 // An execution that only stores, into variables the old run never stores to (by name,
@@ -518,8 +524,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
         }
       } else if (status[i] == Aligned::Differs) {
         if (inNew && v.originText.empty() && e.inSlice)
-          if (auto text =
-                  originOf(oldLog, oldLog.executions[peer[i]], newLog, e, oldTarget, renameRead))
+          if (auto text = originOf(oldLog, oldLog.executions[peer[i]], newLog, e, oldTarget,
+                                   renameRead, names))
             v.originText = *text;
         if (inNew) {
           ++v.differs;

@@ -629,39 +629,13 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     for (size_t u : byCost)
       want(u);
   Trials trials(req, ev.files, units, work, deadline, report);
-  // A group whose revert does not build is tried in smaller units (after the groups
-  // the first ranking asked for, before the rest). `units` grows: index, not iterate.
-  for (size_t k = 0; k < order.size(); ++k) {
-    size_t u = order[k];
-    if (trials.exhausted())
-      break;
-    stages.update(std::to_string(trials.count()) + " revert trial(s), " +
-                  std::to_string(ev.groups) + " group(s) of hunks in the change");
-    std::set<size_t> asked = {u};
-    units[u].alone = trials.run(asked, "revert");
-    if (units[u].alone == "passes") {
-      ev.fixing.push_back(u);
-      if (ev.groups > 1 && u < ev.groups && !trials.exhausted())
-        units[u].appliedAlone = trials.run(trials.complement({u}), "apply alone");
-    } else if (units[u].alone == "does not build") {
-      std::string error = trials.buildError(asked);
-      std::vector<RevertEvidence::Unit> smaller;
-      if (auto defined = withOldMacros(ev, u, error))
-        smaller.push_back(std::move(*defined));
-      if (u < ev.groups)
-        for (auto &s : splitUnits(ev, u, error))
-          smaller.push_back(std::move(s));
-      for (auto &s : smaller) {
-        units.push_back(std::move(s));
-        order.push_back(units.size() - 1);
-      }
-    }
-  }
   // A unit that fixes but spans several lines (a group, or a hunk of several lines):
   // the first ranking's lines in it, each reverted alone, tell which of them matters
   // (an extracted helper and the wrong call beside it).
+  // Done as soon as the unit fixes, before other units: under a short share the line
+  // is worth more than another group's trial.
   constexpr size_t kLinesPerUnit = 6;
-  for (size_t u : std::vector<size_t>(ev.fixing)) {
+  auto narrow = [&](size_t u) {
     size_t tried = 0;
     for (const auto &c : firstRanking) {
       if (trials.exhausted() || tried >= kLinesPerUnit)
@@ -697,6 +671,35 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       units.back().alone = trials.run({units.size() - 1}, "revert");
       if (units.back().alone == "passes")
         ev.fixing.push_back(units.size() - 1);
+    }
+  };
+  // A group whose revert does not build is tried in smaller units (after the groups
+  // the first ranking asked for, before the rest). `units` grows: index, not iterate.
+  for (size_t k = 0; k < order.size(); ++k) {
+    size_t u = order[k];
+    if (trials.exhausted())
+      break;
+    stages.update(std::to_string(trials.count()) + " revert trial(s), " +
+                  std::to_string(ev.groups) + " group(s) of hunks in the change");
+    std::set<size_t> asked = {u};
+    units[u].alone = trials.run(asked, "revert");
+    if (units[u].alone == "passes") {
+      ev.fixing.push_back(u);
+      if (ev.groups > 1 && u < ev.groups && !trials.exhausted())
+        units[u].appliedAlone = trials.run(trials.complement({u}), "apply alone");
+      narrow(u);
+    } else if (units[u].alone == "does not build") {
+      std::string error = trials.buildError(asked);
+      std::vector<RevertEvidence::Unit> smaller;
+      if (auto defined = withOldMacros(ev, u, error))
+        smaller.push_back(std::move(*defined));
+      if (u < ev.groups)
+        for (auto &s : splitUnits(ev, u, error))
+          smaller.push_back(std::move(s));
+      for (auto &s : smaller) {
+        units.push_back(std::move(s));
+        order.push_back(units.size() - 1);
+      }
     }
   }
   if (ev.fixing.empty() && ev.groups > 1 && !trials.exhausted()) {
