@@ -161,10 +161,12 @@ DebugReport debugRegression(const DebugRequest &request) {
   // those that compute the same values. Cheap builds and native runs, and the strongest
   // evidence there is, so they come before the solver.
   stages.begin("revert");
+  // Where the runs part comes first of all.
   std::stable_sort(hints.begin(), hints.end(), [](const auto &a, const auto &b) {
-    int ra = a.aligned == "differs" ? 0 : a.aligned.empty() ? 1 : 2;
-    int rb = b.aligned == "differs" ? 0 : b.aligned.empty() ? 1 : 2;
-    return ra != rb ? ra < rb : a.distance < b.distance;
+    auto order = [](const DebugCandidate &c) {
+      return c.aligned == "differs" ? (c.alignedOrigin ? 0 : 1) : c.aligned.empty() ? 2 : 3;
+    };
+    return order(a) != order(b) ? order(a) < order(b) : a.distance < b.distance;
   });
   debug::RevertEvidence reverts;
   if (req.newBuilt && !req.buildVariant)

@@ -462,6 +462,25 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
   return group;
 }
 
+// The position in `ranking` of the first candidate whose line the unit holds (new side);
+// past the end when none.
+size_t bestHint(const RevertEvidence::Unit &unit,
+                const std::vector<RevertEvidence::ChangedFile> &files,
+                const std::vector<DebugCandidate> &ranking) {
+  for (size_t i = 0; i < ranking.size(); ++i) {
+    const DebugCandidate &c = ranking[i];
+    if (c.version != "new" || !c.line)
+      continue;
+    for (auto [f, h] : unit.hunks) {
+      const DiffHunk &hunk = files[f].diff->changes.hunks[h];
+      if (files[f].newPath == c.file && c.line >= hunk.newStart &&
+          c.line < hunk.newStart + hunk.newLines)
+        return i;
+    }
+  }
+  return ranking.size();
+}
+
 // A candidate for a unit the trials single out that no candidate stands on: its first
 // line on the new side (or, for a deletion, the old line it removed).
 DebugCandidate unitCandidate(const RevertEvidence::Unit &unit,
@@ -591,6 +610,8 @@ std::optional<RevertEvidence::Unit> withOldMacros(const RevertEvidence &ev, size
 
 } // namespace
 
+constexpr size_t kDepthFirst = 3; // smaller units of a group tried right after it
+
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
                                     const std::set<std::string> &builtFrom, const fs::path &work,
@@ -696,10 +717,21 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       if (u < ev.groups)
         for (auto &s : splitUnits(ev, u, error))
           smaller.push_back(std::move(s));
+      // The first ranking's best lines first; the best few right away, before the other
+      // groups (the line ranked first is then tried within the share), the rest after
+      // them (a large group's every hunk must not crowd out the next group).
+      std::stable_sort(smaller.begin(), smaller.end(), [&](const auto &a, const auto &b) {
+        return bestHint(a, ev.files, firstRanking) < bestHint(b, ev.files, firstRanking);
+      });
+      std::vector<size_t> next;
       for (auto &s : smaller) {
         units.push_back(std::move(s));
-        order.push_back(units.size() - 1);
+        if (next.size() < kDepthFirst)
+          next.push_back(units.size() - 1);
+        else
+          order.push_back(units.size() - 1);
       }
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(k) + 1, next.begin(), next.end());
     }
   }
   if (ev.fixing.empty() && ev.groups > 1 && !trials.exhausted()) {
