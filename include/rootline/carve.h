@@ -86,7 +86,9 @@ struct LocalValue {
 
 // The call's scalar arguments, and the scalar fields and elements of what its pointer
 // arguments reach (three pointers deep) that the call read or wrote, from the function's
-// debug types, in parameter order; at most `maxInputs` inputs and `maxValues` in all.
+// debug types, in parameter order; then the same of the program's globals the call read
+// or wrote (by their debug names: `nrules`, `rules[2].prec`), in carved order; at most
+// `maxInputs` inputs and `maxValues` in all.
 std::vector<LocalValue> localValues(const CarvedCall &call, const llvm::Function &fn,
                                     size_t maxInputs = 24, size_t maxValues = 48);
 

@@ -112,6 +112,12 @@ public:
       pointee(name, type, call_.argTargets[k]->first, call_.argTargets[k]->second, 0);
   }
 
+  // A global the call read or wrote: carved object `object`, of debug type `type`.
+  void global(const std::string &name, const llvm::DIType *type, size_t object) {
+    if (!full())
+      value(name, type, object, 0, 0);
+  }
+
   std::vector<LocalValue> out;
 
 private:
@@ -303,6 +309,22 @@ std::vector<LocalValue> localValues(const CarvedCall &call, const llvm::Function
   Collector collect(call, maxInputs, maxValues);
   for (unsigned k = 0; k < fn.arg_size() && k + 1 < types.size() && k < call.args.size(); ++k)
     collect.argument(k, names[k].empty() ? "arg" + std::to_string(k + 1) : names[k], types[k + 1]);
+  // State the function keeps in globals (a parser's tables, a counter): named by their
+  // debug info, after the arguments.
+  const llvm::Module &m = *fn.getParent();
+  for (size_t k = 0; k < call.objects.size(); ++k) {
+    const CarvedObject &o = call.objects[k];
+    if (o.kind != CarvedObject::Kind::Global || o.constant)
+      continue;
+    const llvm::GlobalVariable *g = m.getGlobalVariable(o.global, true);
+    llvm::SmallVector<llvm::DIGlobalVariableExpression *, 1> dis;
+    if (g)
+      g->getDebugInfo(dis);
+    if (dis.size() != 1 || !dis[0]->getVariable())
+      continue;
+    const llvm::DIGlobalVariable *var = dis[0]->getVariable();
+    collect.global(var->getName().str(), var->getType(), k);
+  }
   return std::move(collect.out);
 }
 

@@ -116,3 +116,62 @@ TEST_CASE("local Darwin walks the union member whose target is laid out as its s
       inputs.push_back(v.name);
   CHECK(inputs == std::vector<std::string>{"m->sp", "m->stack->u.next->kind", "depth"});
 }
+
+TEST_CASE("local Darwin names the globals a call read or wrote, after its arguments, by their "
+          "debug names",
+          "[localdarwin]") {
+  // State in globals, as many GNU tools keep it: push() takes no argument.
+  TempDir t;
+  LoadedModule loaded =
+      loadModule(buildModule(sourceRecipe(t.path / "main.c", R"(static int limit = 1000;
+static int sp;
+static int stack[16];
+int tok;
+const char banner[] = "push";
+int push(void) {
+  if (sp >= 16)
+    return 0;
+  stack[sp++] = tok > limit ? limit : tok;
+  return 1;
+}
+int main(void) { return push() + banner[0]; }
+)"))
+                     .bitcode);
+  const llvm::Function *push = loaded.module->getFunction("push");
+  REQUIRE(push);
+  auto global = [&](const char *name, uint64_t size,
+                    std::vector<std::pair<uint64_t, uint64_t>> read) {
+    CarvedObject o = object(size, read);
+    o.kind = CarvedObject::Kind::Global;
+    const llvm::GlobalVariable *g = loaded.module->getGlobalVariable(name, true);
+    REQUIRE(g);
+    o.global = g->getName().str();
+    o.internal = g->hasLocalLinkage();
+    o.constant = g->isConstant();
+    return o;
+  };
+  CarvedCall call;
+  call.objects.push_back(global("sp", 4, {{0, 4}}));
+  call.objects.push_back(global("tok", 4, {{0, 4}}));
+  call.objects.push_back(global("limit", 4, {{0, 4}}));
+  call.objects.push_back(global("stack", 64, {}));
+  call.objects.back().written[0] = call.objects.back().written[1] = true;
+  call.objects.back().written[2] = call.objects.back().written[3] = true;
+  call.objects.push_back(global("banner", 5, {{0, 1}})); // read-only: never an input
+  call.objects[1].bytes[0] = 7;
+  call.objects[2].bytes[0] = 5;
+  std::vector<LocalValue> values = localValues(call, *push);
+  std::vector<std::string> inputs, printed;
+  for (const auto &v : values) {
+    if (v.input)
+      inputs.push_back(v.name);
+    if (v.output)
+      printed.push_back(v.name);
+  }
+  CHECK(inputs == std::vector<std::string>{"sp", "tok", "limit"});
+  // The element it wrote is printed after the call; the read-only string is not named.
+  CHECK(printed == std::vector<std::string>{"sp", "tok", "limit", "stack[0]"});
+  for (const auto &v : values)
+    if (v.name == "limit")
+      CHECK(v.value == 5);
+}
