@@ -428,6 +428,11 @@ struct Carver : ReplayObserver {
     for (uint64_t i = 0; i < len; ++i)
       if (writtenInCall.insert(addr + i).second)
         before.emplace(addr + i, shadow.get(addr + i));
+    // A global the call only writes (a table it fills, a stack it pushes on) is part of
+    // what it leaves: carved, so the test compares it. Written memory reached through
+    // pointers is carved by those pointers.
+    if (const auto *o = containing(addr); o && o->second.kind == CarvedObject::Kind::Global)
+      touched.try_emplace(o->first, o->second);
   }
   // What the byte held when the call began.
   std::optional<uint8_t> initial(uint64_t addr) const {

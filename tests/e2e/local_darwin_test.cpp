@@ -254,3 +254,94 @@ TEST_CASE("local Darwin does not run when the whole-program composition already 
   CHECK(never["local_darwin"].is_null());
   CHECK(never["candidates"][0]["local_alternative"].is_null());
 }
+
+TEST_CASE("a function that keeps its state in globals gets a differential unit test and local "
+          "Darwin over those globals, and the harness prints on both versions what the report "
+          "says",
+          "[debug][localdarwin]") {
+  // As in many GNU tools, push() takes no argument: it reads `tok` and `limit` and
+  // writes `stack`, all globals. What it only writes is part of what it leaves.
+  const char *oldSrc = R"(#include <stdio.h>
+#include <stdlib.h>
+static int limit = 1000;
+static int sp;
+static int stack[16];
+static int tok; /* the number the lexer read last */
+
+static int lex(const char *w) {
+  if (w[0] < '0' || w[0] > '9')
+    return 0;
+  tok = (int)strtod(w, NULL);
+  return 1;
+}
+
+/* Pushes the number just read, capped at the limit. */
+static int push(void) {
+  if (sp >= 16)
+    return 0;
+  stack[sp++] = tok > limit ? limit : tok;
+  return 1;
+}
+
+int main(void) {
+  char word[32];
+  while (scanf("%31s", word) == 1) {
+    if (word[0] == 'L' && sp > 0) {
+      limit = stack[--sp];
+      continue;
+    }
+    if (!lex(word) || !push()) {
+      printf("error at '%s'\n", word);
+      return 1;
+    }
+  }
+  for (int i = 0; i < sp; ++i)
+    printf("%d\n", stack[i]);
+  return 0;
+}
+)";
+  std::string newSrc = oldSrc;
+  const std::string from = "tok > limit ? limit : tok";
+  newSrc.replace(newSrc.find(from), from.size(), "tok >= limit ? limit - 1 : tok");
+  TempDir t;
+  fs::path out = t.path / "report";
+  writeText(t.path / "in.txt", "5 L 7 2\n");
+  writeText(t.path / "old" / "push.c", oldSrc);
+  writeText(t.path / "new" / "push.c", newSrc);
+  ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                                 (t.path / "new").string(), "--src", "push.c", "--stdin",
+                                 (t.path / "in.txt").string(), "--local-darwin", "always", "--out",
+                                 out.string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  REQUIRE(rep["unit_test"].is_object());
+  CHECK(rep["unit_test"]["call"] == "push()");
+  REQUIRE(rep["local_darwin"].is_object());
+  const nlohmann::json &ld = rep["local_darwin"];
+  INFO(ld.dump());
+  CHECK(ld["function"] == "push");
+  std::vector<std::string> names;
+  for (const auto &in : ld["inputs"])
+    names.push_back(in["name"]);
+  CHECK(names == std::vector<std::string>{"limit", "sp", "tok"});
+  // Apart from rootline: the carved call pushes 7 against the limit 5.
+  fs::path harness = out / ld["harness"].get<std::string>();
+  REQUIRE(fs::exists(harness));
+  std::string carved = ld["stdin"];
+  ProcessResult o = harnessRun(harness, t.path / "old" / "push.c", t.path / "h-old", carved);
+  ProcessResult n = harnessRun(harness, t.path / "new" / "push.c", t.path / "h-new", carved);
+  CHECK(o.out == ld["old_result"].get<std::string>());
+  CHECK(n.out == ld["new_result"].get<std::string>());
+  CHECK(o.out.find("leaves stack[0] = 5\n") != std::string::npos);
+  CHECK(n.out.find("leaves stack[0] = 4\n") != std::string::npos);
+  // The alternative the report ran: the limit itself, where the versions part.
+  REQUIRE_FALSE(ld["alternatives"].empty());
+  const nlohmann::json &alt = ld["alternatives"][0];
+  CHECK(alt["changes"] == nlohmann::json::array({"tok: 7 → 5"}));
+  std::string stdinText = alt["stdin"];
+  ProcessResult ao = harnessRun(harness, t.path / "old" / "push.c", t.path / "a-old", stdinText);
+  ProcessResult an = harnessRun(harness, t.path / "new" / "push.c", t.path / "a-new", stdinText);
+  CHECK(ao.out == alt["old_result"].get<std::string>());
+  CHECK(an.out == alt["new_result"].get<std::string>());
+}
