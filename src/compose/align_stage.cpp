@@ -492,7 +492,12 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   StoreTarget newTarget = storeTarget;
   // A variable's name as the new version spells it (`st->column`): the change's renames
   // applied to each identifier.
+  // Named once per load instruction: the origin check asks for every differing pair.
+  std::map<const llvm::Instruction *, std::string> readNames;
   ReadName renameRead = [&](const llvm::Instruction *load, const std::string &name) {
+    auto [known, fresh] = readNames.try_emplace(load);
+    if (!fresh)
+      return known->second;
     SourceLocation loc = ModuleIndex::locationOf(load);
     std::string rel = relativeTo(loc.path(), oldV.root);
     std::map<std::string, std::string> renames = diffs.wholeChangeRenames();
@@ -500,7 +505,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       for (const auto &r : diffs.semantic(rel, false).renames)
         if (r.oldFirst <= loc.line && loc.line <= r.oldLast)
           renames[r.from] = r.to;
-    return applyRenames(name, renames);
+    return known->second = applyRenames(name, renames);
   };
   Alignment a = alignExecutions(oldLog, newLog, oldTarget, newTarget);
   // Per aligned line: how its executions compare, with one example each way.

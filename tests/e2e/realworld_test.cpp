@@ -296,6 +296,19 @@ TEST_CASE("a real CMake project built by its own CMake and tested by its own cte
   CHECK_FALSE(fs::exists(t.path / "new" / "build"));
 }
 
+// `rootline --json debug` between the tags `good` and `bad` of a clone (in `repo`) of
+// fixtures/realworld/<bundle>, tested by `sh <script>` of fixtures/realworld.
+static ProcessResult debugBundle(const std::string &bundle, const fs::path &repo,
+                                 const std::string &script) {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/git", "clone", "-q", (fixturesDir() / "realworld" / bundle).string(),
+               repo.string()};
+  spec.timeoutSeconds = 120;
+  REQUIRE(runProcess(spec).exitedWith(0));
+  return runRootline({"--json", "debug", "--repo", repo.string(), "--good", "good", "--bad", "bad",
+                      "--test", "sh " + (fixturesDir() / "realworld" / script).string()});
+}
+
 TEST_CASE("a real autotools tool broken by a large commit, built by its own configure and "
           "make and tested by a shell script: the rewritten block ranks first with revert "
           "evidence",
@@ -304,14 +317,7 @@ TEST_CASE("a real autotools tool broken by a large commit, built by its own conf
   // 50 files; `match("a.b", /b.*$/)` stops matching.
   TempDir t;
   fs::path repo = t.path / "mawk";
-  ProcessSpec spec;
-  spec.argv = {"/usr/bin/git", "clone", "-q",
-               (fixturesDir() / "realworld" / "mawk.bundle").string(), repo.string()};
-  spec.timeoutSeconds = 120;
-  REQUIRE(runProcess(spec).exitedWith(0));
-  ProcessResult r = runRootline(
-      {"--json", "debug", "--repo", repo.string(), "--good", "good", "--bad", "bad", "--test",
-       "sh " + (fixturesDir() / "realworld" / "mawk_match_dollar.sh").string()});
+  ProcessResult r = debugBundle("mawk.bundle", repo, "mawk_match_dollar.sh");
   INFO(r.err);
   REQUIRE(r.exitedWith(0));
   nlohmann::json report = nlohmann::json::parse(r.out);
@@ -352,14 +358,7 @@ TEST_CASE("a real autotools tool with a bug hidden in a 341-line snapshot commit
   // "byacc"): precedence no longer settles shift/reduce conflicts.
   TempDir t;
   fs::path repo = t.path / "byacc";
-  ProcessSpec spec;
-  spec.argv = {"/usr/bin/git", "clone", "-q",
-               (fixturesDir() / "realworld" / "byacc.bundle").string(), repo.string()};
-  spec.timeoutSeconds = 120;
-  REQUIRE(runProcess(spec).exitedWith(0));
-  ProcessResult r = runRootline(
-      {"--json", "debug", "--repo", repo.string(), "--good", "good", "--bad", "bad", "--test",
-       "sh " + (fixturesDir() / "realworld" / "byacc_prec_conflicts.sh").string()});
+  ProcessResult r = debugBundle("byacc.bundle", repo, "byacc_prec_conflicts.sh");
   INFO(r.err);
   REQUIRE(r.exitedWith(0));
   nlohmann::json report = nlohmann::json::parse(r.out);
