@@ -289,6 +289,7 @@ struct RevertEvidence {
     // Old `#define` blocks the trial adds back (oldMacroBlock): the macros the build error
     // named that the change removed; their names are in the label.
     std::string oldDefinitions;
+    std::string oldDefinitionsNote; // " (with the old definition of `X` put back)"
   };
   std::vector<ChangedFile> files;
   // [0, groups): the change's hunks partitioned into groups that share names; after

@@ -559,7 +559,7 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
   };
   if (g.hunks.size() > 1)
     for (auto fh : g.hunks)
-      out.push_back({{fh}, label(fh), "", "", 0, ""});
+      out.push_back({{fh}, label(fh), "", "", 0, "", ""});
   if (!named.empty()) {
     RevertEvidence::Unit merged = g;
     for (size_t u = 0; u < ev.groups; ++u) {
@@ -604,7 +604,8 @@ std::optional<RevertEvidence::Unit> withOldMacros(const RevertEvidence &ev, size
   out.alone.clear();
   out.appliedAlone.clear();
   out.oldDefinitions = blocks;
-  out.label += " (with the old definition of " + names + " put back)";
+  out.oldDefinitionsNote = " (with the old definition of " + names + " put back)";
+  out.label += out.oldDefinitionsNote;
   return out;
 }
 
@@ -685,7 +686,8 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       line.label = ev.files[at->first].newPath + ":" + std::to_string(c.line);
       if (!units[u].oldDefinitions.empty()) { // the macros the unit needed, again
         line.oldDefinitions = units[u].oldDefinitions;
-        line.label += units[u].label.substr(units[u].label.find(" (with the old definition"));
+        line.oldDefinitionsNote = units[u].oldDefinitionsNote;
+        line.label += line.oldDefinitionsNote;
       }
       units.push_back(std::move(line));
       ++tried;
