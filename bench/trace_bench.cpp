@@ -70,9 +70,9 @@ int main(int argc, char **argv) {
       list.push_back(loadFixture(e.path()));
   }
   std::sort(list.begin(), list.end(), [](auto &a, auto &b) { return a.name < b.name; });
-  std::printf("%-14s %12s %10s %10s %9s %11s %13s %13s %10s\n", "fixture", "instructions",
+  std::printf("%-14s %12s %10s %10s %9s %11s %13s %13s %10s %12s\n", "fixture", "instructions",
               "native s", "traced s", "overhead", "bytes/inst", "replay inst/s", "deps inst/s",
-              "dep B/inst");
+              "dep B/inst", "alloc B/inst");
   std::vector<double> overheads;
   // One row; returns the overhead.
   auto row = [&](const Fixture &f) {
@@ -104,16 +104,17 @@ int main(int argc, char **argv) {
     TraceReader again(dir / "run.trace", p.module.key);
     auto depStart = std::chrono::steady_clock::now();
     replayTrace(*m.module, index, again, &both);
-    double depBytes = static_cast<double>(deps.bytes());
+    double depBytes = static_cast<double>(deps.usedBytes());
+    double allocBytes = static_cast<double>(deps.bytes());
     double depSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - depStart).count();
     double overhead = median(tt) / median(nt);
     double n = static_cast<double>(r.instances);
-    std::printf("%-14s %12llu %10.4f %10.4f %8.1fx %11.2f %13.3g %13.3g %10.1f  (trace + replay "
-                "%.2f s)\n",
+    std::printf("%-14s %12llu %10.4f %10.4f %8.1fx %11.2f %13.3g %13.3g %10.1f %12.1f  (trace + "
+                "replay %.2f s)\n",
                 f.name.c_str(), static_cast<unsigned long long>(r.instances), median(nt),
                 median(tt), overhead, static_cast<double>(bytes) / n, n / replaySeconds,
-                n / depSeconds, depBytes / n, median(tt) + replaySeconds);
+                n / depSeconds, depBytes / n, allocBytes / n, median(tt) + replaySeconds);
     fs::remove_all(dir);
     return overhead;
   };

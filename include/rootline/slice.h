@@ -5,6 +5,7 @@
 #pragma once
 
 #include "rootline/analysis.h"
+#include "rootline/dependence_records.h"
 #include "rootline/replay.h"
 #include "rootline/symbolic.h"
 
@@ -19,22 +20,6 @@ class CallBase;
 
 namespace rootline {
 
-// 32 bytes: one per instance of a run, so its size is most of the records' memory
-// (docs/trace-format.md, "Memory"); what few instances need lives beside it.
-struct InstanceRecord {
-  uint32_t id = 0;
-  uint32_t successor = 0;
-  uint64_t parent = kNoDef; // dynamic control parent: innermost open branch, else the call
-  uint32_t defBegin = 0;    // operand defs (LLVM operand order, kNoDef kept), then memory writers
-  uint32_t locBegin = 0;    // abstract locations the instance reads from memory
-  uint16_t operandCount = 0, writerCount = 0;
-  uint16_t locCount = 0;
-  bool readsUnwritten : 1 = false; // some byte it read has no writer in the trace
-  bool isBranch : 1 = false;       // conditional branch or multi-way switch
-  bool isOutput : 1 = false;       // wrote to stdout/stderr (DynamicTrace::previousOutput)
-};
-static_assert(sizeof(InstanceRecord) == 32);
-
 // The output pieces of a run, as logged (one per OUTPUT event).
 struct OutputPiece {
   uint64_t instance = 0;
@@ -44,9 +29,7 @@ struct OutputPiece {
 };
 
 struct DynamicTrace {
-  std::vector<InstanceRecord> records; // index = instance index
-  std::vector<uint64_t> defs;
-  std::vector<AbsLoc> locs;
+  DependenceRecords records; // index = instance index
   std::vector<OutputPiece> outputs;
   uint64_t crashInstance = kNoDef;
   // Per output instance (isOutput), the output before it, which defines the stream it
@@ -75,7 +58,8 @@ public:
   bool mustStop() const override;
   bool reachedCap() const;
   uint64_t byteCap() const;
-  uint64_t bytes() const; // what the records hold now, allocated capacity included
+  uint64_t bytes() const;     // what the records hold now, allocated capacity included
+  uint64_t usedBytes() const; // what they hold, without the capacity not yet used
   // "its dependence records reached their memory cap of M MiB (ROOTLINE_DEPENDENCE_CAP_MB)"
   std::string capText() const;
   DynamicTrace take();

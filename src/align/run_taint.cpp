@@ -30,15 +30,17 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
   std::vector<uint8_t> changedLine(index.instructionCount(), 0);
   DeadlineCheck check(deadline);
   uint64_t i = 0;
+  InstanceDeps r;
   for (; i < records.size(); ++i) {
     if (check.tick())
       break;
-    const InstanceRecord &r = records[i];
-    const llvm::Instruction *inst = index.instruction(r.id);
+    const uint32_t id = records.id(i);
+    const llvm::Instruction *inst = index.instruction(id);
     if (!inst)
       continue;
+    records.decode(i, r);
     auto flagOf = [&](uint64_t d) -> uint8_t { return d < i ? out.flags[d] : 0; };
-    const uint64_t *defs = trace.defs.data() + r.defBegin;
+    const uint64_t *defs = r.defs.data();
     uint8_t noise = 0, change = 0;
     auto addAll = [&](unsigned from, unsigned to, bool data) {
       for (unsigned k = from; k < to; ++k) {
@@ -48,7 +50,7 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
         change |= f & RunTaint::FromChange;
       }
     };
-    const unsigned ops = r.operandCount, all = r.operandCount + r.writerCount;
+    const unsigned ops = r.operandCount, all = static_cast<unsigned>(r.defs.size());
     if (llvm::isa<llvm::LoadInst>(inst)) {
       addAll(0, ops, false); // the address: which slot, not what is in it
       addAll(ops, all, true);
@@ -67,7 +69,7 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
         noise &= ~RunTaint::Address; // the distance between two addresses
       }
     }
-    uint8_t &known = changedLine[r.id];
+    uint8_t &known = changedLine[id];
     if (!known)
       known = onChangedLine(inst) ? 1 : 2;
     if (known == 1)
@@ -77,7 +79,7 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
       change |= p & RunTaint::FromChange;
       // Under a branch that noise decided, or inside a call made under one. A call's
       // noisy arguments do not make its callee's control noisy.
-      if ((p & RunTaint::NoiseControl) || (records[r.parent].isBranch && (p & kData)))
+      if ((p & RunTaint::NoiseControl) || (records.isBranch(r.parent) && (p & kData)))
         noise |= RunTaint::NoiseControl;
     }
     out.flags[i] = noise | change;

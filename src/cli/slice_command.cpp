@@ -164,7 +164,7 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
     bool inRel = relevant.contains(i), inDyn = dynamic.contains(i);
     if (!inRel && !inDyn)
       continue;
-    SourceLocation loc = ModuleIndex::locationOf(index.instruction(dyn.records[i].id));
+    SourceLocation loc = ModuleIndex::locationOf(index.instruction(dyn.records.id(i)));
     if (!loc.valid())
       continue;
     LineEntry &e = lines[{loc.file, loc.line}];

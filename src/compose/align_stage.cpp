@@ -660,7 +660,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     d.text = d.where + (when.empty() ? "" : " (" + when + ")") + " " + text;
     auto loc = [&](const Version &v, const LineExecution &e) {
       SourceLocation l =
-          ModuleIndex::locationOf(v.index->instruction(v.trace.dynamic.records[e.first].id));
+          ModuleIndex::locationOf(v.index->instruction(v.trace.dynamic.records.id(e.first)));
       return std::make_pair(relativeTo(l.path(), v.root), l.line);
     };
     std::tie(d.file, d.line) =

@@ -230,21 +230,21 @@ std::optional<uint64_t> changedDefinitionBehind(const Version &v, uint64_t branc
   std::vector<uint64_t> work{branch};
   std::set<uint64_t> seen{branch};
   std::optional<uint64_t> best;
+  InstanceDeps r;
   constexpr size_t kMaxVisited = 20000;
   while (!work.empty() && seen.size() < kMaxVisited) {
     uint64_t i = work.back();
     work.pop_back();
-    const InstanceRecord &r = t.records[i];
     if (i != branch) {
-      SourceLocation loc = ModuleIndex::locationOf(v.index->instruction(r.id));
+      SourceLocation loc = ModuleIndex::locationOf(v.index->instruction(t.records.id(i)));
       if (loc.valid() && diffs.changed(relativeTo(loc.path(), v.root), v.name == "new", loc.line)) {
         if (!best || i > *best)
           best = i;
         continue; // the nearest changed definition on this chain
       }
     }
-    for (uint32_t k = 0; k < r.operandCount + r.writerCount; ++k) {
-      uint64_t d = t.defs[r.defBegin + k];
+    t.records.decode(i, r);
+    for (uint64_t d : r.defs) {
       if (d != kNoDef && d < t.records.size() && seen.insert(d).second)
         work.push_back(d);
     }
@@ -286,7 +286,7 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
       if (!c.inChangedRegion)
         if (auto def = changedDefinitionBehind(where, seq[i].instance, diffs)) {
           const llvm::Instruction *inst =
-              where.index->instruction(where.trace.dynamic.records[*def].id);
+              where.index->instruction(where.trace.dynamic.records.id(*def));
           DebugCandidate behind = candidateAt(where, inst, "changed computation", diffs);
           behind.condition = c.condition;
           behind.conditionSmt = c.conditionSmt;

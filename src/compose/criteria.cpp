@@ -36,7 +36,7 @@ std::optional<CriterionSeed> seedAt(const Version &v, uint64_t at, std::string &
       continue;
     CriterionSeed s{p.instance, false, {}, p.fromMemory};
     auto *call =
-        llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records[p.instance].id));
+        llvm::cast<llvm::CallBase>(v.index->instruction(v.trace.dynamic.records.id(p.instance)));
     std::optional<unsigned> op = outputOperand(call, p.arg);
     if (op)
       s.defs.push_back(v.trace.dynamic.operandDef(p.instance, *op));
@@ -76,10 +76,10 @@ std::optional<uint64_t> sameStatementInOld(const Version &oldV, const Version &n
   };
   uint64_t k = 0;
   for (uint64_t i = 0; i <= nt.crashInstance && i < nt.records.size(); ++i)
-    if (same(newV, nt.records[i].id, loc.line))
+    if (same(newV, nt.records.id(i), loc.line))
       ++k;
   for (uint64_t i = 0; i < ot.records.size(); ++i)
-    if (same(oldV, ot.records[i].id, *oldLine) && --k == 0)
+    if (same(oldV, ot.records.id(i), *oldLine) && --k == 0)
       return i;
   return std::nullopt;
 }
@@ -138,7 +138,8 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, D
     std::string end;
     if (!records.empty()) {
       newV.seeds.push_back({records.size() - 1, true, {}, false, true});
-      SourceLocation l = ModuleIndex::locationOf(newV.index->instruction(records.back().id));
+      SourceLocation l =
+          ModuleIndex::locationOf(newV.index->instruction(records.id(records.size() - 1)));
       if (l.valid())
         end = " at " + relativeTo(l.path(), newV.root) + ":" + std::to_string(l.line);
     }
@@ -151,7 +152,7 @@ void chooseCriteria(Version &oldV, Version &newV, const std::string &expected, D
   if (oldTwin) {
     oldV.seeds = {{*oldTwin, true, {}, false}};
     SourceLocation loc =
-        ModuleIndex::locationOf(oldV.index->instruction(oldV.trace.dynamic.records[*oldTwin].id));
+        ModuleIndex::locationOf(oldV.index->instruction(oldV.trace.dynamic.records.id(*oldTwin)));
     oldV.criterion = "the same statement at " + relativeTo(loc.path(), oldV.root) + ":" +
                      std::to_string(loc.line) + ", in the run where the new version crashed";
   } else if (auto s = seedAt(oldV, at, oldV.criterion)) {
@@ -184,9 +185,9 @@ std::string chooseHangCriteria(Version &oldV, Version &newV, const std::string &
     std::string oldRel = diffs.counterpart(rel, true);
     const auto &records = oldV.trace.dynamic.records;
     for (uint64_t i = records.size(); oldLine && i-- > 0;) {
-      if (!records[i].isBranch)
+      if (!records.isBranch(i))
         continue;
-      SourceLocation l = ModuleIndex::locationOf(oldV.index->instruction(records[i].id));
+      SourceLocation l = ModuleIndex::locationOf(oldV.index->instruction(records.id(i)));
       if (l.valid() && l.line == *oldLine && relativeTo(l.path(), oldV.root) == oldRel) {
         oldV.seeds = {{i, true, {}, false}};
         oldV.criterion = "the exit condition of the loop at " + oldRel + ":" +
@@ -198,9 +199,9 @@ std::string chooseHangCriteria(Version &oldV, Version &newV, const std::string &
     // No loop stuck in the tail (recursion without end, a wait): the run's last branch.
     const auto &records = newV.trace.dynamic.records;
     for (uint64_t i = records.size(); i-- > 0;)
-      if (records[i].isBranch) {
+      if (records.isBranch(i)) {
         newV.seeds = {{i, true, {}, false}};
-        SourceLocation loc = ModuleIndex::locationOf(newV.index->instruction(records[i].id));
+        SourceLocation loc = ModuleIndex::locationOf(newV.index->instruction(records.id(i)));
         newV.criterion = "the last branch before the run was stopped, at " +
                          relativeTo(loc.path(), newV.root) + ":" + std::to_string(loc.line);
         break;

@@ -56,7 +56,7 @@ std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
   for (uint64_t i = std::min<uint64_t>(records.size(), s.member.size()); i-- > 0;) {
     if (!s.contains(i))
       continue;
-    uint32_t id = records[i].id;
+    uint32_t id = records.id(i);
     if (id >= state.size())
       state.resize(id + 1, 0);
     if (state[id] == 1)

@@ -51,11 +51,11 @@ HangingLoop findHangingLoop(const Version &v) {
   LoopsOf loops;
   std::map<uint32_t, BranchTail> tail; // by instruction id
   for (uint64_t i = records.size() / 2; i < records.size(); ++i) {
-    if (!records[i].isBranch)
+    if (!records.isBranch(i))
       continue;
-    auto [it, fresh] = tail.try_emplace(records[i].id);
+    auto [it, fresh] = tail.try_emplace(records.id(i));
     BranchTail &t = it->second;
-    const llvm::Instruction *inst = v.index->instruction(records[i].id);
+    const llvm::Instruction *inst = v.index->instruction(records.id(i));
     if (fresh) {
       const llvm::Loop *loop = loops.loopOf(inst->getParent());
       for (unsigned s = 0; loop && s < inst->getNumSuccessors(); ++s)
@@ -64,7 +64,7 @@ HangingLoop findHangingLoop(const Version &v) {
     }
     ++t.executions;
     t.last = i;
-    uint32_t s = records[i].successor;
+    uint32_t s = records.successor(i);
     if (t.loop && s < inst->getNumSuccessors() && !t.loop->contains(inst->getSuccessor(s)))
       t.exited = true;
   }
@@ -78,8 +78,8 @@ HangingLoop findHangingLoop(const Version &v) {
   if (!stuck.empty()) {
     uint32_t id = stuck.front().second;
     out.exitBranch = v.index->instruction(id);
-    for (const InstanceRecord &r : records)
-      out.iterations += r.id == id;
+    for (uint64_t i = 0; i < records.size(); ++i)
+      out.iterations += records.id(i) == id;
   }
   return out;
 }

@@ -205,7 +205,7 @@ std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const 
     }
     if (f->freeInstance != kNoDef && f->freeInstance < newV.trace.dynamic.records.size()) {
       SourceLocation fl = ModuleIndex::locationOf(
-          newV.index->instruction(newV.trace.dynamic.records[f->freeInstance].id));
+          newV.index->instruction(newV.trace.dynamic.records.id(f->freeInstance)));
       if (fl.valid())
         e.freedAt = relativeTo(fl.path(), newV.root) + ":" + std::to_string(fl.line);
     }

@@ -26,7 +26,7 @@ std::vector<const llvm::Instruction *> sliceInstructions(const Version &v) {
   for (uint64_t i = 0; i < records.size(); ++i) {
     if (!v.slice.contains(i))
       continue;
-    uint32_t id = records[i].id;
+    uint32_t id = records.id(i);
     if (id >= seen.size())
       seen.resize(id + 1);
     if (seen[id])

@@ -7,6 +7,7 @@
 
 #include <llvm/IR/Instructions.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -21,8 +22,7 @@ uint64_t DynamicTrace::previousOutput(uint64_t instance) const {
 }
 
 uint64_t DynamicTrace::operandDef(uint64_t instance, unsigned operand) const {
-  const InstanceRecord &r = records[instance];
-  return operand < r.operandCount ? defs[r.defBegin + operand] : kNoDef;
+  return records.operandDef(instance, operand);
 }
 
 namespace {
@@ -68,14 +68,12 @@ struct DependenceRecorder::Impl {
   // Return instances of callbacks, with their depth, until the uninstrumented call that
   // made them completes: what it does (qsort's order) depends on what they returned.
   std::vector<std::pair<uint32_t, uint64_t>> callbackReturns;
+  InstanceDeps r; // the instance being recorded, reused
 
   Impl(const ModuleIndex &i, const StaticAnalysis &a, uint64_t cap)
       : index(i), analysis(a), byteCap(cap) {}
 
-  uint64_t bytes() const {
-    return trace.records.capacity() * sizeof(InstanceRecord) +
-           trace.defs.capacity() * sizeof(uint64_t) + trace.locs.capacity() * sizeof(AbsLoc);
-  }
+  uint64_t bytes() const { return trace.records.capacityBytes(); }
 
   void addObject(uint64_t base, uint64_t size, AbsLoc loc) {
     lastObject = objects.end();
@@ -108,14 +106,9 @@ struct DependenceRecorder::Impl {
     return it->second.loc;
   }
 
-  void addLoc(InstanceRecord &r, AbsLoc l) {
-    if (l == kUnknownLoc)
-      return;
-    for (uint32_t k = 0; k < r.locCount; ++k)
-      if (trace.locs[r.locBegin + k] == l)
-        return;
-    trace.locs.push_back(l);
-    ++r.locCount;
+  void addLoc(AbsLoc l) {
+    if (l != kUnknownLoc && std::find(r.locs.begin(), r.locs.end(), l) == r.locs.end())
+      r.locs.push_back(l);
   }
 
   // The state of `I`'s frame. Runs of instances stay in one frame, so the last one
@@ -149,51 +142,43 @@ struct DependenceRecorder::Impl {
   }
 
   void onInstance(const Instance &I) {
-    InstanceRecord r;
-    r.id = I.id;
+    r.clear();
     r.successor = I.successor;
     r.parent = controlParent(I);
-    r.defBegin = static_cast<uint32_t>(trace.defs.size());
     for (const auto &op : I.operands)
-      trace.defs.push_back(op.def);
-    r.operandCount = static_cast<uint16_t>(I.operands.size());
-    for (uint64_t w : I.memDefs)
-      trace.defs.push_back(w);
-    r.writerCount = static_cast<uint16_t>(I.memDefs.size());
+      r.defs.push_back(op.def);
+    r.operandCount = static_cast<unsigned>(I.operands.size());
+    r.defs.insert(r.defs.end(), I.memDefs.begin(), I.memDefs.end());
     if (I.external)
       std::erase_if(callbackReturns, [&](const std::pair<uint32_t, uint64_t> &cb) {
         if (cb.first != I.depth + 1)
           return false;
-        trace.defs.push_back(cb.second);
-        ++r.writerCount;
+        r.defs.push_back(cb.second);
         return true;
       });
     // A phi's value depends on which edge entered its block: on the branch that ended
     // the predecessor (`a && b` in a value context at -O0 is branches and a phi).
     bool fresh = false;
     FrameState &fs = frameOf(I, fresh); // controlParent made it
-    if (llvm::isa<llvm::PHINode>(I.inst) && fs.lastBranch != kNoDef) {
-      trace.defs.push_back(fs.lastBranch);
-      ++r.writerCount;
-    }
+    if (llvm::isa<llvm::PHINode>(I.inst) && fs.lastBranch != kNoDef)
+      r.defs.push_back(fs.lastBranch);
     r.readsUnwritten = I.memUnwritten;
-    r.locBegin = static_cast<uint32_t>(trace.locs.size());
     const llvm::Instruction *inst = I.inst;
     r.isBranch = (llvm::isa<llvm::BranchInst>(inst) || llvm::isa<llvm::SwitchInst>(inst)) &&
                  inst->getNumSuccessors() > 1;
 
     if (llvm::isa<llvm::LoadInst>(inst))
-      addLoc(r, locationAt(I.addr));
+      addLoc(locationAt(I.addr));
     if (auto *al = llvm::dyn_cast<llvm::AllocaInst>(inst))
       addObject(I.addr, I.size, allocaLoc(index.idOf(al)));
     if (I.external) {
       for (const Event &e : I.effects) {
         switch (e.tag) {
         case Ev::MEM_READ:
-          addLoc(r, locationAt(e.a));
+          addLoc(locationAt(e.a));
           break;
         case Ev::MEM_COPY:
-          addLoc(r, locationAt(e.b));
+          addLoc(locationAt(e.b));
           break;
         case Ev::HEAP_ALLOC:
           addObject(e.a, e.b, heapLoc(I.id));
@@ -241,9 +226,13 @@ struct DependenceRecorder::Impl {
       frames.erase(I.frame);
       cachedFrame = nullptr;
     }
-    if (trace.records.size() != I.index)
-      trace.records.resize(I.index); // defensive: keep index == position
-    trace.records.push_back(r);
+    trace.records.truncate(I.index); // defensive: keep index == position
+    if (trace.records.size() < I.index) {
+      InstanceDeps none;
+      while (trace.records.size() < I.index)
+        trace.records.append(0, none);
+    }
+    trace.records.append(I.id, r);
   }
 };
 
@@ -264,13 +253,14 @@ DependenceRecorder::DependenceRecorder(const ModuleIndex &index, const StaticAna
                                        uint64_t byteCap)
     : impl_(std::make_unique<Impl>(index, analysis, byteCap)) {}
 bool DependenceRecorder::mustStop() const {
-  if (!impl_->capped && impl_->bytes() > impl_->byteCap)
+  if (!impl_->capped && (impl_->bytes() > impl_->byteCap || impl_->trace.records.full()))
     impl_->capped = true;
   return impl_->capped;
 }
 bool DependenceRecorder::reachedCap() const { return impl_->capped; }
 uint64_t DependenceRecorder::byteCap() const { return impl_->byteCap; }
 uint64_t DependenceRecorder::bytes() const { return impl_->bytes(); }
+uint64_t DependenceRecorder::usedBytes() const { return impl_->trace.records.usedBytes(); }
 std::string DependenceRecorder::capText() const {
   return "its dependence records reached their memory cap of " +
          std::to_string(impl_->byteCap >> 20) + " MiB (ROOTLINE_DEPENDENCE_CAP_MB)";

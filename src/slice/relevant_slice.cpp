@@ -65,7 +65,7 @@ private:
   // dependences only): from the last of them, or from the start when there is none.
   void pendOutputBefore(uint64_t at) {
     for (uint64_t i = std::min<uint64_t>(at + 1, trace_.records.size()); i-- > 0;)
-      if (trace_.records[i].isOutput) {
+      if (trace_.records.isOutput(i)) {
         byWriter_[i].push_back(kOutputLoc);
         ++pending_[kOutputLoc];
         return;
@@ -73,7 +73,7 @@ private:
     forever_.insert(kOutputLoc);
   }
 
-  void pend(uint64_t i, const InstanceRecord &r) {
+  void pend(uint64_t i, const InstanceDeps &r) {
     // An output extends the stream: the stream as the earlier outputs left it is a
     // pending location, for potential dependences only (earlier outputs do not join).
     if (r.isOutput) {
@@ -85,12 +85,10 @@ private:
         ++pending_[kOutputLoc];
       }
     }
-    for (uint32_t k = 0; k < r.locCount; ++k) {
-      AbsLoc l = trace_.locs[r.locBegin + k];
+    for (AbsLoc l : r.locs) {
       if (r.readsUnwritten)
         forever_.insert(l);
-      for (uint32_t w = 0; w < r.writerCount; ++w) {
-        uint64_t writer = trace_.defs[r.defBegin + r.operandCount + w];
+      for (uint64_t writer : r.writers()) {
         byWriter_[writer].push_back(l);
         ++pending_[l];
       }
@@ -114,28 +112,32 @@ private:
           pending_.erase(l);
       byWriter_.erase(it);
     }
-    const InstanceRecord &r = trace_.records[i];
-    if (!slice_.member[i] && potential_ && r.isBranch && (!pending_.empty() || !forever_.empty())) {
-      const llvm::Instruction *inst = index_.instruction(r.id);
+    const DependenceRecords &records = trace_.records;
+    if (!slice_.member[i] && potential_ && records.isBranch(i) &&
+        (!pending_.empty() || !forever_.empty())) {
+      const llvm::Instruction *inst = index_.instruction(records.id(i));
+      const uint32_t taken = records.successor(i);
       for (unsigned s = 0; s < inst->getNumSuccessors() && !slice_.member[i]; ++s)
-        if (s != r.successor && pendingIntersects(analysis_.mayDef(inst, s)))
+        if (s != taken && pendingIntersects(analysis_.mayDef(inst, s)))
           slice_.member[i] = true;
     }
     if (slice_.member[i]) {
-      for (uint32_t k = 0; k < r.operandCount + r.writerCount; ++k)
-        mark(trace_.defs[r.defBegin + k]);
-      pend(i, r);
-      mark(r.parent);
+      records.decode(i, deps_);
+      for (uint64_t d : deps_.defs)
+        mark(d);
+      pend(i, deps_);
+      mark(deps_.parent);
     } else if (auto it = partialSeeds_.find(i); it != partialSeeds_.end()) {
       slice_.member[i] = true;
+      records.decode(i, deps_);
       for (uint64_t d : it->second->defs)
         mark(d);
       if (it->second->memory) {
-        for (uint32_t w = 0; w < r.writerCount; ++w)
-          mark(trace_.defs[r.defBegin + r.operandCount + w]);
-        pend(i, r);
+        for (uint64_t w : deps_.writers())
+          mark(w);
+        pend(i, deps_);
       }
-      mark(r.parent);
+      mark(deps_.parent);
     }
   }
 
@@ -149,6 +151,7 @@ private:
   std::unordered_map<AbsLoc, int> pending_;
   std::unordered_set<AbsLoc> forever_; // read before any write in the trace: pending to the start
   std::unordered_map<uint64_t, std::vector<AbsLoc>> byWriter_;
+  InstanceDeps deps_; // the visited instance's, decoded
 };
 
 } // namespace
@@ -164,7 +167,7 @@ std::vector<CriterionSeed> outputSeeds(const DynamicTrace &trace, const ModuleIn
     if (fresh)
       seeds.push_back({p.instance, false, {}, false});
     CriterionSeed &s = seeds[it->second];
-    auto *call = llvm::cast<llvm::CallBase>(index.instruction(trace.records[p.instance].id));
+    auto *call = llvm::cast<llvm::CallBase>(index.instruction(trace.records.id(p.instance)));
     if (auto op = outputOperand(call, p.arg))
       s.defs.push_back(trace.operandDef(p.instance, *op));
     if (p.fromMemory)
@@ -243,7 +246,7 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
   std::string file = criterion.substr(0, colon);
   long line = std::strtol(criterion.c_str() + colon + 1, nullptr, 10);
   for (uint64_t i = trace.records.size(); i-- > 0;) {
-    SourceLocation loc = ModuleIndex::locationOf(index.instruction(trace.records[i].id));
+    SourceLocation loc = ModuleIndex::locationOf(index.instruction(trace.records.id(i)));
     if (static_cast<long>(loc.line) != line)
       continue;
     fs::path have(loc.file);

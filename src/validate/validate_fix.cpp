@@ -94,7 +94,7 @@ std::map<ValuePlace, std::string> printedNames(const Side &s) {
           bytes->first >= p.offset + p.bytes.size())
         continue;
       auto *call =
-          llvm::cast<llvm::CallBase>(s.index->instruction(s.trace.dynamic.records[p.instance].id));
+          llvm::cast<llvm::CallBase>(s.index->instruction(s.trace.dynamic.records.id(p.instance)));
       if (auto op = outputOperand(call, p.arg); op && *op < call->arg_size()) {
         std::string name = valueName(call->getArgOperand(*op));
         if (!name.empty())

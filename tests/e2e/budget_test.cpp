@@ -356,8 +356,8 @@ TEST_CASE("replay stops at its dependence records' memory cap with what it recor
   DynamicTrace all = whole.take();
   REQUIRE(all.records.size() > prefix.records.size());
   for (size_t i = 0; i < prefix.records.size(); i += 997) {
-    CHECK(all.records[i].id == prefix.records[i].id);
-    CHECK(all.records[i].parent == prefix.records[i].parent);
+    CHECK(all.records.id(i) == prefix.records.id(i));
+    CHECK(all.records.parent(i) == prefix.records.parent(i));
   }
 
   // debug with the cap from the environment: the trace stage is cut and says why, and the

@@ -217,7 +217,7 @@ TEST_CASE("the crash criterion slices back from the faulting instruction", "[sli
   bool scanfInSlice = false;
   for (uint64_t i = 0; i < r.trace.dynamic.records.size(); ++i)
     if (s.contains(i)) {
-      auto *inst = r.index->instruction(r.trace.dynamic.records[i].id);
+      auto *inst = r.index->instruction(r.trace.dynamic.records.id(i));
       if (auto *call = llvm::dyn_cast<llvm::CallInst>(inst);
           call && call->getCalledFunction() &&
           call->getCalledFunction()->getName().contains("scanf"))
@@ -233,7 +233,7 @@ std::set<unsigned> linesOf(const SlicedRun &r, const Slice &s) {
   for (uint64_t i = 0; i < r.trace.dynamic.records.size(); ++i)
     if (s.contains(i)) {
       SourceLocation loc =
-          ModuleIndex::locationOf(r.index->instruction(r.trace.dynamic.records[i].id));
+          ModuleIndex::locationOf(r.index->instruction(r.trace.dynamic.records.id(i)));
       if (loc.valid())
         lines.insert(loc.line);
     }
@@ -359,7 +359,7 @@ TEST_CASE("what qsort put where depends on what its comparator returned", "[slic
   for (uint64_t i = 0; i < run.trace.dynamic.records.size(); ++i)
     if (s.contains(i))
       lines.insert(
-          ModuleIndex::locationOf(run.index->instruction(run.trace.dynamic.records[i].id)).line);
+          ModuleIndex::locationOf(run.index->instruction(run.trace.dynamic.records.id(i))).line);
   CHECK(lines.count(5) == 1);  // the comparator's result
   CHECK(lines.count(13) == 1); // the qsort call
   CHECK(lines.count(12) == 0);
