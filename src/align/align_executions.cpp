@@ -3,8 +3,8 @@
 
 #include <llvm/ADT/DenseMap.h>
 
+#include <algorithm>
 #include <string>
-#include <unordered_map>
 
 namespace rootline {
 
@@ -114,10 +114,6 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
   a.newStatus.assign(newLog.executions.size(), Aligned::Unmatched);
   a.oldPeer.assign(oldLog.executions.size(), Alignment::npos);
   a.newPeer.assign(newLog.executions.size(), Alignment::npos);
-  std::unordered_map<uint64_t, size_t> oldByIndex;
-  oldByIndex.reserve(oldLog.executions.size());
-  for (size_t i = 0; i < oldLog.executions.size(); ++i)
-    oldByIndex.emplace(oldLog.executions[i].index, i);
   TargetNames oldNames(oldTarget), newNames(newTarget);
   auto pair = [&](size_t i, size_t j) {
     bool differs = compareEffects(oldLog, oldLog.executions[i], newLog, newLog.executions[j],
@@ -127,35 +123,49 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
     a.newPeer[j] = i;
     a.oldStatus[i] = a.newStatus[j] = differs ? Aligned::Differs : Aligned::Same;
   };
-  for (size_t j = 0; j < newLog.executions.size(); ++j) {
-    const LineExecution &n = newLog.executions[j];
-    auto it = oldByIndex.find(n.index);
-    if (it == oldByIndex.end() || oldLog.executions[it->second].line != n.line)
-      continue;
-    pair(it->second, j);
+  // Joins by a key, sorted rather than hashed: a long run has millions of executions,
+  // and a hash table's lookups there are cache misses. A key is taken only where it
+  // names one execution on each side, of the same line.
+  using Keyed = std::pair<uint64_t, size_t>; // (key, execution)
+  auto join = [&](std::vector<Keyed> &olds, std::vector<Keyed> &news) {
+    std::sort(olds.begin(), olds.end());
+    std::sort(news.begin(), news.end());
+    auto unique = [](const std::vector<Keyed> &v, size_t k) {
+      return (k == 0 || v[k - 1].first != v[k].first) &&
+             (k + 1 == v.size() || v[k + 1].first != v[k].first);
+    };
+    for (size_t i = 0, j = 0; i < olds.size() && j < news.size();) {
+      if (olds[i].first < news[j].first)
+        ++i;
+      else if (news[j].first < olds[i].first)
+        ++j;
+      else {
+        size_t o = olds[i].second, n = news[j].second;
+        if (unique(olds, i) && unique(news, j) &&
+            oldLog.executions[o].line == newLog.executions[n].line)
+          pair(o, n);
+        ++i;
+        ++j;
+      }
+    }
+  };
+  auto keyed = [](const ExecutionLog &log, const std::vector<size_t> &peer, bool byCallee) {
+    std::vector<Keyed> out;
+    out.reserve(log.executions.size());
+    for (size_t i = 0; i < log.executions.size(); ++i)
+      if (peer[i] == Alignment::npos)
+        out.push_back({byCallee ? log.executions[i].calleeIndex : log.executions[i].index, i});
+    return out;
+  };
+  {
+    std::vector<Keyed> olds = keyed(oldLog, a.oldPeer, false),
+                       news = keyed(newLog, a.newPeer, false);
+    join(olds, news);
   }
   // What the calling lines could not pair (a call the change rewrote, a function moved
-  // to another file): the same line under the same chain of callees, where that index
-  // names one unpaired execution on each side.
-  std::unordered_map<uint64_t, size_t> oldByCallee, newByCallee;
-  auto unpaired = [](const ExecutionLog &log, const std::vector<size_t> &peer,
-                     std::unordered_map<uint64_t, size_t> &out) {
-    for (size_t i = 0; i < log.executions.size(); ++i)
-      if (peer[i] == Alignment::npos) {
-        auto [it, fresh] = out.emplace(log.executions[i].calleeIndex, i);
-        if (!fresh)
-          it->second = Alignment::npos; // ambiguous
-      }
-  };
-  unpaired(oldLog, a.oldPeer, oldByCallee);
-  unpaired(newLog, a.newPeer, newByCallee);
-  for (const auto &[key, j] : newByCallee) {
-    auto it = oldByCallee.find(key);
-    if (j == Alignment::npos || it == oldByCallee.end() || it->second == Alignment::npos ||
-        oldLog.executions[it->second].line != newLog.executions[j].line)
-      continue;
-    pair(it->second, j);
-  }
+  // to another file): the same line under the same chain of callees.
+  std::vector<Keyed> olds = keyed(oldLog, a.oldPeer, true), news = keyed(newLog, a.newPeer, true);
+  join(olds, news);
   return a;
 }
 

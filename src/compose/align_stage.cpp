@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace rootline::debug {
 
@@ -420,10 +423,22 @@ std::optional<std::string> originOf(const ExecutionLog &oldLog, const LineExecut
          describeDifference(oldLog, o, newLog, n, d, oldTarget, names);
 }
 
+// A store's target, named once per instruction: the stage asks for every execution of a
+// long run, and naming reads the debug information and the file's renames.
+StoreTarget namedOnce(StoreTarget name) {
+  auto known = std::make_shared<std::unordered_map<const llvm::Instruction *, std::string>>();
+  return [name = std::move(name), known](const llvm::Instruction *store) {
+    auto [it, fresh] = known->try_emplace(store);
+    if (fresh)
+      it->second = name(store);
+    return it->second;
+  };
+}
+
 // An execution that only stores, into variables the old run never stores to (by name,
 // renames applied): it defines new state, it changes none of the old.
 bool onlyNewVariables(const ExecutionLog &log, const LineExecution &e,
-                      const std::set<std::string> &oldStored) {
+                      const std::set<std::string> &oldStored, const StoreTarget &storeTarget) {
   if (e.effectCount == 0)
     return false;
   for (uint32_t k = 0; k < e.effectCount; ++k) {
@@ -480,7 +495,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   const RunTaint oldTaint = taintOf(oldV), newTaint = taintOf(newV);
   markNoise(oldLog, oldTaint, oldV.trace.dynamic);
   markNoise(newLog, newTaint, newV.trace.dynamic);
-  StoreTarget oldTarget = [&](const llvm::Instruction *s) {
+  StoreTarget oldTarget = namedOnce([&](const llvm::Instruction *s) {
     std::string name = storeTarget(s);
     const SemanticDiff &sd =
         diffs.semantic(relativeTo(ModuleIndex::locationOf(s).path(), oldV.root), false);
@@ -488,8 +503,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       if (r.from == name)
         return r.to;
     return name;
-  };
-  StoreTarget newTarget = storeTarget;
+  });
+  StoreTarget newTarget = namedOnce(storeTarget);
   // A variable's name as the new version spells it (`st->column`): the change's renames
   // applied to each identifier.
   // Named once per load instruction: the origin check asks for every differing pair.
@@ -578,8 +593,9 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   // read by a changed line later) is not where the runs part: where that value makes a
   // difference is.
   std::set<std::string> oldStored;
+  std::unordered_set<const llvm::Instruction *> oldStores;
   for (const LineEffect &e : oldLog.effects)
-    if (e.kind == LineEffect::Store)
+    if (e.kind == LineEffect::Store && oldStores.insert(e.inst).second)
       oldStored.insert(oldTarget(e.inst));
   size_t leftOut = 0, unexplained = 0;
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
@@ -605,7 +621,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     } else if (a.newStatus[j] == Aligned::Unmatched && out.complete) {
       if (n.noise)
         ++leftOut;
-      else if (!onlyNewVariables(newLog, n, oldStored))
+      else if (!onlyNewVariables(newLog, n, oldStored, newTarget))
         consider(first, static_cast<double>(n.first), &n, nullptr);
     }
   }
