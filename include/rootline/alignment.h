@@ -13,6 +13,7 @@
 // same; the branches a condition took on the way are kept for the reader.
 #pragma once
 
+#include "rootline/budget.h"
 #include "rootline/replay.h"
 
 #include <functional>
@@ -87,6 +88,11 @@ struct ExecutionLog {
   bool complete = true; // false when replay stopped before the end of the run
 };
 
+// The bytes one run's execution log may take: $ROOTLINE_ALIGN_CAP_MB MiB when set, else
+// an eighth of the machine's memory (the align stage holds both runs' logs beside both
+// runs' dependence records).
+uint64_t executionLogByteCap();
+
 // Observes a replay and logs the executions of the lines `wanted` accepts. `lineOf`
 // names an instruction's line (asked once per instruction); `slice` (may be null)
 // marks the instances that make an execution `inSlice`.
@@ -98,9 +104,15 @@ public:
   LineExecutionRecorder(const ModuleIndex &index,
                         std::function<AlignedLine(const llvm::Instruction *)> lineOf,
                         std::function<bool(AlignedLine)> wanted,
-                        const std::vector<bool> *slice = nullptr, FunctionName functionName = {});
+                        const std::vector<bool> *slice = nullptr, FunctionName functionName = {},
+                        uint64_t byteCap = executionLogByteCap());
   ~LineExecutionRecorder() override;
   void onInstance(const Instance &) override;
+  // Past its memory cap (executionLogByteCap), replay stops with the log made so far.
+  bool mustStop() const override;
+  bool reachedCap() const;
+  // "its execution log reached its memory cap of M MiB (ROOTLINE_ALIGN_CAP_MB)"
+  std::string capText() const;
   ExecutionLog take();
 
 private:

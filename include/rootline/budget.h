@@ -61,4 +61,9 @@ private:
   bool expired_ = false, due_ = false;
 };
 
+// The bytes a stage's records of one run may take (docs/trace-format.md, "Memory"):
+// `envVar` MiB when it is set to a positive number, else 1/`divisor` of the machine's
+// memory. Past it, the stage stops with a note, never with the kernel's OOM killer.
+uint64_t memoryCap(const char *envVar, unsigned divisor);
+
 } // namespace rootline

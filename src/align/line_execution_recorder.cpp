@@ -94,12 +94,19 @@ struct LineExecutionRecorder::Impl {
   llvm::DenseMap<const llvm::Function *, std::unique_ptr<FunctionLoops>> functionLoops;
   std::vector<Activation> stack;
   ExecutionLog log;
+  uint64_t byteCap;
+  bool capped = false;
 
   Impl(const ModuleIndex &i, std::function<AlignedLine(const llvm::Instruction *)> l,
        std::function<bool(AlignedLine)> w, const std::vector<bool> *s,
-       LineExecutionRecorder::FunctionName f)
+       LineExecutionRecorder::FunctionName f, uint64_t cap)
       : index(i), lineOf(std::move(l)), wanted(std::move(w)), slice(s), functionName(std::move(f)),
-        lines(i.instructionCount(), 0), state(i.instructionCount(), 0) {}
+        lines(i.instructionCount(), 0), state(i.instructionCount(), 0), byteCap(cap) {}
+
+  uint64_t bytes() const {
+    return log.executions.capacity() * sizeof(LineExecution) +
+           log.effects.capacity() * sizeof(LineEffect) + log.inputs.capacity() * sizeof(LineInput);
+  }
 
   uint64_t functionDigest(const llvm::Function *f) {
     auto [it, fresh] = functionDigests.try_emplace(f, 0);
@@ -377,9 +384,24 @@ struct LineExecutionRecorder::Impl {
 LineExecutionRecorder::LineExecutionRecorder(
     const ModuleIndex &index, std::function<AlignedLine(const llvm::Instruction *)> lineOf,
     std::function<bool(AlignedLine)> wanted, const std::vector<bool> *slice,
-    FunctionName functionName)
+    FunctionName functionName, uint64_t byteCap)
     : impl_(std::make_unique<Impl>(index, std::move(lineOf), std::move(wanted), slice,
-                                   std::move(functionName))) {}
+                                   std::move(functionName), byteCap)) {}
+
+uint64_t executionLogByteCap() { return memoryCap("ROOTLINE_ALIGN_CAP_MB", 8); }
+
+bool LineExecutionRecorder::mustStop() const {
+  if (!impl_->capped && impl_->bytes() > impl_->byteCap)
+    impl_->capped = true;
+  return impl_->capped;
+}
+
+bool LineExecutionRecorder::reachedCap() const { return impl_->capped; }
+
+std::string LineExecutionRecorder::capText() const {
+  return "its execution log reached its memory cap of " + std::to_string(impl_->byteCap >> 20) +
+         " MiB (ROOTLINE_ALIGN_CAP_MB)";
+}
 
 LineExecutionRecorder::~LineExecutionRecorder() = default;
 

@@ -276,7 +276,9 @@ ExecutionLog recordExecutions(const Version &v, LineNames &names,
   log.complete = r.outcome != RunOutcome::Stopped && r.outcome != RunOutcome::Diverged;
   if (!log.complete)
     stages.cut("alignment replay of the " + v.name + " version stopped after " +
-               std::to_string(r.instances) + " instances; no line is called behaviour-neutral");
+               std::to_string(r.instances) + " instances" +
+               (recorder.reachedCap() ? ": " + recorder.capText() : std::string()) +
+               "; no line is called behaviour-neutral");
   return log;
 }
 

@@ -12,8 +12,6 @@
 #include <map>
 #include <unordered_map>
 
-#include <unistd.h>
-
 namespace rootline {
 
 uint64_t DynamicTrace::previousOutput(uint64_t instance) const {
@@ -236,18 +234,7 @@ struct DependenceRecorder::Impl {
   }
 };
 
-uint64_t dependenceByteCap() {
-  if (const char *mb = std::getenv("ROOTLINE_DEPENDENCE_CAP_MB"); mb && *mb) {
-    char *end = nullptr;
-    unsigned long long v = std::strtoull(mb, &end, 10);
-    if (end && *end == '\0' && v > 0)
-      return static_cast<uint64_t>(v) << 20;
-  }
-  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0)
-    return uint64_t{4} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 4;
-}
+uint64_t dependenceByteCap() { return memoryCap("ROOTLINE_DEPENDENCE_CAP_MB", 4); }
 
 DependenceRecorder::DependenceRecorder(const ModuleIndex &index, const StaticAnalysis &analysis,
                                        uint64_t byteCap)

@@ -1,6 +1,9 @@
 #include "rootline/budget.h"
 
 #include <algorithm>
+#include <cstdlib>
+
+#include <unistd.h>
 
 namespace rootline {
 
@@ -45,6 +48,19 @@ double Deadline::clamp(double wanted, double minimum) const {
 unsigned Deadline::clampMs(unsigned wantedMs, unsigned minimumMs) const {
   double left = remaining() * 1000;
   return static_cast<unsigned>(std::max<double>(minimumMs, std::min<double>(wantedMs, left)));
+}
+
+uint64_t memoryCap(const char *envVar, unsigned divisor) {
+  if (const char *mb = std::getenv(envVar); mb && *mb) {
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(mb, &end, 10);
+    if (end && *end == '\0' && v > 0)
+      return static_cast<uint64_t>(v) << 20;
+  }
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return (uint64_t{16} << 30) / std::max(divisor, 1u);
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / std::max(divisor, 1u);
 }
 
 } // namespace rootline

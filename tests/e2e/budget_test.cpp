@@ -1,9 +1,11 @@
 // The debugger within a budget (docs/debug.md, "Budget"): stages that reach their share
 // stop and say so, a ranking comes out anyway, and symbolic replay builds expressions
 // only where the slice needs them, never asking the solver.
+#include "rootline/alignment.h"
 #include "rootline/debug.h"
 #include "rootline/error.h"
 #include "rootline/explore.h"
+#include "rootline/module_index.h"
 #include "rootline/slice.h"
 #include "rootline/validate.h"
 #include "test_support.h"
@@ -379,4 +381,45 @@ TEST_CASE("replay stops at its dependence records' memory cap with what it recor
   INFO(trace->note);
   CHECK(trace->note.find("memory cap of 4 MiB") != std::string::npos);
   CHECK(trace->note.find("ROOTLINE_DEPENDENCE_CAP_MB") != std::string::npos);
+}
+
+TEST_CASE("the alignment replay stops at its execution log's memory cap with the executions "
+          "it logged",
+          "[align][budget][memory]") {
+  RegressionFixture r = regressionFixture("stress_long_run"); // ~8.7 M instances
+  TracedProgram p = buildTraced(r.program.recipeIn(r.dir / "new"));
+  LoadedModule module = loadModule(p.module.bitcode);
+  ModuleIndex index(*module.module);
+  TempDir t;
+  TestCase test;
+  test.stdinFile = *r.program.stdinFile;
+  TracedRun run = runTraced(p, test, t.path / "run.trace");
+  // Every line is wanted, each named by its line number.
+  auto lineOf = [](const llvm::Instruction *inst) -> AlignedLine {
+    return ModuleIndex::locationOf(inst).line;
+  };
+  auto all = [](AlignedLine) { return true; };
+  constexpr uint64_t kCap = uint64_t{2} << 20;
+  LineExecutionRecorder capped(index, lineOf, all, nullptr, {}, kCap);
+  ReplayResult stopped;
+  {
+    TraceReader reader(run.trace, p.module.key);
+    stopped = replayTrace(*module.module, index, reader, &capped);
+  }
+  CHECK(stopped.outcome == RunOutcome::Stopped);
+  CHECK(capped.reachedCap());
+  CHECK(capped.capText() == "its execution log reached its memory cap of 2 MiB "
+                            "(ROOTLINE_ALIGN_CAP_MB)");
+  ExecutionLog log = capped.take();
+  CHECK(log.executions.size() > 1000);
+  CHECK(log.executions.back().last < stopped.instances);
+
+  // The cap from the environment; a value that is not a number leaves the default, an
+  // eighth of the machine's memory.
+  ::setenv("ROOTLINE_ALIGN_CAP_MB", "3", 1);
+  CHECK(executionLogByteCap() == uint64_t{3} << 20);
+  ::setenv("ROOTLINE_ALIGN_CAP_MB", "-1x", 1);
+  CHECK(executionLogByteCap() == static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                                     static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 8);
+  ::unsetenv("ROOTLINE_ALIGN_CAP_MB");
 }
