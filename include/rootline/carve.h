@@ -55,6 +55,7 @@ struct CarvedCall {
   std::vector<CarvedObject> objects;
   std::vector<CarvedPointer> pointers;
   uint64_t unknownBytes = 0; // bytes the call read whose value the trace does not give
+  uint64_t instances = 0;    // instances the call ran, its callees' included
 };
 
 // The calls of `function` during which an instruction of `file`:`line` ran (file

@@ -182,13 +182,16 @@ struct Carver : ReplayObserver {
     bool opened = tracker.step(I, closed);
     if (closed && active) {
       args = tracker.finishedArgs(); // a callback's are known only once it ran
+      callEnd = I.index;
       finishCall();
     }
     if (opened) {
       active = true;
       throughLine = false;
       occurrence = tracker.occurrence();
+      callStart = I.index;
     }
+    lastIndex = I.index;
     if (active && !throughLine && watched(I.inst))
       throughLine = true;
     effects(I);
@@ -197,6 +200,7 @@ struct Carver : ReplayObserver {
   void finish() {
     if (active) {
       args = tracker.args();
+      callEnd = lastIndex + 1;
       finishCall();
     }
   }
@@ -451,6 +455,7 @@ struct Carver : ReplayObserver {
   std::unordered_map<const llvm::Instruction *, bool> watchedCache;
   bool active = false, throughLine = false;
   uint64_t occurrence = 0, source = 0;
+  uint64_t callStart = 0, callEnd = 0, lastIndex = 0; // the open call's instances: [start, end)
   std::vector<Val> args;
   std::vector<CarvedCall> first;
   std::deque<CarvedCall> last;
@@ -591,6 +596,7 @@ void Carver::finishCall() {
   active = false;
   if (throughLine) {
     CarvedCall call = carvedState(*this);
+    call.instances = callEnd - callStart;
     if (first.size() < kKeptCalls / 2) {
       first.push_back(std::move(call));
     } else {

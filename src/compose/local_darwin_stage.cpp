@@ -29,6 +29,8 @@ namespace {
 constexpr double kRunTimeoutSeconds = 10;
 // Alternatives kept in the report.
 constexpr size_t kMaxAlternatives = 4;
+// A run this long, most of it in the chosen call, is not composed again at the call.
+constexpr uint64_t kLongRunInstances = 1000000;
 
 std::vector<std::string> words(const std::string &text) {
   std::vector<std::string> out;
@@ -197,6 +199,19 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
   if (inputCount == 0)
     return skip("call " + std::to_string(chosen.call.occurrence) + " of `" + chosen.function +
                 "` read no scalar argument or field that the trace gives");
+
+  // Composing at a call pays off when the call is a small part of the run (after a lexer,
+  // a parser). A long call that runs most of a long run is no smaller a formula than the
+  // whole program's, whose composition did not finish: it would spend its time for
+  // nothing.
+  const std::string &carvedIn = report.candidates.at(chosen.candidate).version;
+  const uint64_t runInstances = (carvedIn == "old" ? oldV : newV).trace.replay.instances;
+  if (req.localDarwin == "auto" && runInstances >= kLongRunInstances &&
+      chosen.call.instances * 2 >= runInstances)
+    return skip("call " + std::to_string(chosen.call.occurrence) + " of `" + chosen.function +
+                "` runs " + std::to_string(chosen.call.instances) + " of the " + carvedIn +
+                " run's " + std::to_string(runInstances) +
+                " instances: composing there is no smaller than the whole program");
 
   LocalComposition lc;
   lc.function = chosen.function;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <regex>
 
 using namespace rootline;
 using namespace rootline::test;
@@ -344,4 +345,38 @@ int main(void) {
   ProcessResult an = harnessRun(harness, t.path / "new" / "push.c", t.path / "a-new", stdinText);
   CHECK(ao.out == alt["old_result"].get<std::string>());
   CHECK(an.out == alt["new_result"].get<std::string>());
+}
+
+TEST_CASE("local Darwin leaves out a call that runs most of a long run, and says how much of "
+          "the run it is",
+          "[debug][localdarwin][long]") {
+  // An insertion sort of 4000 readings called once from main: 3.0e7 instructions, the
+  // sort nearly all of them. The whole-program composition does not finish; composing
+  // at the sort would not either.
+  fs::path dir = fixturesDir() / "regressions" / "stress_insertion_sort";
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (dir / "old" / "main.c").string(), "--new",
+                   (dir / "new" / "main.c").string(), "--stdin", (dir / "input.txt").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["line"] == 20);
+  CHECK(rep["local_darwin"].is_null());
+  std::string note;
+  for (const auto &s : rep["stages"])
+    if (s["name"] == "local darwin")
+      note = s.value("note", "");
+  INFO(note);
+  std::smatch m;
+  REQUIRE(std::regex_search(note, m,
+                            std::regex("call 1 of `insertion_sort` runs ([0-9]+) of the new "
+                                       "run's ([0-9]+) instances: composing there is no smaller "
+                                       "than the whole program")));
+  // True of the run: the sort is at least half of it, and the run is what the trace
+  // stage replayed.
+  uint64_t call = std::stoull(m[1].str()), run = std::stoull(m[2].str());
+  CHECK(call * 2 >= run);
+  CHECK(call < run);
+  CHECK(run > 10000000);
 }
