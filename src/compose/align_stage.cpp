@@ -11,6 +11,8 @@
 #include <llvm/IR/Instructions.h>
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -454,6 +456,102 @@ bool onlyNewVariables(const ExecutionLog &log, const LineExecution &e,
   return true;
 }
 
+// One side of the aligned runs, for the reorder check.
+struct RunSide {
+  const ExecutionLog &log;
+  const Version &v;
+  const std::vector<Aligned> &status;
+  const std::vector<size_t> &peer;
+  std::function<AlignedLine(const llvm::Instruction *)> lineOf;
+};
+
+// Lines whose every execution computes the same values, yet whose store a differing
+// reader reads in one run where that reader's counterpart, in the other run, does not
+// read the counterpart store: the values reach other reads (a counter incremented
+// before the test that reads it instead of after). Such a line is not behaviour-neutral. Returns,
+// per line, the reader's place ("src/csvsum.c:42"). Bounded: at most kMaxReorderInstances instances
+// of differing readers are looked at.
+std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const RunSide &other,
+                                                   const std::map<AlignedLine, LineVerdict> &lines,
+                                                   const Deadline &deadline) {
+  constexpr uint64_t kMaxReorderInstances = 2000000;
+  std::map<AlignedLine, std::string> out;
+  // The executions of lines that are "same values" so far, by their first instance.
+  std::vector<std::pair<uint64_t, size_t>> writers;
+  for (size_t j = 0; j < from.log.executions.size(); ++j) {
+    const LineExecution &e = from.log.executions[j];
+    auto it = lines.find(e.line);
+    if (from.status[j] == Aligned::Same && it != lines.end() && !it->second.differs &&
+        !it->second.unmatched)
+      writers.push_back({e.first, j});
+  }
+  if (writers.empty())
+    return out;
+  std::sort(writers.begin(), writers.end());
+  auto executionHolding = [&](uint64_t instance) -> std::optional<size_t> {
+    auto it = std::upper_bound(writers.begin(), writers.end(),
+                               std::make_pair(instance, std::numeric_limits<size_t>::max()));
+    if (it == writers.begin())
+      return std::nullopt;
+    const LineExecution &e = from.log.executions[(--it)->second];
+    return instance <= e.last ? std::optional<size_t>(it->second) : std::nullopt;
+  };
+  const DependenceRecords &fromRecords = from.v.trace.dynamic.records;
+  const DependenceRecords &otherRecords = other.v.trace.dynamic.records;
+  auto isStore = [](const Version &v, const DependenceRecords &r, uint64_t i) {
+    const llvm::Instruction *inst = v.index->instruction(r.id(i));
+    return inst && (llvm::isa<llvm::StoreInst>(inst) || llvm::isa<llvm::CallBase>(inst));
+  };
+  // Whether the execution `reader` (of `other`) reads a store of the execution `writer`.
+  InstanceDeps deps;
+  // A load of the execution's own line (not of a callee's line inside its range).
+  auto ownLoad = [](const RunSide &side, const llvm::Instruction *inst, AlignedLine line) {
+    return inst && llvm::isa<llvm::LoadInst>(inst) && side.lineOf(inst) == line;
+  };
+  auto reads = [&](const LineExecution &reader, const LineExecution &writer) {
+    for (uint64_t i = reader.first; i <= reader.last && i < otherRecords.size(); ++i) {
+      const llvm::Instruction *inst = other.v.index->instruction(otherRecords.id(i));
+      if (!ownLoad(other, inst, reader.line))
+        continue;
+      otherRecords.decode(i, deps);
+      for (uint64_t w : deps.writers())
+        if (w >= writer.first && w <= writer.last)
+          return true;
+    }
+    return false;
+  };
+  DeadlineCheck check(deadline);
+  uint64_t looked = 0;
+  for (size_t j = 0; j < from.log.executions.size() && looked < kMaxReorderInstances; ++j) {
+    if (from.status[j] != Aligned::Differs || from.peer[j] == Alignment::npos)
+      continue;
+    const LineExecution &reader = from.log.executions[j];
+    for (uint64_t i = reader.first; i <= reader.last && i < fromRecords.size(); ++i, ++looked) {
+      if (check.tick())
+        return out;
+      const llvm::Instruction *inst = from.v.index->instruction(fromRecords.id(i));
+      if (!ownLoad(from, inst, reader.line))
+        continue;
+      fromRecords.decode(i, deps);
+      for (uint64_t w : deps.writers()) {
+        if (!isStore(from.v, fromRecords, w))
+          continue;
+        std::optional<size_t> k = executionHolding(w);
+        if (!k || out.count(from.log.executions[*k].line) || from.peer[*k] == Alignment::npos)
+          continue;
+        const LineExecution &otherReader = other.log.executions[from.peer[j]];
+        const LineExecution &otherWriter = other.log.executions[from.peer[*k]];
+        if (reads(otherReader, otherWriter))
+          continue;
+        SourceLocation loc = ModuleIndex::locationOf(inst);
+        out[from.log.executions[*k].line] =
+            relativeTo(loc.path(), from.v.root) + ":" + std::to_string(loc.line);
+      }
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
@@ -572,6 +670,35 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   };
   judge(newLog, a.newStatus, a.newPeer, true);
   judge(oldLog, a.oldStatus, a.oldPeer, false);
+  // Same values, in another order: not behaviour-neutral (reorderedStores).
+  {
+    std::unordered_map<const llvm::Instruction *, AlignedLine> lineCache;
+    auto lineIn = [&](const Version &v) {
+      return [&lineCache, &names, &v](const llvm::Instruction *inst) {
+        auto [it, fresh] = lineCache.try_emplace(inst, 0);
+        if (fresh)
+          it->second = names.of(v, inst);
+        return it->second;
+      };
+    };
+    RunSide newSide{newLog, newV, a.newStatus, a.newPeer, lineIn(newV)},
+        oldSide{oldLog, oldV, a.oldStatus, a.oldPeer, lineIn(oldV)};
+    Deadline reorderDeadline = deadline.share(0.5);
+    auto mark = [&](const std::map<AlignedLine, std::string> &found, const char *run,
+                    const char *otherRun) {
+      for (const auto &[line, reader] : found) {
+        LineVerdict &v = out.lines[line];
+        if (v.differs)
+          continue;
+        ++v.differs;
+        v.differenceExample = std::string("computes the same values in both runs, but in the ") +
+                              run + " run " + reader + " reads what it stored, and in the " +
+                              otherRun + " run that read does not";
+      }
+    };
+    mark(reorderedStores(newSide, oldSide, out.lines, reorderDeadline), "new", "old");
+    mark(reorderedStores(oldSide, newSide, out.lines, reorderDeadline), "old", "new");
+  }
 
   // The first divergence on the slice: the earliest moment, in the new run, at which an
   // aligned execution does something else than its counterpart (the instance of its

@@ -241,3 +241,51 @@ TEST_CASE("a call moved to another function with the same result is not 'the sam
   REQUIRE(rep.firstDivergence.has_value());
   CHECK(rep.firstDivergence->line == 8);
 }
+
+TEST_CASE("a store moved across its reader computes the same values but is never called "
+          "behaviour-neutral",
+          "[debug][align]") {
+  // The change increments the count before the test that reads it, instead of after:
+  // every execution of `n++` stores the same values in both runs, but the test at line 5
+  // now reads them where it read the previous count before. With all readings below
+  // zero, the maximum stays 0.
+  const char *old = "#include <stdio.h>\n"
+                    "struct stats { int n; int max; };\n"
+                    "static void add(struct stats *s, int v) {\n"
+                    "  if (s->n == 0 || v > s->max)\n"
+                    "    s->max = v;\n"
+                    "  s->n++;\n"
+                    "}\n"
+                    "int main(void) {\n"
+                    "  struct stats s = {0, 0};\n"
+                    "  int v;\n"
+                    "  while (scanf(\"%d\", &v) == 1)\n"
+                    "    add(&s, v);\n"
+                    "  printf(\"%d readings, max %d\\n\", s.n, s.max);\n"
+                    "  return 0;\n"
+                    "}\n";
+  std::string moved = old;
+  moved.replace(moved.find("  if (s->n == 0"), 0, "  s->n++;\n");
+  moved.erase(moved.find("  s->n++;\n}\n"), 10);
+  REQUIRE(moved.find("  s->n++;\n  if (s->n == 0 || v > s->max)\n    s->max = v;\n}\n") !=
+          std::string::npos);
+  TempDir t;
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", old);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", moved);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "-4 -3 -7\n";
+  DebugReport rep = debugRegression(req);
+  REQUIRE(rep.newRun.stdoutBytes == "3 readings, max 0\n");
+  REQUIRE(rep.oldRun.stdoutBytes == "3 readings, max -3\n");
+  const DebugCandidate *inc = at(rep, 4); // `s->n++;` in the new version
+  REQUIRE(inc != nullptr);
+  INFO(inc->alignedDetail);
+  CHECK(inc->aligned == "differs");
+  CHECK(has(inc->alignedDetail, "computes the same values in both runs, but in the new run "
+                                "main.c:5 reads what it stored, and in the old run that read "
+                                "does not"));
+  for (const auto &s : rep.sameValueLines)
+    CHECK_FALSE((s.file == "main.c" && s.line == 4));
+}
