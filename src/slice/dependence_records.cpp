@@ -70,8 +70,7 @@ void InstanceDeps::clear() {
 
 // The record of instance `i`, as a flags byte then varints, each handed to `put(value,
 // isByte)`: one encoder for writing and for measuring a long record.
-template <class Put>
-void DependenceRecords::encode(uint64_t i, const InstanceDeps &d, Put &&put) {
+template <class Put> void DependenceRecords::encode(uint64_t i, const InstanceDeps &d, Put &&put) {
   size_t writers = 0;
   for (size_t k = d.operandCount; k < d.defs.size(); ++k)
     writers += d.defs[k] != kNoDef && d.defs[k] < i;
