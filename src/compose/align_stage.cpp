@@ -508,8 +508,13 @@ std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const Ru
   auto ownLoad = [](const RunSide &side, const llvm::Instruction *inst, AlignedLine line) {
     return inst && llvm::isa<llvm::LoadInst>(inst) && side.lineOf(inst) == line;
   };
+  // Past the bound or the deadline it answers yes: no claim is made on what was not seen.
+  DeadlineCheck check(deadline);
+  uint64_t looked = 0;
   auto reads = [&](const LineExecution &reader, const LineExecution &writer) {
     for (uint64_t i = reader.first; i <= reader.last && i < otherRecords.size(); ++i) {
+      if (++looked > kMaxReorderInstances || check.tick())
+        return true;
       const llvm::Instruction *inst = other.v.index->instruction(otherRecords.id(i));
       if (!ownLoad(other, inst, reader.line))
         continue;
@@ -520,13 +525,13 @@ std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const Ru
     }
     return false;
   };
-  DeadlineCheck check(deadline);
-  uint64_t looked = 0;
   for (size_t j = 0; j < from.log.executions.size() && looked < kMaxReorderInstances; ++j) {
     if (from.status[j] != Aligned::Differs || from.peer[j] == Alignment::npos)
       continue;
     const LineExecution &reader = from.log.executions[j];
-    for (uint64_t i = reader.first; i <= reader.last && i < fromRecords.size(); ++i, ++looked) {
+    for (uint64_t i = reader.first;
+         i <= reader.last && i < fromRecords.size() && looked < kMaxReorderInstances;
+         ++i, ++looked) {
       if (check.tick())
         return out;
       const llvm::Instruction *inst = from.v.index->instruction(fromRecords.id(i));
