@@ -409,9 +409,10 @@ std::string reportSummary(const DebugReport &r) {
   if (r.firstDivergence)
     s << "rootline: first divergence: " << r.firstDivergence->text << "\n";
   for (const auto &e : r.memoryErrors)
-    s << "rootline: memory error: " << e.text
-      << (e.confirmed.empty() || e.confirmed.rfind("not", 0) == 0 ? "" : " (" + e.confirmed + ")")
-      << "\n";
+    // What the replay's checker saw is a claim only with the sanitizer build's word on it.
+    s << "rootline: memory error: " << e.text << " ("
+      << (e.confirmed.empty() ? std::string("not checked by a sanitizer build") : e.confirmed)
+      << ")\n";
   for (const auto &c : r.candidates) {
     s << "  " << c.rank << ". " << c.file << ":" << c.line << " [" << c.version << ", " << c.kind
       << "] " << c.source << "\n";

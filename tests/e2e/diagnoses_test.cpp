@@ -97,16 +97,33 @@ TEST_CASE("a memory error in the new version: its cause ranks first",
       const MemoryError &e = rep.memoryErrors.front();
       INFO(e.text << " / " << e.confirmed);
       CHECK(e.kind == kind);
-      std::string sanitizer =
-          kind == "uninitialized-read" ? "MemorySanitizer" : "AddressSanitizer";
+      std::string sanitizer = kind == "uninitialized-read" ? "MemorySanitizer" : "AddressSanitizer";
       std::string at = "main.c:" + std::to_string(m["access_line"].get<int>());
       CHECK(e.confirmed.rfind(sanitizer, 0) == 0);
       CHECK(e.confirmed.find(at) != std::string::npos);
       if (kind != "uninitialized-read") // the checker names the load; MSan the use
         CHECK(e.line == static_cast<unsigned>(m["access_line"].get<int>()));
       CHECK(e.objectLine == static_cast<unsigned>(m["object_line"].get<int>()));
+      CHECK(reportSummary(rep).find("rootline: memory error: " + e.text + " (" + e.confirmed +
+                                    ")") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("the summary says when the sanitizer build did not confirm a memory error, or did not "
+          "run",
+          "[debug][diagnoses][memory]") {
+  DebugReport rep;
+  MemoryError e;
+  e.text = "bi_funct.c:334 writes 8 byte(s) at offset 56 of `missing` (24 bytes)";
+  e.confirmed = "not confirmed: the address sanitizer build reported nothing";
+  rep.memoryErrors.push_back(e);
+  e.confirmed.clear();
+  rep.memoryErrors.push_back(e);
+  std::string summary = reportSummary(rep);
+  CHECK(summary.find("(24 bytes) (not confirmed: the address sanitizer build reported "
+                     "nothing)\n") != std::string::npos);
+  CHECK(summary.find("(24 bytes) (not checked by a sanitizer build)\n") != std::string::npos);
 }
 
 TEST_CASE("a program that reads files: their bytes are named inputs and the cause ranks first",
@@ -144,8 +161,8 @@ TEST_CASE("files the program opens are found in the directory rootline runs from
   // user would; nothing is written there.
   auto before = snapshotTree(r.dir);
   ProcessSpec spec;
-  spec.argv = {rootlineBinary(), "--json", "debug", "--old", "../old", "--new", "../new",
-               "--src", "main.c"};
+  spec.argv = {rootlineBinary(), "--json", "debug", "--old", "../old",
+               "--new",          "../new", "--src", "main.c"};
   spec.workDir = (r.dir / "files").string();
   spec.timeoutSeconds = 300;
   ProcessResult p = runProcess(spec);
@@ -175,8 +192,9 @@ TEST_CASE("every failure kind is diagnosed from two single files and from two co
         test.insert(test.end(), {"--stdin", r.program.stdinFile->string()});
       if (r.meta.contains("files"))
         for (const auto &f : r.meta["files"])
-          test.insert(test.end(), {"--file", f.get<std::string>() + "=" +
-                                                 (r.dir / "files" / f.get<std::string>()).string()});
+          test.insert(test.end(),
+                      {"--file", f.get<std::string>() + "=" +
+                                     (r.dir / "files" / f.get<std::string>()).string()});
       test.insert(test.end(), {"--budget", "40"});
       if (!r.program.args.empty()) {
         test.push_back("--");
