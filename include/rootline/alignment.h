@@ -172,6 +172,8 @@ std::string inputValueText(const LineInput &in);
 // The variable a store writes, as the source names it: "price", "a[3]", "*p", "s.len"
 // (debug info first, else the IR name without clang's ".addr"); "" when unknown.
 std::string storeTargetName(const LineEffect &store);
+// The variable an address points into, named the same way ("opts", "s.len").
+std::string addressName(const llvm::Value *address);
 // The variable a value was loaded from, or the buffer a pointer points into, as the
 // source names it ("bonus", "r->fee", "text"); "" for a value not loaded from a variable
 // (a computation, a constant, a string literal).

@@ -188,6 +188,8 @@ std::string valueName(const llvm::Value *v) {
   return "";
 }
 
+std::string addressName(const llvm::Value *address) { return objectName(address, nullptr); }
+
 std::string storeTargetName(const LineEffect &store) {
   auto *s = llvm::dyn_cast_or_null<llvm::StoreInst>(store.inst);
   if (!s)

@@ -6,9 +6,11 @@
 #include "compose/debug_stages.h"
 #include "rootline/run_taint.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 
 #include <algorithm>
 #include <functional>
@@ -23,7 +25,6 @@ namespace rootline::debug {
 namespace {
 
 constexpr AlignedLine kOldOnly = 1ull << 63; // an old line without a counterpart
-constexpr long kMovedTokens = 4;             // LineNames::movedTo, across files
 
 std::string ordinal(unsigned n) {
   std::string s = std::to_string(n);
@@ -152,14 +153,14 @@ public:
       bool sameCode = line < sd.renamedLineTokens.size() && to < sd.newLineTokens.size() &&
                       sd.renamedLineTokens[line] == sd.newLineTokens[to];
       if (!sameCode && sd.raw.changedInOld(line))
-        if (auto moved = movedTo(rel, sd, line))
+        if (auto moved = diffs_.movedTo(rel, line))
           return name(moved->first, moved->second);
       return name(newRel, to);
     }
     if (!sd.raw.changedInOld(line)) // past the tokens' last line (or no tokens kept)
       if (auto l = sd.raw.newLineOf(line))
         return name(newRel, *l);
-    if (auto to = movedTo(rel, sd, line))
+    if (auto to = diffs_.movedTo(rel, line))
       return name(to->first, to->second);
     return kOldOnly | name("old:" + rel, line);
   }
@@ -206,56 +207,10 @@ private:
     return (static_cast<uint64_t>(it->second) << 32) | line;
   }
 
-  // An old line the line map and its hunk leave without a counterpart whose code
-  // (renames applied) is on exactly one changed new line: a statement moved to another
-  // hunk of its file, else to another changed file (a function moved between files).
-  std::optional<std::pair<std::string, unsigned>> movedTo(const std::string &rel,
-                                                          const SemanticDiff &sd, unsigned line) {
-    if (line >= sd.renamedLineTokens.size() || sd.renamedLineTokens[line].empty())
-      return std::nullopt;
-    const std::string &code = sd.renamedLineTokens[line];
-    std::string newRel = diffs_.counterpart(rel, false);
-    auto &inFile = movedIndex(newRel);
-    if (auto it = inFile.find(code); it != inFile.end())
-      return it->second.size() == 1 ? std::optional(std::make_pair(newRel, it->second.front()))
-                                    : std::nullopt;
-    // Across files only code of some length: `return 0;` moved is no one place.
-    if (std::count(code.begin(), code.end(), ' ') + 1 < kMovedTokens)
-      return std::nullopt;
-    std::optional<std::pair<std::string, unsigned>> found;
-    for (const std::string &other : diffs_.changedSources(true)) {
-      if (other == newRel)
-        continue;
-      auto &lines = movedIndex(other);
-      auto it = lines.find(code);
-      if (it == lines.end())
-        continue;
-      if (found || it->second.size() != 1)
-        return std::nullopt; // on several lines: no one place it went
-      found = std::make_pair(other, it->second.front());
-    }
-    return found;
-  }
-
-  // The changed lines of a new file, by their code.
-  const std::map<std::string, std::vector<unsigned>> &movedIndex(const std::string &newRel) {
-    auto [it, fresh] = moved_.try_emplace(newRel);
-    if (fresh) {
-      const SemanticDiff &sd = diffs_.semantic(newRel, true);
-      for (const auto &h : sd.changes.hunks)
-        for (unsigned l = h.newStart; l < h.newStart + h.newLines && l < sd.newLineTokens.size();
-             ++l)
-          if (!sd.newLineTokens[l].empty())
-            it->second[sd.newLineTokens[l]].push_back(l);
-    }
-    return it->second;
-  }
-
   const Version &oldV_, &newV_;
   Diffs &diffs_;
   std::map<std::string, uint32_t> ids_;
   std::map<uint32_t, std::string> files_;
-  std::map<std::string, std::map<std::string, std::vector<unsigned>>> moved_;
   std::map<std::string, std::vector<unsigned>> counterparts_; // by old path
 };
 
@@ -439,6 +394,52 @@ StoreTarget namedOnce(StoreTarget name) {
   };
 }
 
+// Whether a variable (or a part of it: `opts.header`, `buf[2]`) is stored to in the old run.
+bool storedInOld(const std::string &name, const std::set<std::string> &oldStored) {
+  for (auto it = oldStored.lower_bound(name); it != oldStored.end() && it->starts_with(name); ++it)
+    if (it->size() == name.size() || (*it)[name.size()] == '.' || (*it)[name.size()] == '[')
+      return true;
+  return false;
+}
+
+// A line that logs no effect but writes with a memory intrinsic: whether every write of
+// the line (its instructions in the function that ran it) goes to a local variable that
+// the old run never stores to in that function (`struct opts o = { 0, ',', 6 };`, which
+// clang copies from a constant with llvm.memcpy). It calls nothing else.
+// `oldLocalStored`: "function variable" for every store of the old run.
+bool initialisesOnlyNewLocals(const Version &v, const LineExecution &e,
+                              const std::set<std::string> &oldLocalStored) {
+  const DependenceRecords &records = v.trace.dynamic.records;
+  const llvm::Instruction *at =
+      e.first < records.size() ? v.index->instruction(records.id(e.first)) : nullptr;
+  SourceLocation loc = at ? ModuleIndex::locationOf(at) : SourceLocation{};
+  if (!loc.valid())
+    return false;
+  bool writes = false;
+  for (const llvm::BasicBlock &bb : *at->getFunction())
+    for (const llvm::Instruction &inst : bb) {
+      const llvm::Value *dest = nullptr;
+      if (auto *m = llvm::dyn_cast<llvm::MemIntrinsic>(&inst))
+        dest = m->getDest();
+      else if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst))
+        dest = st->getPointerOperand();
+      else if (!llvm::isa<llvm::CallBase>(&inst) || llvm::isa<llvm::DbgInfoIntrinsic>(&inst) ||
+               llvm::isa<llvm::LifetimeIntrinsic>(&inst))
+        continue;
+      SourceLocation l = ModuleIndex::locationOf(&inst);
+      if (!l.valid() || l.line != loc.line || l.path() != loc.path())
+        continue;
+      if (!dest) // a call of the line
+        return false;
+      std::string name = addressName(dest);
+      if (!llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(dest)) || name.empty() ||
+          storedInOld(at->getFunction()->getName().str() + " " + name, oldLocalStored))
+        return false;
+      writes = true;
+    }
+  return writes;
+}
+
 // An execution that only stores, into variables the old run never stores to (by name,
 // renames applied): it defines new state, it changes none of the old.
 bool onlyNewVariables(const ExecutionLog &log, const LineExecution &e,
@@ -463,19 +464,27 @@ struct RunSide {
   const std::vector<Aligned> &status;
   const std::vector<size_t> &peer;
   std::function<AlignedLine(const llvm::Instruction *)> lineOf;
+  bool isNew = false;
+};
+
+// A store of a same-values line that a differing execution's load reads in one run only.
+struct ReorderedStore {
+  std::string readerPlace; // "src/csvsum.c:42", "the old version's src/csvsum.c:132"
+  const llvm::Instruction *load = nullptr, *store = nullptr; // in that run's version
 };
 
 // Lines whose every execution computes the same values, yet whose store a differing
 // reader reads in one run where that reader's counterpart, in the other run, does not
 // read the counterpart store: the values reach other reads (a counter incremented
 // before the test that reads it instead of after). Such a line is not behaviour-neutral. Returns,
-// per line, the reader's place ("src/csvsum.c:42"). Bounded: at most kMaxReorderInstances instances
-// of differing readers are looked at.
-std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const RunSide &other,
-                                                   const std::map<AlignedLine, LineVerdict> &lines,
-                                                   const Deadline &deadline) {
+// per line, the reader and the store. The counterpart reader's reads include those of the
+// calls it makes (a read moved into a helper is still made). Bounded: at most
+// kMaxReorderInstances instances of differing readers are looked at.
+std::map<AlignedLine, ReorderedStore>
+reorderedStores(const RunSide &from, const RunSide &other,
+                const std::map<AlignedLine, LineVerdict> &lines, const Deadline &deadline) {
   constexpr uint64_t kMaxReorderInstances = 2000000;
-  std::map<AlignedLine, std::string> out;
+  std::map<AlignedLine, ReorderedStore> out;
   // The executions of lines that are "same values" so far, by their first instance.
   std::vector<std::pair<uint64_t, size_t>> writers;
   for (size_t j = 0; j < from.log.executions.size(); ++j) {
@@ -502,7 +511,6 @@ std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const Ru
     const llvm::Instruction *inst = v.index->instruction(r.id(i));
     return inst && (llvm::isa<llvm::StoreInst>(inst) || llvm::isa<llvm::CallBase>(inst));
   };
-  // Whether the execution `reader` (of `other`) reads a store of the execution `writer`.
   InstanceDeps deps;
   // A load of the execution's own line (not of a callee's line inside its range).
   auto ownLoad = [](const RunSide &side, const llvm::Instruction *inst, AlignedLine line) {
@@ -511,12 +519,14 @@ std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const Ru
   // Past the bound or the deadline it answers yes: no claim is made on what was not seen.
   DeadlineCheck check(deadline);
   uint64_t looked = 0;
+  // Whether the execution `reader` (of `other`), or a call it makes, reads a store of the
+  // execution `writer`.
   auto reads = [&](const LineExecution &reader, const LineExecution &writer) {
     for (uint64_t i = reader.first; i <= reader.last && i < otherRecords.size(); ++i) {
       if (++looked > kMaxReorderInstances || check.tick())
         return true;
       const llvm::Instruction *inst = other.v.index->instruction(otherRecords.id(i));
-      if (!ownLoad(other, inst, reader.line))
+      if (!inst || !llvm::isa<llvm::LoadInst>(inst))
         continue;
       otherRecords.decode(i, deps);
       for (uint64_t w : deps.writers())
@@ -549,8 +559,10 @@ std::map<AlignedLine, std::string> reorderedStores(const RunSide &from, const Ru
         if (reads(otherReader, otherWriter))
           continue;
         SourceLocation loc = ModuleIndex::locationOf(inst);
-        out[from.log.executions[*k].line] =
-            relativeTo(loc.path(), from.v.root) + ":" + std::to_string(loc.line);
+        out[from.log.executions[*k].line] = {std::string(from.isNew ? "" : "the old version's ") +
+                                                 relativeTo(loc.path(), from.v.root) + ":" +
+                                                 std::to_string(loc.line),
+                                             inst, from.v.index->instruction(fromRecords.id(w))};
       }
     }
   }
@@ -686,19 +698,23 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
         return it->second;
       };
     };
-    RunSide newSide{newLog, newV, a.newStatus, a.newPeer, lineIn(newV)},
-        oldSide{oldLog, oldV, a.oldStatus, a.oldPeer, lineIn(oldV)};
+    RunSide newSide{newLog, newV, a.newStatus, a.newPeer, lineIn(newV), true},
+        oldSide{oldLog, oldV, a.oldStatus, a.oldPeer, lineIn(oldV), false};
     Deadline reorderDeadline = deadline.share(0.5);
-    auto mark = [&](const std::map<AlignedLine, std::string> &found, const char *run,
+    auto mark = [&](const std::map<AlignedLine, ReorderedStore> &found, const char *run,
                     const char *otherRun) {
-      for (const auto &[line, reader] : found) {
+      for (const auto &[line, r] : found) {
         LineVerdict &v = out.lines[line];
         if (v.differs)
           continue;
         ++v.differs;
         v.differenceExample = std::string("computes the same values in both runs, but in the ") +
-                              run + " run " + reader + " reads what it stored, and in the " +
+                              run + " run " + r.readerPlace + " reads what it stored, and in the " +
                               otherRun + " run that read does not";
+        // The runs part here: the same values, read by other code.
+        v.originText = "its execution " + v.differenceExample;
+        if (std::string(run) == "new")
+          out.reorderedReads.push_back({r.load, r.store});
       }
     };
     mark(reorderedStores(newSide, oldSide, out.lines, reorderDeadline), "new", "old");
@@ -726,11 +742,16 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   // New code that only gives a variable of its own its first value (`tab_width = 8`,
   // read by a changed line later) is not where the runs part: where that value makes a
   // difference is.
-  std::set<std::string> oldStored;
+  std::set<std::string> oldStored, oldLocalStored;
   std::unordered_set<const llvm::Instruction *> oldStores;
   for (const LineEffect &e : oldLog.effects)
-    if (e.kind == LineEffect::Store && oldStores.insert(e.inst).second)
+    if (e.kind == LineEffect::Store && oldStores.insert(e.inst).second) {
       oldStored.insert(oldTarget(e.inst));
+      // As the old source spells them: the change's renames pair names across its
+      // rewrites (`field` → `opts`), but a new local's own executions have no counterpart.
+      oldLocalStored.insert(names.functionName(oldV, e.inst->getFunction()) + " " +
+                            storeTarget(e.inst));
+    }
   size_t leftOut = 0, unexplained = 0;
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
     const LineExecution &n = newLog.executions[j];
@@ -755,7 +776,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     } else if (a.newStatus[j] == Aligned::Unmatched && out.complete) {
       if (n.noise)
         ++leftOut;
-      else if (!onlyNewVariables(newLog, n, oldStored, newTarget))
+      else if (!onlyNewVariables(newLog, n, oldStored, newTarget) &&
+               !(n.effectCount == 0 && initialisesOnlyNewLocals(newV, n, oldLocalStored)))
         consider(first, static_cast<double>(n.first), &n, nullptr);
     }
   }
@@ -856,6 +878,39 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
           (v.sameExample.empty() ? "" : " (" + v.sameExample + ")") +
           (v.symbolic.empty() ? "" : ", " + v.symbolic);
     }
+  }
+}
+
+void addReorderedReaders(const AlignmentFindings &findings, const Version &newV, Diffs &diffs,
+                         std::vector<DebugCandidate> &candidates) {
+  for (const auto &[load, store] : findings.reorderedReads) {
+    DebugCandidate writer = candidateAt(newV, store, "changed code", diffs);
+    DebugCandidate c = candidateAt(newV, load, "changed computation", diffs);
+    // Only a changed line's store, read by a line the change left alone (a changed
+    // reader is a candidate of its own).
+    if (!writer.inChangedRegion || c.inChangedRegion || !c.neutral.empty() || !c.line)
+      continue;
+    std::string detail = "in the dual slice: in the new run it reads what the changed line " +
+                         writer.file + ":" + std::to_string(writer.line) +
+                         " stored, and in the old run this read does not read that line's "
+                         "counterpart: the change reordered the store and this read";
+    // Candidates of the line already (a branch deviation the composition found) get the
+    // finding; else the line becomes one.
+    auto mark = [&](DebugCandidate &k) {
+      if (!k.aligned.empty())
+        return;
+      k.aligned = "differs";
+      k.alignedOrigin = true;
+      k.alignedDetail = detail;
+    };
+    bool known = false;
+    for (DebugCandidate &k : candidates)
+      if (k.version == "new" && k.file == c.file && k.line == c.line) {
+        mark(k);
+        known = true;
+      }
+    if (!known)
+      mark(candidates.emplace_back(std::move(c)));
   }
 }
 

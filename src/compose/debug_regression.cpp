@@ -236,6 +236,7 @@ DebugReport debugRegression(const DebugRequest &request) {
   debug::applyAlignment(alignment, candidates);
   for (auto &c : candidates)
     debug::presentOnNewSide(c, newV.root, diffs);
+  debug::addReorderedReaders(alignment, newV, diffs, candidates);
 
   stages.begin("evidence");
   // The unit test stage comes after the ranking; it keeps a share of the budget.

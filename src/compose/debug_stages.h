@@ -91,12 +91,23 @@ public:
   std::vector<std::string> changedSources(bool inNew) const;
   // Renames over the whole change (programRenames), found once from every changed C file.
   const std::map<std::string, std::string> &wholeChangeRenames();
+  // Where a changed old line's code went, when (renames applied) it is on exactly one
+  // changed line of the new file (a statement moved to another hunk), else on exactly
+  // one changed line of another changed file (a function moved between files; code of
+  // at least kMovedTokens tokens). The new (file, line), or none.
+  static constexpr long kMovedTokens = 4;
+  std::optional<std::pair<std::string, unsigned>> movedTo(const std::string &oldRel,
+                                                          unsigned oldLine);
 
 private:
+  // The changed lines of a new file, by their code.
+  const std::map<std::string, std::vector<unsigned>> &changedLinesByCode(const std::string &newRel);
+
   const fs::path &oldRoot_, &newRoot_;
   const std::optional<SourceDiff> &git_;
   std::map<std::string, SemanticDiff> cache_;
   std::optional<std::map<std::string, std::string>> renames_;
+  std::map<std::string, std::map<std::string, std::vector<unsigned>>> byCode_; // by new path
 };
 
 std::string sourceLine(const std::string &path, unsigned line);
@@ -228,6 +239,9 @@ struct AlignmentFindings {
   size_t sliceExecutions = 0, dualSliceExecutions = 0;
   // Names a version's (file, line) as the alignment does.
   std::shared_ptr<std::function<AlignedLine(bool inNew, const std::string &, unsigned)>> names;
+  // New-run loads that read a store of a same-values line which their counterparts in
+  // the old run do not read (the change moved the store or the read), with the store.
+  std::vector<std::pair<const llvm::Instruction *, const llvm::Instruction *>> reorderedReads;
 };
 AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
                             const std::vector<DebugCandidate> &changed, Diffs &diffs,
@@ -235,6 +249,11 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
 // Marks each changed-line candidate "differs" (its aligned executions differ: the dual
 // slice) or "same values" (every aligned execution computes the same in both runs).
 void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidate> &candidates);
+// Candidates at unchanged lines whose reads a changed line's moved store reaches in
+// the new run only (AlignmentFindings::reorderedReads): the test that reads a counter
+// the change now increments before it. Lines already among `candidates` are skipped.
+void addReorderedReaders(const AlignmentFindings &findings, const Version &newV, Diffs &diffs,
+                         std::vector<DebugCandidate> &candidates);
 // The store instances of a version whose values the symbolic replay should keep: the
 // same-value lines' (for the symbolic check) and the differing lines' (for value
 // evidence).

@@ -5,6 +5,7 @@
 
 #include <llvm/IR/Function.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -92,6 +93,48 @@ std::vector<std::string> Diffs::changedSources(bool inNew) const {
   return out;
 }
 
+std::optional<std::pair<std::string, unsigned>> Diffs::movedTo(const std::string &oldRel,
+                                                               unsigned oldLine) {
+  const SemanticDiff &sd = semantic(oldRel, false);
+  if (oldLine >= sd.renamedLineTokens.size() || sd.renamedLineTokens[oldLine].empty())
+    return std::nullopt;
+  const std::string &code = sd.renamedLineTokens[oldLine];
+  std::string newRel = counterpart(oldRel, false);
+  const auto &inFile = changedLinesByCode(newRel);
+  if (auto it = inFile.find(code); it != inFile.end())
+    return it->second.size() == 1 ? std::optional(std::make_pair(newRel, it->second.front()))
+                                  : std::nullopt;
+  // Across files only code of some length: `return 0;` moved is no one place.
+  if (std::count(code.begin(), code.end(), ' ') + 1 < kMovedTokens)
+    return std::nullopt;
+  std::optional<std::pair<std::string, unsigned>> found;
+  for (const std::string &other : changedSources(true)) {
+    if (other == newRel)
+      continue;
+    const auto &lines = changedLinesByCode(other);
+    auto it = lines.find(code);
+    if (it == lines.end())
+      continue;
+    if (found || it->second.size() != 1)
+      return std::nullopt; // on several lines: no one place it went
+    found = std::make_pair(other, it->second.front());
+  }
+  return found;
+}
+
+const std::map<std::string, std::vector<unsigned>> &
+Diffs::changedLinesByCode(const std::string &newRel) {
+  auto [it, fresh] = byCode_.try_emplace(newRel);
+  if (fresh) {
+    const SemanticDiff &sd = semantic(newRel, true);
+    for (const auto &h : sd.changes.hunks)
+      for (unsigned l = h.newStart; l < h.newStart + h.newLines && l < sd.newLineTokens.size(); ++l)
+        if (!sd.newLineTokens[l].empty())
+          it->second[sd.newLineTokens[l]].push_back(l);
+  }
+  return it->second;
+}
+
 std::string Diffs::counterpart(const std::string &rel, bool inNew) const {
   if (git_)
     for (const auto &f : git_->files)
@@ -135,16 +178,21 @@ void presentOnNewSide(DebugCandidate &c, const fs::path &newRoot, Diffs &diffs) 
   std::string newFile = diffs.counterpart(c.file, false);
   if (c.version != "old" || !c.inChangedRegion || !fs::exists(newRoot / newFile))
     return;
-  std::optional<unsigned> replacement = diffs.semantic(c.file, false).replacementOf(c.line);
-  if (!replacement)
+  // A line the change moved (the same code on one changed new line) is shown where it
+  // went; any other is shown as the new line of its hunk that shares most of its code.
+  std::optional<std::pair<std::string, unsigned>> moved = diffs.movedTo(c.file, c.line);
+  std::optional<unsigned> replacement =
+      moved ? std::nullopt : diffs.semantic(c.file, false).replacementOf(c.line);
+  if (!moved && !replacement)
     return;
   c.reasons.push_back("found at the old version's line " + std::to_string(c.line) + " (`" +
-                      c.source + "`), which the change replaced with this line");
+                      c.source + "`), which the change " +
+                      (moved ? "moved to this line" : "replaced with this line"));
   c.otherLine = c.line;
   c.version = "new";
-  c.file = newFile;
-  c.line = *replacement;
-  c.source = sourceLine((newRoot / newFile).string(), c.line);
+  c.file = moved ? moved->first : newFile;
+  c.line = moved ? moved->second : *replacement;
+  c.source = sourceLine((newRoot / c.file).string(), c.line);
   c.kind = "changed code";
 }
 

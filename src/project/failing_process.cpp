@@ -42,8 +42,10 @@ std::string excerpt(const std::string &s, size_t at) {
     start = at;
   size_t end = s.find('\n', at);
   std::string line = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (line.size() > 120)
-    line = line.substr(0, 117) + "...";
+  if (line.size() > 120) {
+    line.resize(117);
+    line += "...";
+  }
   return "\"" + line + "\"";
 }
 

@@ -288,4 +288,57 @@ TEST_CASE("a store moved across its reader computes the same values but is never
                                 "does not"));
   for (const auto &s : rep.sameValueLines)
     CHECK_FALSE((s.file == "main.c" && s.line == 4));
+  // The unchanged test that now reads the new count is a candidate too, next to the
+  // moved store (the first divergence, where the test goes the other way, first): a fix
+  // may go to either line.
+  const DebugCandidate *test = at(rep, 5);
+  REQUIRE(test != nullptr);
+  INFO(test->alignedDetail);
+  CHECK(std::min(inc->rank, test->rank) == 1);
+  CHECK(std::max(inc->rank, test->rank) == 2);
+  CHECK_FALSE(test->inChangedRegion);
+  CHECK(test->aligned == "differs");
+  CHECK(has(test->alignedDetail, "in the new run it reads what the changed line main.c:4 "
+                                 "stored, and in the old run this read does not"));
+  // The old version's `s->n++;` (line 7) is shown where the change moved it, never as
+  // the line that "replaced" it.
+  for (const auto &c : rep.candidates)
+    for (const auto &r : c.reasons)
+      if (has(r, "found at the old version's line 7 "))
+        CHECK((c.line == 4 && has(r, "which the change moved to this line")));
+}
+
+TEST_CASE("a new local that a constant initialiser fills with memcpy is not where the runs "
+          "part",
+          "[debug][align]") {
+  // clang copies `{ 1, 0, {5, 9} }` from a constant with llvm.memcpy: the line logs no
+  // store, and its execution has no counterpart in the old run. It gives a new variable
+  // its first value; the runs part at the changed sum.
+  const char *old = "#include <stdio.h>\n"
+                    "int main(void) {\n"
+                    "  int v, sum = 0;\n"
+                    "  while (scanf(\"%d\", &v) == 1)\n"
+                    "    sum += v;\n"
+                    "  printf(\"%d\\n\", sum);\n"
+                    "  return 0;\n"
+                    "}\n";
+  const char *changed = "#include <stdio.h>\n"
+                        "struct opts { int scale; int verbose; long limits[2]; };\n"
+                        "int main(void) {\n"
+                        "  struct opts o = { 1, 0, {5, 9} };\n"
+                        "  int v, sum = 0;\n"
+                        "  while (scanf(\"%d\", &v) == 1)\n"
+                        "    sum += v + 1;\n"
+                        "  printf(\"%d\\n\", sum * o.scale);\n"
+                        "  return 0;\n"
+                        "}\n";
+  TempDir t;
+  DebugReport rep = debugRegression(twoVersions(t.path, old, changed, "4 5\n"));
+  REQUIRE(rep.oldRun.stdoutBytes == "9\n");
+  REQUIRE(rep.newRun.stdoutBytes == "11\n");
+  REQUIRE(rep.firstDivergence.has_value());
+  INFO(rep.firstDivergence->text);
+  CHECK(rep.firstDivergence->line == 7);
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 7);
 }

@@ -99,7 +99,7 @@ TEST_CASE("example 5: a symbolic array index reaches all three outputs", "[explo
 }
 
 TEST_CASE("exploration finds and confirms every declared bug of the crash fixtures",
-          "[explore][bugs]") {
+          "[explore][bugs][sweep]") {
   for (const auto &e : fs::directory_iterator(fixturesDir() / "explore")) {
     if (!fs::exists(e.path() / "fixture.json"))
       continue;
