@@ -13,8 +13,11 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
-#include <regex>
+#include <algorithm>
+#include <optional>
 #include <set>
+#include <sstream>
+#include <string_view>
 
 namespace rootline::debug {
 
@@ -83,23 +86,66 @@ ObjectInfo describeObject(const llvm::Value *object) {
   return o;
 }
 
+// A stack frame's source place, from a sanitizer's line "#3 0x55d1 in parse /src/x.c:7:3":
+// the path and the line; none for a frame without one (a library's "(libc.so.6+0x2a1)").
+std::optional<std::pair<std::string, std::string>> frameSource(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (size_t at = 0; at < line.size();) {
+    size_t start = line.find_first_not_of(" \t", at);
+    if (start == std::string_view::npos)
+      break;
+    size_t end = std::min(line.find_first_of(" \t", start), line.size());
+    fields.push_back(line.substr(start, end - start));
+    at = end;
+  }
+  auto digits = [](std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (fields.size() < 5 || fields[0].size() < 2 || fields[0][0] != '#' ||
+      !digits(fields[0].substr(1)) || !fields[1].starts_with("0x") || fields[2] != "in" ||
+      !fields[4].starts_with("/"))
+    return std::nullopt;
+  // The path ends at the first ':' followed by a line number.
+  std::string_view place = fields[4];
+  for (size_t colon = place.find(':'); colon != std::string_view::npos;
+       colon = place.find(':', colon + 1)) {
+    std::string_view rest = place.substr(colon + 1);
+    std::string_view number = rest.substr(0, rest.find(':'));
+    if (digits(number))
+      return std::make_pair(std::string(place.substr(0, colon)), std::string(number));
+  }
+  return std::nullopt;
+}
+
 // "AddressSanitizer: stack-buffer-overflow at main.c:7", from a sanitizer's report on
 // stderr: its kind and the first frame in the version's own sources.
 std::string sanitizerVerdict(const std::string &err, const fs::path &root) {
-  static const std::regex header(R"((AddressSanitizer|MemorySanitizer): ([a-z-]+))");
-  static const std::regex frame(R"(#\d+ 0x[0-9a-f]+ in \S+ (/\S+?):(\d+))");
-  std::smatch m;
-  if (!std::regex_search(err, m, header))
+  // The first "AddressSanitizer: kind" or "MemorySanitizer: kind" of the report.
+  std::string verdict;
+  size_t first = std::string::npos;
+  for (std::string tool : {"AddressSanitizer: ", "MemorySanitizer: "})
+    for (size_t at = err.find(tool); at != std::string::npos && at < first;
+         at = err.find(tool, at + 1)) {
+      size_t from = at + tool.size(), end = from;
+      while (end < err.size() && ((err[end] >= 'a' && err[end] <= 'z') || err[end] == '-'))
+        ++end;
+      if (end > from) {
+        verdict = tool + err.substr(from, end - from);
+        first = at;
+        break;
+      }
+    }
+  if (verdict.empty())
     return "";
-  std::string verdict = m[1].str() + ": " + m[2].str();
   fs::path top = fs::absolute(root).lexically_normal();
-  for (auto it = std::sregex_iterator(err.begin(), err.end(), frame); it != std::sregex_iterator();
-       ++it) {
-    std::string file = (*it)[1].str();
-    std::string rel = relativeTo(file, top);
-    if (rel != file)
-      return verdict + " at " + rel + ":" + (*it)[2].str();
-  }
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);)
+    if (auto frame = frameSource(line)) {
+      std::string rel = relativeTo(frame->first, top);
+      if (rel != frame->first)
+        return verdict + " at " + rel + ":" + frame->second;
+    }
   return verdict;
 }
 
