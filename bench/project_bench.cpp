@@ -7,6 +7,7 @@
 // the line the fixture names as the cause. Ratios are measured in one run.
 //
 // Usage: ./build/bench/project_bench
+// ($ROOTLINE_BENCH_REPORTS=DIR keeps each row's JSON report there, by project name.)
 #include "rootline/fs.h"
 #include "rootline/process.h"
 
@@ -14,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 using namespace rootline;
 using nlohmann::json;
@@ -49,6 +51,10 @@ Result debugOnce(const Row &row, const fs::path &cache) {
   Result r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.exit = p.exitedWith(0) ? 0 : p.exitCode;
+  // $ROOTLINE_BENCH_REPORTS: a directory that keeps each row's JSON report, to read
+  // its claims afterwards.
+  if (const char *keep = std::getenv("ROOTLINE_BENCH_REPORTS"))
+    writeFileAtomic(fs::path(keep) / (row.name.substr(0, row.name.find(' ')) + ".json"), p.out);
   json j = json::parse(p.out, nullptr, false);
   if (j.is_discarded())
     return r;
