@@ -752,6 +752,14 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       oldLocalStored.insert(names.functionName(oldV, e.inst->getFunction()) + " " +
                             storeTarget(e.inst));
     }
+  // Asked once per line: a long run has many executions.
+  std::unordered_map<uint64_t, bool> newLocalsLines;
+  auto newLocalsOnly = [&](const LineExecution &n) {
+    auto [it, fresh] = newLocalsLines.try_emplace(n.line, false);
+    if (fresh)
+      it->second = initialisesOnlyNewLocals(newV, n, oldLocalStored);
+    return it->second;
+  };
   size_t leftOut = 0, unexplained = 0;
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
     const LineExecution &n = newLog.executions[j];
@@ -777,7 +785,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       if (n.noise)
         ++leftOut;
       else if (!onlyNewVariables(newLog, n, oldStored, newTarget) &&
-               !(n.effectCount == 0 && initialisesOnlyNewLocals(newV, n, oldLocalStored)))
+               !(n.effectCount == 0 && newLocalsOnly(n)))
         consider(first, static_cast<double>(n.first), &n, nullptr);
     }
   }
