@@ -114,6 +114,7 @@ private:
       inc.add(e);
     ClosestInput closer(inc, req_.input, vars_);
     unsigned unsettled = 0;
+
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
       if (nodes + seq[i].nodes > kMaxComposeNodes) {
         complete_ = false;
@@ -147,7 +148,9 @@ private:
         std::optional<z3::model> model;
         z3::check_result r = z3::unknown;
         // A float query: first with the failing input's float values fixed but one.
-        if (auto anchored = closer.nearSeedFloats(assumptions, !seq[i].taken, deadline)) {
+        if (freshOnly_) {
+          // r stays unknown: the fresh solver below answers.
+        } else if (auto anchored = closer.nearSeedFloats(assumptions, !seq[i].taken, deadline)) {
           r = z3::sat;
           model = req_.closestInputs ? closer.closest(assumptions, *anchored,
                                                       closestDeadline(deadline), !seq[i].taken)
@@ -174,8 +177,12 @@ private:
           for (const auto &e : prefix)
             fresh.add(e);
           fresh.add(!seq[i].taken);
+          auto freshStart = Clock::now();
           z3::check_result again = fresh.check();
           settled = again != z3::unknown;
+          // Fresh while it settles within the quick timeout: on a long path each fresh
+          // solver takes in the whole prefix again, and the incremental one is cheaper.
+          freshOnly_ = settled && since(freshStart) * 1000 < quickMs;
           if (again == z3::sat && req_.closestInputs) {
             ClosestInput freshCloser(fresh, req_.input, vars_);
             model = freshCloser.closest(z3::expr_vector(ctx_), fresh.get_model(),
@@ -219,6 +226,12 @@ private:
   Stages &stages_;
   bool complete_ = true;
   unsigned queries_ = 0;
+  // Once the incremental solver has run out its time on a query that a fresh solver then
+  // settled within that time, the formula is of the kind the fresh pipeline settles and
+  // the incremental one does not (a `%` by a value read from the input): later queries,
+  // in every pass, go to a fresh solver directly instead of each spending its quick
+  // timeout first, for as long as the fresh solver stays that quick.
+  bool freshOnly_ = false;
 };
 
 // The changed line closest to a branch instance along its data dependences (operands
