@@ -114,7 +114,6 @@ private:
       inc.add(e);
     ClosestInput closer(inc, req_.input, vars_);
     unsigned unsettled = 0;
-
     for (size_t i = 0; i < seq.size() && out.size() < req_.maxCandidates; ++i) {
       if (nodes + seq[i].nodes > kMaxComposeNodes) {
         complete_ = false;
