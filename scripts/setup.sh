@@ -13,7 +13,13 @@ packages=(
   libzstd-dev libfmt-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   python3 python3-jsonschema jq bear dpkg-dev chromium
   libcmocka-dev
-  autoconf automake
+  # What GNU-style projects need to build from their git history (autoreconf, gettext,
+  # libtool, texinfo manuals, generated parsers) and Meson projects.
+  autoconf automake autoconf-archive autopoint gettext libtool m4 texinfo
+  bison flex gperf help2man meson
+  # Runs a program linked against its project's own shared libraries without the
+  # project's wrapper script (docs/project.md).
+  patchelf
   slurm-wlm munge
   clang-format-19
 )

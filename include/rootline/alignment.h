@@ -179,4 +179,12 @@ std::string addressName(const llvm::Value *address);
 // (a computation, a constant, a string literal).
 std::string valueName(const llvm::Value *v);
 
+// The function a call names in the source, from its IR name: without the tracer's
+// wrapper prefix and glibc's redirections ("__isoc99_sscanf" → "sscanf",
+// "__posix_getopt" → "getopt", "__printf_chk" → "printf").
+std::string sourceFunctionName(llvm::StringRef irName);
+// What a call calls, for the reader: the function's source name; for a call through a
+// pointer variable "the function in `emit`"; else "a function through a pointer".
+std::string calleeText(const llvm::Instruction *call);
+
 } // namespace rootline

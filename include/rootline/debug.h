@@ -118,7 +118,10 @@ struct DebugCandidate {
   bool inChangedRegion = false; // in a hunk of the change that is not neutral
   std::string neutral;          // on a neutral hunk's line: what the hunk does
   unsigned distance = 0;        // how far from the failure, in branches of the new slice
-  bool ran = false;             // the alternative input was run on both versions (within budget)
+  // A changed line of a slice added beside the composition's deviations (not one of
+  // them): ranked behind them where the other evidence is equal.
+  bool fromSliceOnly = false;
+  bool ran = false; // the alternative input was run on both versions (within budget)
   // Why the versions agreeing on the alternative input says nothing about this line,
   // when it does not: "the input is rejected by both versions (exit 1)", "both versions
   // print what most random inputs of the failing input's shape make them print" (docs/

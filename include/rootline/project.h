@@ -94,8 +94,17 @@ const ProjectProgram &selectProgram(const BuiltProject &project, const std::stri
 // object it compiles, which the linker concatenates. Empty when it has none.
 std::vector<fs::path> programBitcode(const fs::path &executable);
 
-// The program linked traced (its units' module instrumented, with the runtime and its
-// own link line's libraries and archives) and natively (the project's own binary).
+// The shared libraries of the project that a program links (libtool's
+// `../lib/.libs/libkv.so`, a CMake or Meson `libfoo.so`, `-L../lib -lkv`), in `home`.
+std::vector<fs::path> projectSharedLibraries(const ProjectProgram &program, const fs::path &home);
+// The program's binary in `home`, runnable as it is: when it links shared libraries of
+// the project, a copy beside it whose RPATH names their directories in `home` (patchelf),
+// since in the tree a wrapper script or the test's environment finds them.
+fs::path nativeExecutable(const ProjectProgram &program, const fs::path &home);
+
+// The program linked traced (its units' module, with those of the project's shared
+// libraries it links, instrumented, with the runtime and its own link line's libraries
+// and archives) and natively (the project's own binary).
 struct ProjectExecutables {
   TracedProgram traced;
   fs::path native;

@@ -108,7 +108,7 @@ struct SymbolicOutput {
 
 // A place where a value's expression outgrew the node cap and was made concrete.
 struct CappedValues {
-  std::string file, function;
+  std::string file, function; // file: the whole path (relative names joined to their directory)
   unsigned line = 0;
   uint64_t count = 0; // values made concrete there
 };

@@ -197,4 +197,29 @@ std::string storeTargetName(const LineEffect &store) {
   return objectName(s->getPointerOperand(), store.indexed ? &store.shownIndex : nullptr);
 }
 
+std::string sourceFunctionName(llvm::StringRef irName) {
+  llvm::StringRef name = irName;
+  name.consume_front("__rl_wrap_"); // the tracer's wrappers of libc's input functions
+  for (llvm::StringRef redirect : {"__isoc99_", "__isoc23_", "__posix_", "__xpg_"})
+    if (name.consume_front(redirect))
+      break;
+  // _FORTIFY_SOURCE's checked variants: __printf_chk, __memcpy_chk.
+  if (name.size() > 6 && name.starts_with("__") && name.ends_with("_chk"))
+    name = name.drop_front(2).drop_back(4);
+  return name.str();
+}
+
+std::string calleeText(const llvm::Instruction *inst) {
+  auto *call = llvm::dyn_cast_or_null<llvm::CallBase>(inst);
+  if (!call)
+    return "a function";
+  if (const llvm::Function *f = call->getCalledFunction())
+    return sourceFunctionName(f->getName());
+  const llvm::Value *callee = call->getCalledOperand()->stripPointerCasts();
+  if (auto *load = llvm::dyn_cast<llvm::LoadInst>(callee))
+    if (std::string var = addressName(load->getPointerOperand()); !var.empty())
+      return "the function in `" + var + "`";
+  return "a function through a pointer";
+}
+
 } // namespace rootline

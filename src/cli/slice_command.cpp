@@ -153,10 +153,14 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
                     std::to_string(symbolicReplay.instances) +
                     " instances; the conditions cover that prefix of the run");
   SymbolicRun symbolic = sym.take();
-  for (const CappedValues &c : symbolic.capped)
-    notes.push_back(std::to_string(c.count) + " value(s) at " + c.file + ":" +
+  for (const CappedValues &c : symbolic.capped) {
+    // c.file is the whole path; shown as the sources were named, from here.
+    fs::path rel = fs::path(c.file).lexically_relative(fs::current_path());
+    std::string file = !rel.empty() && *rel.begin() != ".." ? rel.string() : c.file;
+    notes.push_back(std::to_string(c.count) + " value(s) at " + file + ":" +
                     std::to_string(c.line) + " made concrete: their expressions outgrew " +
                     std::to_string(kDefaultMaxExprNodes) + " nodes");
+  }
   std::vector<PathConstraint> rsc = relevantSliceCondition(symbolic, conditioned);
 
   std::map<std::pair<std::string, unsigned>, LineEntry> lines;

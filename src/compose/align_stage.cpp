@@ -41,11 +41,15 @@ std::string codeName(const std::string &name) {
   return name.starts_with("the ") ? name : "`" + name + "`";
 }
 
-std::string calleeName(const llvm::Instruction *inst) {
+// What aligned calls are compared by: the function's IR name; every call through a
+// pointer is alike (a renamed pointer variable calls the same code).
+std::string calleeKey(const llvm::Instruction *inst) {
   auto *call = llvm::dyn_cast<llvm::CallBase>(inst);
   const llvm::Function *f = call ? call->getCalledFunction() : nullptr;
-  return f ? f->getName().str() : "a function";
+  return f ? f->getName().str() : "";
 }
+
+std::string calleeName(const llvm::Instruction *inst) { return calleeText(inst); }
 
 // The variable a store writes, or the function a call calls.
 std::string storeTarget(const llvm::Instruction *inst) {
@@ -89,7 +93,7 @@ bool sameEffect(const LineEffect *o, const LineEffect *n, const StoreTarget &old
     return oldTarget(o->inst) == storeTarget(n->inst) && o->indexed == n->indexed &&
            (!o->indexed || o->shownIndex == n->shownIndex);
   case LineEffect::Argument:
-    return calleeName(o->inst) == calleeName(n->inst) && o->ordinal == n->ordinal;
+    return calleeKey(o->inst) == calleeKey(n->inst) && o->ordinal == n->ordinal;
   case LineEffect::Call:
     return false; // another function: not the same thing with other values
   default:
@@ -118,7 +122,7 @@ std::string differenceText(const LineEffect *o, const LineEffect *n, const Store
     case LineEffect::Return:
       return "returns " + va + " in the old run and " + vb + " in the new run";
     case LineEffect::Argument:
-      if (calleeName(o->inst) == calleeName(n->inst) && o->ordinal == n->ordinal)
+      if (calleeKey(o->inst) == calleeKey(n->inst) && o->ordinal == n->ordinal)
         return "passes " + va + " to " + calleeName(n->inst) + " in the old run and " + vb +
                " in the new run";
       break;

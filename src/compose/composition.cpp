@@ -264,6 +264,9 @@ std::optional<uint64_t> changedDefinitionBehind(const Version &v, uint64_t branc
   return best;
 }
 
+// "the branch at x.c:3 ..." after a possessive: "the old version's branch at x.c:3".
+std::string withoutArticle(const std::string &s) { return s.starts_with("the ") ? s.substr(4) : s; }
+
 } // namespace
 
 Composition compose(const DebugRequest &req, z3::context &ctx, const Version &oldV,
@@ -290,10 +293,18 @@ Composition compose(const DebugRequest &req, z3::context &ctx, const Version &ol
       // The condition that held on the failing run, when short enough to read.
       std::string flip = c.condition.size() <= 80 ? "`" + c.condition + "` false at " + at
                                                   : "the branch at " + at + " go the other way";
-      c.demonstrates = kind == "missing code"
-                           ? "the alternative input makes the old version's " + flip +
-                                 ", into code the new version lacks"
-                           : "the alternative input makes " + flip + ", off the failing run's path";
+      // The old version's branch: code the new version lacks only where the change
+      // touched it; an unchanged branch both versions have took another way on other data.
+      if (kind == "missing code" && !c.inChangedRegion)
+        c.kind = "branch deviation";
+      c.demonstrates =
+          kind != "missing code"
+              ? "the alternative input makes " + flip + ", off the failing run's path"
+          : c.inChangedRegion
+              ? "the alternative input makes the old version's " + withoutArticle(flip) +
+                    ", into code the new version lacks"
+              : "the alternative input follows the new run's path and makes the old version's " +
+                    withoutArticle(flip) + " (a line the change left as it was)";
       c.distance = static_cast<unsigned>(seq.size() - 1 - i);
       if (!c.inChangedRegion)
         if (auto def = changedDefinitionBehind(where, seq[i].instance, diffs)) {

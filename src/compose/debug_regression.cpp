@@ -231,6 +231,22 @@ DebugReport debugRegression(const DebugRequest &request) {
     if (none && candidates.empty())
       report.notes.push_back(
           "no line of either version's slice is in a changed region of the source diff");
+  } else {
+    // The deviations are branches. A rewritten function's cause is often a value (a
+    // bound off by one) with no symbolic branch of its own: the slices' other changed
+    // lines stay candidates, ranked by their own evidence behind the deviations'.
+    auto present = [&](const DebugCandidate &c) {
+      return std::any_of(candidates.begin(), candidates.end(), [&](const DebugCandidate &d) {
+        return d.version == c.version && d.file == c.file && d.line == c.line;
+      });
+    };
+    for (auto *side : {&changedNew, &changedOld})
+      for (auto &c : *side)
+        if (!present(c)) {
+          c.kind = side == &changedNew ? "changed computation" : "missing code";
+          c.fromSliceOnly = true;
+          candidates.push_back(std::move(c));
+        }
   }
   candidates.insert(candidates.end(), memoryCauses.begin(), memoryCauses.end());
   debug::applyAlignment(alignment, candidates);

@@ -83,6 +83,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                        return alignedEvidence(a) > alignedEvidence(b);
                      if (divergesFirst(a) != divergesFirst(b))
                        return divergesFirst(a);
+                     if (a.fromSliceOnly != b.fromSliceOnly)
+                       return b.fromSliceOnly;
                      if (changedUnrefuted(a) != changedUnrefuted(b))
                        return changedUnrefuted(a);
                      if (evidence(a) != evidence(b))

@@ -11,9 +11,9 @@ namespace rootline::debug {
 
 namespace {
 
-constexpr unsigned kQueryMs = 1000;     // per solver query
-constexpr double kClosestSeconds = 1.0; // per closest-input search
-constexpr size_t kMaxLines = 4;         // lines given value evidence, first ones first
+constexpr unsigned kQueryMs = 1000;          // per solver query
+constexpr double kValueClosestSeconds = 1.0; // per closest-input search
+constexpr size_t kMaxLines = 4;              // lines given value evidence, first ones first
 
 } // namespace
 
@@ -59,8 +59,8 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       s.add(same ? a == b : (a != b && other));
       if (s.check() == z3::sat) {
         ClosestInput closer(s, failing, vars);
-        z3::model m =
-            closer.closest(z3::expr_vector(ctx), s.get_model(), deadline.atMost(kClosestSeconds));
+        z3::model m = closer.closest(z3::expr_vector(ctx), s.get_model(),
+                                     deadline.atMost(kValueClosestSeconds));
         ValueEvidence e;
         e.sameValue = same;
         e.input = applyModel(failing, vars, m);

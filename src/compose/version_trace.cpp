@@ -97,7 +97,17 @@ bool traceSymbolic(Version &v, z3::context &ctx, const std::vector<bool> *only,
       in.seedValue = *value;
   // One note for all places, the busiest first, in repository paths.
   if (!v.trace.symbolic.capped.empty()) {
-    std::vector<CappedValues> capped = v.trace.symbolic.capped;
+    // One entry per line (a line has several instructions).
+    std::vector<CappedValues> capped;
+    for (const auto &c : v.trace.symbolic.capped) {
+      auto same = std::find_if(capped.begin(), capped.end(), [&](const CappedValues &d) {
+        return d.file == c.file && d.line == c.line;
+      });
+      if (same == capped.end())
+        capped.push_back(c);
+      else
+        same->count += c.count;
+    }
     std::stable_sort(capped.begin(), capped.end(),
                      [](const auto &a, const auto &b) { return a.count > b.count; });
     uint64_t values = 0;

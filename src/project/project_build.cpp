@@ -74,7 +74,7 @@ std::string treeStamp(const fs::path &tree) {
   forEachTreeFile(tree, [&](const std::string &rel, const fs::path &path) {
     // The inode too: two trees written in the same second (git trees share one time
     // per tree) may hold a file of the same size that differs.
-    struct stat st {};
+    struct stat st{};
     if (::stat(path.c_str(), &st) != 0)
       return;
     rows.push_back(rel + "\t" + std::to_string(st.st_size) + "\t" +
@@ -441,11 +441,18 @@ fs::path buildProjectVariant(const BuiltProject &base,
       throw Error(readFile(failed), ExitBadInput);
     return present(done);
   };
-  if (cached())
+  // The variant's own binary, with its own shared libraries when it links the project's.
+  auto variantProgram = [&] {
+    for (const ProjectProgram &p : base.programs)
+      if (p.path == programPath)
+        return nativeExecutable(p, home);
     return home / programPath;
+  };
+  if (cached())
+    return variantProgram();
   WorkPathLock lock;
   if (cached()) // another job built it meanwhile
-    return home / programPath;
+    return variantProgram();
   std::error_code ec;
   fs::remove_all(dir, ec);
   copyTree(base.home, home);
@@ -466,7 +473,7 @@ fs::path buildProjectVariant(const BuiltProject &base,
     throw Error(msg, ExitBadInput);
   }
   writeFileAtomic(done, "");
-  return home / programPath;
+  return variantProgram();
 }
 
 const ProjectProgram &selectProgram(const BuiltProject &project, const std::string &target) {

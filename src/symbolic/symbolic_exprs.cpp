@@ -125,7 +125,7 @@ void SymbolicReplayer::Impl::capped(const Instance &I) {
   auto [it, fresh] = cappedAt.try_emplace(I.inst, run.capped.size());
   if (fresh) {
     SourceLocation loc = ModuleIndex::locationOf(I.inst);
-    run.capped.push_back({loc.file, I.inst->getFunction()->getName().str(), loc.line, 0});
+    run.capped.push_back({loc.path(), I.inst->getFunction()->getName().str(), loc.line, 0});
   }
   ++run.capped[it->second].count;
 }

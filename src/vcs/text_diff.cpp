@@ -8,7 +8,7 @@ namespace rootline {
 
 namespace {
 
-int onHunk(const git_diff_delta *, const git_diff_hunk *hunk, void *payload) {
+int addTextHunk(const git_diff_delta *, const git_diff_hunk *hunk, void *payload) {
   auto *out = static_cast<std::vector<DiffHunk> *>(payload);
   out->push_back({static_cast<unsigned>(hunk->old_start), static_cast<unsigned>(hunk->old_lines),
                   static_cast<unsigned>(hunk->new_start), static_cast<unsigned>(hunk->new_lines)});
@@ -88,7 +88,7 @@ TextDiff diffTexts(const std::string &oldText, const std::string &newText) {
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.context_lines = 0;
   if (git_diff_buffers(oldText.data(), oldText.size(), nullptr, newText.data(), newText.size(),
-                       nullptr, &opts, nullptr, nullptr, onHunk, nullptr, &d.hunks) != 0) {
+                       nullptr, &opts, nullptr, nullptr, addTextHunk, nullptr, &d.hunks) != 0) {
     throw Error("cannot diff the two versions: " + vcs::lastGitError(), ExitInternal);
   }
   return d;

@@ -7,7 +7,7 @@ using namespace vcs;
 
 namespace {
 
-int onFile(const git_diff_delta *delta, float, void *payload) {
+int addFileDiff(const git_diff_delta *delta, float, void *payload) {
   auto *files = static_cast<std::vector<FileDiff> *>(payload);
   FileDiff f;
   if (delta->status != GIT_DELTA_ADDED)
@@ -18,7 +18,7 @@ int onFile(const git_diff_delta *delta, float, void *payload) {
   return 0;
 }
 
-int onHunk(const git_diff_delta *, const git_diff_hunk *hunk, void *payload) {
+int addFileHunk(const git_diff_delta *, const git_diff_hunk *hunk, void *payload) {
   auto *files = static_cast<std::vector<FileDiff> *>(payload);
   files->back().lines.hunks.push_back(
       {static_cast<unsigned>(hunk->old_start), static_cast<unsigned>(hunk->old_lines),
@@ -42,7 +42,7 @@ SourceDiff Repository::diff(const std::string &from, const std::string &to) cons
   if (git_diff_find_similar(d, &find) != 0)
     throw Error("cannot find renames: " + lastGitError());
   SourceDiff out;
-  if (git_diff_foreach(d, onFile, nullptr, onHunk, nullptr, &out.files) != 0)
+  if (git_diff_foreach(d, addFileDiff, nullptr, addFileHunk, nullptr, &out.files) != 0)
     throw Error("cannot read the diff: " + lastGitError());
   return out;
 }

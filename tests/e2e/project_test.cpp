@@ -1,6 +1,7 @@
 // A project as its users build and test it (docs/project.md): its own build system,
 // rootline-cc recording bitcode and links, its own test script running the built
 // program several times, and the failing process found among the processes it ran.
+#include "rootline/process.h"
 #include "rootline/project.h"
 #include "rootline/replay.h"
 #include "test_support.h"
@@ -220,6 +221,109 @@ TEST_CASE("debug --test: a failing process whose stdout is right but whose exit 
   CHECK(c.report["unit_test"]["call"] == "key_char(c = 50)");
   CHECK(c.report["unit_test"]["old_result"] == "returns 1\n");
   CHECK(c.report["unit_test"]["new_result"] == "returns 0\n");
+}
+
+TEST_CASE("debug --test on a Meson project: built by meson and ninja, tested by `meson test`, "
+          "which runs a script in the build directory; the rewritten tokenizer's lines are "
+          "candidates beside the composition's deviations, and the report names repository "
+          "files",
+          "[project][cli]") {
+  fs::path oldTree = projectFixture("meson_wordstat", "old");
+  CHECK(detectBuildCommand(oldTree) == "meson setup build && meson compile -C build");
+  ProjectCase c = debugProject("meson_wordstat", "meson test -C build --print-errorlogs");
+  CHECK(hasNote(c.report, "built by 'meson setup build && meson compile -C build'", ""));
+  // meson runs the script from build/, which runs ./wordstat there.
+  CHECK(hasNote(c.report, "failing process: `./wordstat -t t.", "/hamlet.txt` in build"));
+  const nlohmann::json &input = c.report["test"]["input"];
+  REQUIRE(input["args"].size() == 2);
+  CHECK(input["files"][input["args"][1].get<std::string>()] == "to be, or not to be");
+  // Meson compiles `../src/count.c` from build/: every place a note names is a file of
+  // the repository.
+  for (const auto &n : c.report["notes"])
+    CHECK(n.get<std::string>().find("../") == std::string::npos);
+  // The new option string, passed to getopt (glibc's __posix_getopt, as the source names it).
+  CHECK(c.report["alignment"]["first_divergence"]["text"] ==
+        "src/main.c:112 passes \"aim:n:tV\" to getopt in the old run and \"ac:im:n:tV\" in the "
+        "new run");
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "src/tokenize.c");
+  const nlohmann::json *bound = nullptr, *loop = nullptr, *call = nullptr;
+  for (const auto &cand : c.report["candidates"]) {
+    INFO(cand.dump());
+    CHECK(cand["file"].get<std::string>().starts_with("src/"));
+    // "missing code" is code the change deleted or changed, never an unchanged line.
+    if (cand["kind"] == "missing code")
+      CHECK(cand["in_changed_region"] == true);
+    if (cand["file"] == "src/tokenize.c" && cand["line"] == 58)
+      bound = &cand;
+    if (cand["file"] == "src/tokenize.c" && cand["line"] == 45)
+      loop = &cand;
+    if (cand["file"] == "src/tokenize.c" && cand["line"] == 52)
+      call = &cand;
+  }
+  // The old line called through the `emit` parameter; the new one calls the new helper.
+  REQUIRE(call);
+  CHECK((*call)["aligned"]["detail"] == "in the dual slice: its execution calls the function in "
+                                        "`emit` in the old run and emit_word in the new run");
+  // The cause, `emit_word (buf, start, len - 1, …)`, is no branch of either slice
+  // condition: it is a candidate from the slice, beside the deviations.
+  REQUIRE(bound);
+  CHECK((*bound)["aligned"]["result"] == "differs");
+  CHECK((*bound)["aligned"]["detail"].get<std::string>().starts_with(
+      "in the dual slice: its execution runs in the new run only"));
+  // Where the runs part: the old loop ran to i <= len, the new one stops at i < len and
+  // leaves the last word to line 57.
+  REQUIRE(loop);
+  CHECK((*loop)["aligned"]["origin"] == true);
+  CHECK((*loop)["aligned"]["detail"].get<std::string>().find(
+            "goes on to src/tokenize.c:46 in the old run and to src/tokenize.c:57 in the new "
+            "run") != std::string::npos);
+}
+
+TEST_CASE("a libtool project: the program in .libs links the project's shared library; its "
+          "traced module holds the library's code, and its native binary runs without the "
+          "wrapper script",
+          "[project]") {
+  ProjectBuildOptions opt;
+  BuiltProject built = buildProject(projectFixture("libtool_kvcheck", "new"), "new", opt);
+  // src/kvcheck is libtool's wrapper script; the program is the ELF it runs.
+  const ProjectProgram &kvcheck = selectProgram(built, "kvcheck");
+  CHECK(kvcheck.path == "src/.libs/kvcheck");
+  std::vector<fs::path> libs = projectSharedLibraries(kvcheck, built.home);
+  REQUIRE(libs.size() == 1);
+  CHECK(libs[0].filename() == "libkv.so");
+  CHECK_FALSE(programBitcode(libs[0]).empty());
+  ProjectExecutables exes = programExecutables(built, kvcheck);
+  // The library's units are in the traced module: its functions are defined there.
+  LoadedModule module = loadModule(exes.traced.module.bitcode);
+  const llvm::Function *unescape = module.module->getFunction("unescape");
+  CHECK((unescape && !unescape->isDeclaration()));
+  for (const std::string &flag : exes.traced.linkFlags)
+    CHECK(flag.find("libkv.so") == std::string::npos);
+  // Natively, a copy whose RPATH finds lib/.libs in the home: no LD_LIBRARY_PATH needed.
+  CHECK(exes.native.string().ends_with(".rootline-native"));
+  ProcessSpec spec;
+  spec.argv = {exes.native.string(), "--version"};
+  ProcessResult r = runProcess(spec);
+  CHECK(r.exitedWith(0));
+  CHECK(r.out.starts_with("kvcheck 1.1"));
+}
+
+TEST_CASE("debug --test on a libtool project: the failing process is the program its wrapper "
+          "script ran, and the cause in the shared library ranks in the top 3",
+          "[project][cli]") {
+  ProjectCase c = debugProject("libtool_kvcheck", "make check");
+  CHECK(hasNote(c.report, "failing process: `src/.libs/kvcheck -g at -g bang t.",
+                "/hex.conf` in tests"));
+  CHECK(hasNote(c.report,
+                "failing process:", "\"wow!\" in the old run, \"wow\\x21\" in the new run"));
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "lib/kvparse.c");
+  bool cause = false;
+  for (size_t i = 0; i < 3 && i < c.report["candidates"].size(); ++i)
+    cause |= c.report["candidates"][i]["file"] == "lib/kvparse.c" &&
+             c.report["candidates"][i]["line"] == 82;
+  CHECK(cause);
 }
 
 TEST_CASE("debug --test: a test that fails on the old version too, or passes on the new one, "

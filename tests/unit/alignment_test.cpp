@@ -291,3 +291,38 @@ TEST_CASE("effects read as C values: branches, chars, doubles, array elements", 
   CHECK(effectsOn(7) == std::vector<std::string>{"a[2]=-7"});
   CHECK(effectsOn(8) == std::vector<std::string>{"false"});
 }
+
+TEST_CASE("calls read as the source names them: glibc's redirections undone, a call "
+          "through a pointer named by its variable",
+          "[align]") {
+  CHECK(sourceFunctionName("__isoc99_sscanf") == "sscanf");
+  CHECK(sourceFunctionName("__rl_wrap___isoc99_scanf") == "scanf");
+  CHECK(sourceFunctionName("__posix_getopt") == "getopt");
+  CHECK(sourceFunctionName("__printf_chk") == "printf");
+  CHECK(sourceFunctionName("emit_word") == "emit_word");
+  CHECK(sourceFunctionName("__chk") == "__chk");
+  TempDir t;
+  // _POSIX_C_SOURCE makes glibc's <unistd.h> redirect getopt to __posix_getopt.
+  const char *src = "#define _POSIX_C_SOURCE 200809L\n"
+                    "#include <stdio.h>\n"
+                    "#include <unistd.h>\n"
+                    "static int twice(int v) { return 2 * v; }\n"
+                    "int main(int argc, char **argv) {\n"
+                    "  int (*f)(int) = twice;\n"
+                    "  int opt = getopt(argc, argv, \"ab\");\n"
+                    "  printf(\"%d %d\\n\", f(opt), twice(3));\n"
+                    "  return 0;\n"
+                    "}\n";
+  AlignedRun r = record(t.path, src, same);
+  std::set<std::string> calls;
+  const llvm::Function *main = r.module.module->getFunction("main");
+  REQUIRE(main);
+  for (const llvm::BasicBlock &bb : *main)
+    for (const llvm::Instruction &inst : bb)
+      if (llvm::isa<llvm::CallBase>(inst))
+        calls.insert(calleeText(&inst));
+  CHECK(calls.count("getopt") == 1);
+  CHECK(calls.count("twice") == 1);
+  CHECK(calls.count("the function in `f`") == 1);
+  CHECK(calls.count("__posix_getopt") == 0);
+}

@@ -14,7 +14,7 @@ using namespace rootline::cc;
 namespace {
 
 // A command line as a shell splits it, without the compiler name.
-std::vector<std::string> words(const std::string &line) {
+std::vector<std::string> argWords(const std::string &line) {
   std::istringstream in(line);
   std::vector<std::string> out;
   for (std::string w; in >> w;)
@@ -42,7 +42,7 @@ const std::vector<std::string> kBitcodeFlags = {"-emit-llvm",
                                                 "-fno-discard-value-names",
                                                 "-Wno-unused-command-line-argument"};
 
-Invocation classifyC(const std::string &line) { return classify(words(line), {}); }
+Invocation classifyC(const std::string &line) { return classify(argWords(line), {}); }
 
 bool contains(const std::vector<std::string> &v, const std::string &w) {
   return std::find(v.begin(), v.end(), w) != v.end();
@@ -52,8 +52,8 @@ bool contains(const std::vector<std::string> &v, const std::string &w) {
 
 TEST_CASE("an automake compile gets its object and a bitcode compile without the .deps files",
           "[cc-args]") {
-  auto args = words("-DHAVE_CONFIG_H -I. -I..  -g -O2 -MT foo.o -MD -MP -MF .deps/foo.Tpo -c "
-                    "-o foo.o foo.c");
+  auto args = argWords("-DHAVE_CONFIG_H -I. -I..  -g -O2 -MT foo.o -MD -MP -MF .deps/foo.Tpo -c "
+                       "-o foo.o foo.c");
   Invocation inv = classify(args, {});
   REQUIRE(inv.action == Action::Compile);
   REQUIRE(inv.inputs.size() == 1); // foo.o (the -MT and -o values) and .deps/foo.Tpo are not
@@ -66,34 +66,35 @@ TEST_CASE("an automake compile gets its object and a bitcode compile without the
 
   // -O2 goes, -O0 comes; the project's -g stays and none is added.
   CHECK(rewriteArgs(args) ==
-        rewritten(words("-DHAVE_CONFIG_H -I. -I.. -g -MT foo.o -MD -MP -MF .deps/foo.Tpo -c -o "
-                        "foo.o foo.c")));
+        rewritten(argWords("-DHAVE_CONFIG_H -I. -I.. -g -MT foo.o -MD -MP -MF .deps/foo.Tpo -c -o "
+                           "foo.o foo.c")));
   CHECK(bitcodeCompileArgs(args, 14, "/store/.tmp-1.bc", "") ==
-        rewritten(words("-DHAVE_CONFIG_H -I. -I.. -g foo.c")) + kBitcodeFlags +
+        rewritten(argWords("-DHAVE_CONFIG_H -I. -I.. -g foo.c")) + kBitcodeFlags +
             std::vector<std::string>{"-Xclang", "-dwarf-debug-flags", "-Xclang",
                                      "-DHAVE_CONFIG_H -I. -I.."} +
-            words("-o /store/.tmp-1.bc"));
+            argWords("-o /store/.tmp-1.bc"));
 }
 
 TEST_CASE("a CMake compile loses -O3, gains -g after its flags, and maps the debug prefix",
           "[cc-args]") {
-  auto args = words("-O3 -DNDEBUG -o CMakeFiles/x.dir/a.c.o -c /abs/a.c");
+  auto args = argWords("-O3 -DNDEBUG -o CMakeFiles/x.dir/a.c.o -c /abs/a.c");
   Invocation inv = classify(args, {});
   REQUIRE(inv.action == Action::Compile);
   REQUIRE(inv.inputs.size() == 1);
   CHECK(inv.inputs[0].path == "/abs/a.c");
   CHECK(inv.output == "CMakeFiles/x.dir/a.c.o");
-  CHECK(rewriteArgs(args) == rewritten(words("-DNDEBUG -o CMakeFiles/x.dir/a.c.o -c /abs/a.c -g")));
+  CHECK(rewriteArgs(args) ==
+        rewritten(argWords("-DNDEBUG -o CMakeFiles/x.dir/a.c.o -c /abs/a.c -g")));
   CHECK(bitcodeCompileArgs(args, 5, "/s/t.bc", "/abs=/src") ==
-        rewritten(words("-DNDEBUG /abs/a.c -g")) + kBitcodeFlags +
-            words("-Xclang -dwarf-debug-flags -Xclang -DNDEBUG") +
-            words("-fdebug-prefix-map=/abs=/src -o /s/t.bc"));
+        rewritten(argWords("-DNDEBUG /abs/a.c -g")) + kBitcodeFlags +
+            argWords("-Xclang -dwarf-debug-flags -Xclang -DNDEBUG") +
+            argWords("-fdebug-prefix-map=/abs=/src -o /s/t.bc"));
   CHECK(defaultObjectName("/abs/a.c") == "a.o");
   CHECK(defaultObjectName("src/parse.tab.c") == "parse.tab.o");
 }
 
 TEST_CASE("a link of objects and archives is a link with nothing to compile", "[cc-args]") {
-  auto args = words("-g -O2 -o prog main.o libutil.a -lm");
+  auto args = argWords("-g -O2 -o prog main.o libutil.a -lm");
   Invocation inv = classify(args, {});
   REQUIRE(inv.action == Action::Link);
   REQUIRE(inv.inputs.size() == 2); // -lm is not a file input
@@ -101,7 +102,7 @@ TEST_CASE("a link of objects and archives is a link with nothing to compile", "[
   CHECK(inv.inputs[1].kind == InputKind::LinkerInput);
   CHECK(std::none_of(inv.inputs.begin(), inv.inputs.end(), needsBitcode));
   CHECK(linkOutput(inv) == "prog");
-  CHECK(rewriteArgs(args) == rewritten(words("-g -o prog main.o libutil.a -lm")));
+  CHECK(rewriteArgs(args) == rewritten(argWords("-g -o prog main.o libutil.a -lm")));
   CHECK(linkArgs(args, {}) == rewriteArgs(args));
 
   CHECK(linkOutput(classifyC("main.o")) == "a.out");
@@ -110,7 +111,7 @@ TEST_CASE("a link of objects and archives is a link with nothing to compile", "[
 
 TEST_CASE("a compile-and-link compiles each source alone, then links the objects in place",
           "[cc-args]") {
-  auto args = words("-o prog a.c b.c -lm");
+  auto args = argWords("-o prog a.c b.c -lm");
   Invocation inv = classify(args, {});
   REQUIRE(inv.action == Action::Link);
   REQUIRE(inv.inputs.size() == 2);
@@ -120,13 +121,13 @@ TEST_CASE("a compile-and-link compiles each source alone, then links the objects
   CHECK(needsBitcode(inv.inputs[1]));
   // Neither the other source, nor the library, nor the program's -o.
   CHECK(sourceObjectArgs(args, 2, "/t/0-a.o") ==
-        rewritten(words("a.c -g -Wno-unused-command-line-argument -c -o /t/0-a.o")));
+        rewritten(argWords("a.c -g -Wno-unused-command-line-argument -c -o /t/0-a.o")));
   CHECK(sourceObjectArgs(args, 3, "/t/1-b.o") ==
-        rewritten(words("b.c -g -Wno-unused-command-line-argument -c -o /t/1-b.o")));
+        rewritten(argWords("b.c -g -Wno-unused-command-line-argument -c -o /t/1-b.o")));
   CHECK(linkArgs(args, {{2, "/t/0-a.o"}, {3, "/t/1-b.o"}}) ==
-        rewritten(words("-o prog /t/0-a.o /t/1-b.o -lm -g")));
+        rewritten(argWords("-o prog /t/0-a.o /t/1-b.o -lm -g")));
   // The log records the sources as the project gave them.
-  CHECK(rewriteArgs(args) == rewritten(words("-o prog a.c b.c -lm -g")));
+  CHECK(rewriteArgs(args) == rewritten(argWords("-o prog a.c b.c -lm -g")));
 }
 
 TEST_CASE("runs that make no object or program pass through", "[cc-args]") {
@@ -161,15 +162,15 @@ TEST_CASE("runs that make no object or program pass through", "[cc-args]") {
   CHECK(classifyC("-MD -MP -c foo.c").action == Action::Compile);
   CHECK(classifyC("-MMD -c foo.c").action == Action::Compile);
   // Without a store everything passes through.
-  Invocation noStore = classify(words("-c foo.c"), {false, false});
+  Invocation noStore = classify(argWords("-c foo.c"), {false, false});
   CHECK(noStore.action == Action::PassThrough);
   CHECK(noStore.why == "ROOTLINE_CC_STORE is not set");
 }
 
 TEST_CASE("C++ mode passes compiles through and still logs links", "[cc-args]") {
-  CHECK(classify(words("-O2 -c a.cc"), {true, true}).action == Action::PassThrough);
-  CHECK(classify(words("-O2 -o prog a.o b.o"), {true, true}).action == Action::Link);
-  CHECK(classify(words("-O2 -c a.cc"), {false, true}).action == Action::Compile);
+  CHECK(classify(argWords("-O2 -c a.cc"), {true, true}).action == Action::PassThrough);
+  CHECK(classify(argWords("-O2 -o prog a.o b.o"), {true, true}).action == Action::Link);
+  CHECK(classify(argWords("-O2 -c a.cc"), {false, true}).action == Action::Compile);
 }
 
 TEST_CASE("autoconf probes get no bitcode and their links and CMake's are not logged",
@@ -196,28 +197,28 @@ TEST_CASE("autoconf probes get no bitcode and their links and CMake's are not lo
 
 TEST_CASE("LTO, sanitizers, profiling, coverage and optimisation flags go, the rest stays",
           "[cc-args]") {
-  auto args = words("-flto -flto=thin -fsanitize=address,undefined -fno-sanitize=alignment "
-                    "-fsanitize-recover=all -fprofile-instr-generate -fprofile-arcs "
-                    "-fcoverage-mapping --coverage -Os -Ofast -O -fPIC -pthread -Wall "
-                    "-Werror -std=gnu89 -Wl,-O1 -Xclang -O2 -ObjC -c a.c");
-  CHECK(rewriteArgs(args) == rewritten(words("-fPIC -pthread -Wall -Werror -std=gnu89 -Wl,-O1 "
-                                             "-Xclang -O2 -ObjC -c a.c -g")));
+  auto args = argWords("-flto -flto=thin -fsanitize=address,undefined -fno-sanitize=alignment "
+                       "-fsanitize-recover=all -fprofile-instr-generate -fprofile-arcs "
+                       "-fcoverage-mapping --coverage -Os -Ofast -O -fPIC -pthread -Wall "
+                       "-Werror -std=gnu89 -Wl,-O1 -Xclang -O2 -ObjC -c a.c");
+  CHECK(rewriteArgs(args) == rewritten(argWords("-fPIC -pthread -Wall -Werror -std=gnu89 -Wl,-O1 "
+                                                "-Xclang -O2 -ObjC -c a.c -g")));
   // The leniency flags come first so that the project's own -Werror=... still wins.
-  auto own = rewriteArgs(words("-Werror=implicit-function-declaration -c a.c"));
+  auto own = rewriteArgs(argWords("-Werror=implicit-function-declaration -c a.c"));
   auto lenient = std::find(own.begin(), own.end(), "-Wno-error=implicit-function-declaration");
   auto strict = std::find(own.begin(), own.end(), "-Werror=implicit-function-declaration");
   CHECK(lenient < strict);
 }
 
 TEST_CASE("a -g is added unless the project's flags leave debug info on", "[cc-args]") {
-  CHECK(rewriteArgs(words("-ggdb3 -c a.c")).back() == "a.c");
-  CHECK(rewriteArgs(words("-gdwarf-4 -c a.c")).back() == "a.c");
-  CHECK(rewriteArgs(words("-gline-tables-only -c a.c")).back() == "a.c");
+  CHECK(rewriteArgs(argWords("-ggdb3 -c a.c")).back() == "a.c");
+  CHECK(rewriteArgs(argWords("-gdwarf-4 -c a.c")).back() == "a.c");
+  CHECK(rewriteArgs(argWords("-gline-tables-only -c a.c")).back() == "a.c");
   // -g0 turns it off, -gz and -gsplit-dwarf only tune it: -g goes after them.
-  CHECK(rewriteArgs(words("-g0 -c a.c")).back() == "-g");
-  CHECK(rewriteArgs(words("-g -g0 -c a.c")).back() == "-g");
-  CHECK(rewriteArgs(words("-gz -c a.c")).back() == "-g");
-  CHECK(rewriteArgs(words("-gsplit-dwarf -c a.c")).back() == "-g");
+  CHECK(rewriteArgs(argWords("-g0 -c a.c")).back() == "-g");
+  CHECK(rewriteArgs(argWords("-g -g0 -c a.c")).back() == "-g");
+  CHECK(rewriteArgs(argWords("-gz -c a.c")).back() == "-g");
+  CHECK(rewriteArgs(argWords("-gsplit-dwarf -c a.c")).back() == "-g");
 }
 
 TEST_CASE("an input's language is that of the -x before it, and the link drops -x", "[cc-args]") {
@@ -237,27 +238,27 @@ TEST_CASE("an input's language is that of the -x before it, and the link drops -
 
   // The bitcode compile keeps the -x before its source; the link drops every -x, or the
   // objects standing for the sources would be read as C.
-  auto args = words("-x c -o prog gen.in main.o");
+  auto args = argWords("-x c -o prog gen.in main.o");
   Invocation link = classify(args, {});
   REQUIRE(link.action == Action::Link);
   REQUIRE(link.inputs[0].kind == InputKind::CSource);
   CHECK(bitcodeCompileArgs(args, 4, "t.bc", "") ==
-        rewritten(words("-x c gen.in -g")) + kBitcodeFlags + words("-o t.bc"));
-  CHECK(linkArgs(args, {{4, "/t/0-gen.o"}}) == rewritten(words("-o prog /t/0-gen.o main.o -g")));
+        rewritten(argWords("-x c gen.in -g")) + kBitcodeFlags + argWords("-o t.bc"));
+  CHECK(linkArgs(args, {{4, "/t/0-gen.o"}}) == rewritten(argWords("-o prog /t/0-gen.o main.o -g")));
 }
 
 TEST_CASE("the bitcode compile drops every dependency-file flag", "[cc-args]") {
-  auto args = words("-Wp,-MD,.foo.o.d -Wp,-MMD,dir/.bar.d -MFdeps.d -MT x.o -MTy.o -MQ $(z) "
-                    "-MQw -MJ cdb.json -save-temps=obj -Wp,-DFOO=1 -Wa,--noexecstack -c foo.c "
-                    "-o foo.o");
+  auto args = argWords("-Wp,-MD,.foo.o.d -Wp,-MMD,dir/.bar.d -MFdeps.d -MT x.o -MTy.o -MQ $(z) "
+                       "-MQw -MJ cdb.json -save-temps=obj -Wp,-DFOO=1 -Wa,--noexecstack -c foo.c "
+                       "-o foo.o");
   Invocation inv = classify(args, {});
   REQUIRE(inv.action == Action::Compile);
   REQUIRE(inv.inputs.size() == 1); // `$(z)`, `x.o` and `cdb.json` are option values
   std::size_t src = inv.inputs[0].arg;
   CHECK(args[src] == "foo.c");
   CHECK(bitcodeCompileArgs(args, src, "t.bc", "") ==
-        rewritten(words("-Wp,-DFOO=1 -Wa,--noexecstack foo.c -g")) + kBitcodeFlags +
-            words("-Xclang -dwarf-debug-flags -Xclang -Wp,-DFOO=1") + words("-o t.bc"));
+        rewritten(argWords("-Wp,-DFOO=1 -Wa,--noexecstack foo.c -g")) + kBitcodeFlags +
+            argWords("-Xclang -dwarf-debug-flags -Xclang -Wp,-DFOO=1") + argWords("-o t.bc"));
   // The object compile keeps them all: the project's build reads its dependency files.
   CHECK(contains(rewriteArgs(args), "-Wp,-MD,.foo.o.d"));
   CHECK(contains(rewriteArgs(args), "-MFdeps.d"));

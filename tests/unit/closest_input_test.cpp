@@ -8,11 +8,11 @@ using namespace rootline;
 
 namespace {
 
-InputVar token(uint64_t offset, uint64_t length, unsigned bits, char conv) {
+InputVar numberToken(uint64_t offset, uint64_t length, unsigned bits, char conv) {
   return test::tokenInput(offset, length, bits, conv);
 }
 
-InputVar byteVar(uint64_t offset) { return test::stdinByteInput(offset); }
+InputVar stdinByte(uint64_t offset) { return test::stdinByteInput(offset); }
 
 z3::expr var(z3::context &ctx, const InputVar &v) { return ctx.bv_const(v.name.c_str(), v.bits); }
 
@@ -42,12 +42,12 @@ z3::model farModel(z3::solver &s, const std::vector<z3::expr> &pins) {
 TEST_CASE("input values are read from the seed: bytes, tokens in their base, argv bytes",
           "[closest][input]") {
   ProgramInput in{"12 -5 ff 017\nab", {"xy"}};
-  CHECK(valueIn(in, token(0, 2, 32, 'd')) == 12u);
-  CHECK(valueIn(in, token(3, 2, 32, 'd')) == 0xfffffffbu); // -5 in 32 bits
-  CHECK(valueIn(in, token(6, 2, 32, 'x')) == 0xffu);
-  CHECK(valueIn(in, token(9, 3, 32, 'o')) == 017u);
-  CHECK(valueIn(in, byteVar(13)) == uint64_t('a'));
-  CHECK_FALSE(valueIn(in, byteVar(99)));
+  CHECK(valueIn(in, numberToken(0, 2, 32, 'd')) == 12u);
+  CHECK(valueIn(in, numberToken(3, 2, 32, 'd')) == 0xfffffffbu); // -5 in 32 bits
+  CHECK(valueIn(in, numberToken(6, 2, 32, 'x')) == 0xffu);
+  CHECK(valueIn(in, numberToken(9, 3, 32, 'o')) == 017u);
+  CHECK(valueIn(in, stdinByte(13)) == uint64_t('a'));
+  CHECK_FALSE(valueIn(in, stdinByte(99)));
   InputVar arg;
   arg.kind = InputVar::Kind::ArgvByte;
   arg.name = "argv[1]@1";
@@ -63,15 +63,16 @@ TEST_CASE("the closest model keeps unconstrained inputs and changes one token by
           "[closest][input]") {
   z3::context ctx;
   ProgramInput seed{"10 200 7\n", {}};
-  InputVar qty = token(0, 2, 32, 'd'), code = token(3, 3, 32, 'd'), n = token(7, 1, 32, 'd');
+  InputVar qty = numberToken(0, 2, 32, 'd'), code = numberToken(3, 3, 32, 'd'),
+           n = numberToken(7, 1, 32, 'd');
   z3::expr q = var(ctx, qty), c = var(ctx, code), k = var(ctx, n);
   z3::solver s(ctx);
   // The query: qty must differ from 10 (qty >= 11 or qty <= 9); code and n appear but
   // are free.
   s.add(q != ctx.bv_val(10, 32) && z3::sge(c, ctx.bv_val(-100000, 32)) &&
         z3::sle(k, ctx.bv_val(1000, 32)));
-  z3::model first = farModel(s, {q == ctx.bv_val(-99999, 32), c == ctx.bv_val(31337, 32),
-                                 k == ctx.bv_val(-3, 32)});
+  z3::model first = farModel(
+      s, {q == ctx.bv_val(-99999, 32), c == ctx.bv_val(31337, 32), k == ctx.bv_val(-3, 32)});
   ClosestInput closer(s, seed, {qty, code, n});
   z3::model m = closer.closest(z3::expr_vector(ctx), first, Deadline::in(10));
   CHECK(signedValue(m, c) == 200); // put back
@@ -90,15 +91,15 @@ TEST_CASE("a changed byte keeps its character class and stays near its seed", "[
   ProgramInput seed{"ab5\ncd\n", {}};
   std::vector<InputVar> vars;
   for (uint64_t i = 0; i < 7; ++i)
-    vars.push_back(byteVar(i));
+    vars.push_back(stdinByte(i));
   z3::expr b0 = var(ctx, vars[0]), b2 = var(ctx, vars[2]), b5 = var(ctx, vars[5]);
   z3::solver s(ctx);
   // The query wants byte 2 to be a digit other than '5' and line 2's first byte
   // (offset 4) free; byte 0 must not be 'a'.
   s.add(b2 != ctx.bv_val('5', 8) && z3::uge(b2, ctx.bv_val('0', 8)) &&
         z3::ule(b2, ctx.bv_val('9', 8)) && b0 != ctx.bv_val('a', 8) && b5 != ctx.bv_val(0, 8));
-  z3::model first = farModel(s, {b0 == ctx.bv_val(0xff, 8), b2 == ctx.bv_val('0', 8),
-                                 b5 == ctx.bv_val(0x01, 8)});
+  z3::model first =
+      farModel(s, {b0 == ctx.bv_val(0xff, 8), b2 == ctx.bv_val('0', 8), b5 == ctx.bv_val(0x01, 8)});
   ClosestInput closer(s, seed, vars);
   z3::model m = closer.closest(z3::expr_vector(ctx), first, Deadline::in(10));
   ProgramInput out = applyModel(seed, vars, m);
@@ -116,7 +117,7 @@ TEST_CASE("a changed byte keeps its character class and stays near its seed", "[
 TEST_CASE("a byte that must leave its class stays printable", "[closest][input]") {
   z3::context ctx;
   ProgramInput seed{"x\n", {}};
-  std::vector<InputVar> vars{byteVar(0)};
+  std::vector<InputVar> vars{stdinByte(0)};
   z3::expr b = var(ctx, vars[0]);
   z3::solver s(ctx);
   s.add(z3::ult(b, ctx.bv_val('a', 8))); // no lower-case letter fits
@@ -135,7 +136,7 @@ TEST_CASE("the closest model honours assumptions and falls back to the first mod
           "[closest][input]") {
   z3::context ctx;
   ProgramInput seed{"5\n", {}};
-  InputVar n = token(0, 1, 32, 'd');
+  InputVar n = numberToken(0, 1, 32, 'd');
   z3::expr x = var(ctx, n);
   z3::solver s(ctx);
   z3::expr guard = ctx.bool_const("query");
@@ -159,8 +160,14 @@ TEST_CASE("the closest model honours assumptions and falls back to the first mod
 TEST_CASE("random inputs of the seed's shape keep numbers numbers, blanks and line ends",
           "[closest][input]") {
   ProgramInput seed{"12 ab\nX-9\n", {}};
-  std::vector<InputVar> vars{token(0, 2, 32, 'd'), byteVar(3), byteVar(4), byteVar(5),
-                             byteVar(6), byteVar(7), byteVar(8), byteVar(9)};
+  std::vector<InputVar> vars{numberToken(0, 2, 32, 'd'),
+                             stdinByte(3),
+                             stdinByte(4),
+                             stdinByte(5),
+                             stdinByte(6),
+                             stdinByte(7),
+                             stdinByte(8),
+                             stdinByte(9)};
   ProgramInput a = randomLike(seed, vars, 1), b = randomLike(seed, vars, 1),
                c = randomLike(seed, vars, 2);
   CHECK(a == b); // reproducible
