@@ -224,7 +224,7 @@ TEST_CASE("debug --test: a failing process whose stdout is right but whose exit 
 }
 
 TEST_CASE("debug --test on a Meson project: built by meson and ninja, tested by `meson test`, "
-          "which runs a script in the build directory; the rewritten tokenizer's lines are "
+          "which runs a script in the build directory: the rewritten tokenizer's lines are "
           "candidates beside the composition's deviations, and the report names repository "
           "files",
           "[project][cli]") {
@@ -280,7 +280,7 @@ TEST_CASE("debug --test on a Meson project: built by meson and ninja, tested by 
             "run") != std::string::npos);
 }
 
-TEST_CASE("a libtool project: the program in .libs links the project's shared library; its "
+TEST_CASE("a libtool project: the program in .libs links the project's shared library, its "
           "traced module holds the library's code, and its native binary runs without the "
           "wrapper script",
           "[project]") {
