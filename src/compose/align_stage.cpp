@@ -776,6 +776,13 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       const LineEffect *e = effectAt(newLog, n, d.newEffect);
       const LineEffect *eo = effectAt(oldLog, o, d.oldEffect);
       double at = static_cast<double>(e ? e->instance : n.last);
+      // The new execution's extra store into a variable the old run never stores to
+      // (`int list = 0, quiet = 0;` where the old line had `list` only) is new state,
+      // like a new line that only sets one.
+      bool newState = e && !eo && !d.control && e->kind == LineEffect::Store &&
+                      !newTarget(e->inst).empty() && !oldStored.count(newTarget(e->inst));
+      if (newState)
+        continue;
       if ((e && e->noise) || (eo && eo->noise) || (d.control && (n.noise || o.noise)))
         ++leftOut;
       else if (d.control || !e || !eo || newTaint.fromChange(e->instance) ||

@@ -187,6 +187,11 @@ TEST_CASE("debug --test on a CMake project with a ctest entry: the changed conve
   CHECK(top["file"] == "src/convert.c");
   CHECK(top["line"] == 13);
   CHECK(top["revert"]["result"] == "fixes");
+  // `int list = 0, quiet = 0;` (the old line set `list` only) gives a new variable its
+  // first value: new state, not where the runs part.
+  std::string first = c.report["alignment"]["first_divergence"]["text"];
+  INFO(first);
+  CHECK(first.find("`quiet`") == std::string::npos);
 }
 
 TEST_CASE("debug --test on a Makefile project whose test pipes one program into another: the "
