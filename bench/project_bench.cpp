@@ -1,6 +1,7 @@
 // Real builds and test commands (docs/project.md): for each project of
-// fixtures/projects (an autotools, a CMake and a Makefile project, each with a
-// multi-file change and a shell-script or ctest test), and mujs built by its own
+// fixtures/projects (autotools, libtool with a shared library, CMake, Meson and Makefile
+// projects, each with a multi-file change and a shell-script, ctest or meson test), and
+// mujs built by its own
 // Makefile from ../shared/realworld, and mawk and byacc (fixtures/realworld bundles,
 // their committed configure), `rootline debug --test` from a cold cache and
 // again from a warm one: wall time of each, the failing process found, and the rank of
@@ -75,7 +76,8 @@ Result debugOnce(const Row &row, const fs::path &cache) {
 
 std::vector<Row> rows(const fs::path &scratch) {
   std::vector<Row> out;
-  for (const char *name : {"autotools_tally", "cmake_units", "make_pipeline"}) {
+  for (const char *name :
+       {"autotools_tally", "cmake_units", "make_pipeline", "meson_wordstat", "libtool_kvcheck"}) {
     fs::path dir = kSource / "fixtures" / "projects" / name;
     json p = json::parse(readFile(dir / "project.json"));
     Row r;
