@@ -884,8 +884,14 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
     if (v.differs + v.unmatched > 0) {
       c.aligned = "differs";
       c.alignedOrigin = !v.originText.empty();
-      c.alignedDetail = "in the dual slice: " +
-                        (c.alignedOrigin ? v.originText : "its execution " + v.differenceExample);
+      // A changed line shown at its new text: an execution of the old text without a
+      // counterpart is the old line's, not this one's (which may well run).
+      std::string subject =
+          c.version == "new" && c.otherLine && v.differenceExample.starts_with("runs in the old")
+              ? "an execution of the old version's line " + std::to_string(*c.otherLine) + " "
+              : std::string("its execution ");
+      c.alignedDetail =
+          "in the dual slice: " + (c.alignedOrigin ? v.originText : subject + v.differenceExample);
       c.valueEvidence = v.valueEvidence;
     } else if (v.same > 0 && findings.complete) {
       c.aligned = "same values";

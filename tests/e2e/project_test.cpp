@@ -324,6 +324,13 @@ TEST_CASE("debug --test on a libtool project: the failing process is the program
                 "failing process:", "\"wow!\" in the old run, \"wow\\x21\" in the new run"));
   REQUIRE_FALSE(c.report["candidates"].empty());
   CHECK(c.report["candidates"][0]["file"] == "lib/kvparse.c");
+  // The old line 81 had no counterpart execution; the new line 82 did run: the report
+  // says which line ran in the old run only.
+  for (const auto &cand : c.report["candidates"])
+    if (cand["version"] == "new" && cand["in_changed_region"] == true && cand.contains("aligned") &&
+        cand["aligned"].is_object())
+      CHECK(cand["aligned"].value("detail", "").find("its execution runs in the old run only") ==
+            std::string::npos);
   bool cause = false;
   for (size_t i = 0; i < 3 && i < c.report["candidates"].size(); ++i)
     cause |= c.report["candidates"][i]["file"] == "lib/kvparse.c" &&
