@@ -182,7 +182,7 @@ std::string confirmNatively(const DebugRequest &req, const Version &v, const Mem
   }
 }
 
-std::string sentence(const MemoryError &e) {
+std::string memoryErrorSentence(const MemoryError &e) {
   std::string s = e.file + ":" + std::to_string(e.line) + (e.write ? " writes " : " reads ") +
                   std::to_string(e.accessSize) + " byte(s)";
   if (e.kind == "uninitialized-read")
@@ -280,7 +280,7 @@ std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const 
         cause = *nearest;
       }
     }
-    e.text = sentence(e);
+    e.text = memoryErrorSentence(e);
     if (cause) {
       e.causeFile = cause->file;
       e.causeLine = cause->line;

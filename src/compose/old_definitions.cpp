@@ -10,7 +10,7 @@ namespace rootline::debug {
 
 namespace {
 
-std::vector<std::string> linesOf(const std::string &text) {
+std::vector<std::string> definitionLines(const std::string &text) {
   std::vector<std::string> out;
   size_t at = 0;
   while (at < text.size()) {
@@ -33,7 +33,7 @@ bool continues(const std::string &line) { return !line.empty() && line.back() ==
 } // namespace
 
 std::optional<std::string> oldMacroBlock(const std::string &oldText, const std::string &name) {
-  std::vector<std::string> lines = linesOf(oldText);
+  std::vector<std::string> lines = definitionLines(oldText);
   const std::regex define("#\\s*define\\s+" + name + "\\b.*");
   const std::regex guard("#\\s*if(ndef\\s+" + name + "|\\s+!\\s*defined\\s*\\(?\\s*" + name +
                          "\\s*\\)?)\\s*");
@@ -60,7 +60,7 @@ std::optional<std::string> oldMacroBlock(const std::string &oldText, const std::
 std::string withDefinitions(const std::string &text, const std::string &blocks) {
   // The leading preprocessor region: blank lines and directives (with their
   // continuations), until the first other line outside every #if.
-  std::vector<std::string> lines = linesOf(text);
+  std::vector<std::string> lines = definitionLines(text);
   int depth = 0;
   size_t at = 0;
   bool continued = false;

@@ -86,7 +86,7 @@ ExploreCandidate candidateFrom(const json &j) {
           j.value("parent", 0u)};
 }
 
-json testJson(const GeneratedTest &t) {
+json shardTestJson(const GeneratedTest &t) {
   json branches = json::array();
   for (const auto &b : t.symbolicBranches)
     branches.push_back({b.id, b.file, b.function, b.line, b.successor});
@@ -149,7 +149,7 @@ json exploreResultJson(const ExploreResult &r) {
   json tests = json::array(), bugs = json::array(), signature = json::array(),
        remaining = json::array(), branches = json::array(), lines = json::array();
   for (const auto &t : r.tests)
-    tests.push_back(testJson(t));
+    tests.push_back(shardTestJson(t));
   for (const auto &b : r.bugs)
     bugs.push_back({{"kind", b.kind},
                     {"file", b.file},

@@ -135,7 +135,7 @@ renamesBetween(const std::map<std::string, unsigned> &before,
 }
 
 // The tokens of one line of tokenLines() below.
-std::vector<std::string> tokensOf(const std::string &line) {
+std::vector<std::string> lineTokens(const std::string &line) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start < line.size()) {
@@ -158,7 +158,7 @@ size_t linesExplained(const std::string &a, const std::string &b,
     newSet.insert(newLines[l]);
   size_t count = 0;
   for (unsigned l = oldFirst; l <= oldLast && l < oldLines.size(); ++l) {
-    std::vector<std::string> words = tokensOf(oldLines[l]);
+    std::vector<std::string> words = lineTokens(oldLines[l]);
     bool uses = false;
     for (size_t k = 0; k < words.size(); ++k)
       if (words[k] == a && (k == 0 || (words[k - 1] != "." && words[k - 1] != "->"))) {
@@ -190,7 +190,7 @@ renamesByLines(const std::vector<std::string> &gone, const std::vector<std::stri
   for (const auto &a : gone) {
     std::vector<std::vector<std::string>> uses;
     for (unsigned l = oldFirst; l <= oldLast && l < oldLines.size(); ++l) {
-      std::vector<std::string> words = tokensOf(oldLines[l]);
+      std::vector<std::string> words = lineTokens(oldLines[l]);
       if (std::find(words.begin(), words.end(), a) != words.end())
         uses.push_back(std::move(words));
     }
@@ -314,7 +314,7 @@ std::string SemanticDiff::neutralWhy(bool inNew, unsigned line) const {
 
 std::optional<unsigned> SemanticDiff::replacementOf(unsigned oldLine) const {
   auto words = [](const std::string &line) {
-    std::vector<std::string> v = tokensOf(line);
+    std::vector<std::string> v = lineTokens(line);
     return std::multiset<std::string>(v.begin(), v.end());
   };
   for (const auto &h : changes.hunks) {
