@@ -49,12 +49,10 @@ std::string calleeKey(const llvm::Instruction *inst) {
   return f ? f->getName().str() : "";
 }
 
-std::string calleeName(const llvm::Instruction *inst) { return calleeText(inst); }
-
 // The variable a store writes, or the function a call calls.
 std::string storeTarget(const llvm::Instruction *inst) {
   if (llvm::isa<llvm::CallBase>(inst))
-    return calleeName(inst);
+    return calleeText(inst);
   LineEffect e;
   e.inst = inst;
   return storeTargetName(e);
@@ -73,9 +71,9 @@ std::string effectText(const LineEffect &e) {
   case LineEffect::Return:
     return "returns " + value;
   case LineEffect::Argument:
-    return "passes " + value + " to " + calleeName(e.inst);
+    return "passes " + value + " to " + calleeText(e.inst);
   case LineEffect::Call:
-    return "calls " + calleeName(e.inst);
+    return "calls " + calleeText(e.inst);
   }
   return "";
 }
@@ -123,11 +121,11 @@ std::string differenceText(const LineEffect *o, const LineEffect *n, const Store
       return "returns " + va + " in the old run and " + vb + " in the new run";
     case LineEffect::Argument:
       if (calleeKey(o->inst) == calleeKey(n->inst) && o->ordinal == n->ordinal)
-        return "passes " + va + " to " + calleeName(n->inst) + " in the old run and " + vb +
+        return "passes " + va + " to " + calleeText(n->inst) + " in the old run and " + vb +
                " in the new run";
       break;
     case LineEffect::Call:
-      return "calls " + calleeName(o->inst) + " in the old run and " + calleeName(n->inst) +
+      return "calls " + calleeText(o->inst) + " in the old run and " + calleeText(n->inst) +
              " in the new run";
     }
   }

@@ -211,6 +211,7 @@ fs::path nativeExecutable(const ProjectProgram &program, const fs::path &home) {
   ProcessSpec spec;
   // DT_RPATH (not RUNPATH): it also serves the libraries' own project dependencies.
   spec.argv = {"/usr/bin/env", "patchelf", "--force-rpath", "--set-rpath", rpath, partial.string()};
+  spec.timeoutSeconds = 60; // a file edit; never unbounded
   ProcessResult r = runProcess(spec);
   if (r.exitedWith(127)) // env found no patchelf
     throw Error(program.path + " links the project's shared libraries; running it needs " +
