@@ -27,6 +27,8 @@ constexpr double kFirstPassShare = 0.5;
 // A query the incremental solver leaves open is asked again of a fresh solver for at
 // most this share of the time left (and --solver-timeout).
 constexpr double kFreshQueryShare = 0.125;
+// The incremental solver's shortest timeout once fresh solvers answer quickly.
+constexpr unsigned kRaceMinMs = 20;
 // Looking for the alternative input closest to the failing one gets at most this long
 // per deviation (and a small share of what is left).
 constexpr double kClosestSeconds = 1.5, kClosestShare = 0.05;
@@ -139,23 +141,36 @@ private:
         report_.formulaNodes += nodes + seq[i].nodes + 1;
         auto t0 = Clock::now();
         unsigned quickMs = deadline.clampMs(std::min(1000u, req_.solverTimeoutMs));
-        closer.setTimeout(quickMs);
+        // After a fresh solver settled quickly what the incremental one could not, the
+        // incremental solver is tried once more, for only as long as that fresh query
+        // took: on a long prefix it settles the next queries at once (mawk) where a
+        // fresh solver would take the whole prefix in again each time. If it fails that
+        // try too (Z3 may overrun a short timeout while it bit-blasts a `%` chain,
+        // b4_argv_base), later queries go to a fresh solver directly.
+        unsigned incMs = solvers_ == Solvers::TryIncremental
+                             ? std::min(quickMs, std::max(kRaceMinMs, lastFreshMs_))
+                             : quickMs;
+        closer.setTimeout(incMs);
         z3::expr guard = ctx_.bool_const(("rl!q" + std::to_string(queries_++)).c_str());
         inc.add(z3::implies(guard, !seq[i].taken));
         z3::expr_vector assumptions(ctx_);
         assumptions.push_back(guard);
         std::optional<z3::model> model;
         z3::check_result r = z3::unknown;
-        // A float query: first with the failing input's float values fixed but one.
-        if (freshOnly_) {
+        if (solvers_ == Solvers::FreshOnly) {
           // r stays unknown: the fresh solver below answers.
+        } else if (solvers_ == Solvers::TryIncremental) {
+          r = inc.check(assumptions); // no float anchoring in this try
+          if (r == z3::unknown)
+            solvers_ = Solvers::FreshOnly;
         } else if (auto anchored = closer.nearSeedFloats(assumptions, !seq[i].taken, deadline)) {
+          // A float query: first with the failing input's float values fixed but one.
           r = z3::sat;
           model = req_.closestInputs ? closer.closest(assumptions, *anchored,
                                                       closestDeadline(deadline), !seq[i].taken)
                                      : *anchored;
         } else {
-          closer.setTimeout(quickMs); // nearSeedFloats may have set its own
+          closer.setTimeout(incMs); // nearSeedFloats may have set its own
           r = inc.check(assumptions);
         }
         if (r == z3::sat && !model)
@@ -181,7 +196,12 @@ private:
           settled = again != z3::unknown;
           // Fresh while it settles within the quick timeout: on a long path each fresh
           // solver takes in the whole prefix again, and the incremental one is cheaper.
-          freshOnly_ = settled && since(freshStart) * 1000 < quickMs;
+          double freshMs = since(freshStart) * 1000;
+          lastFreshMs_ = static_cast<unsigned>(freshMs);
+          if (!settled || freshMs >= quickMs)
+            solvers_ = Solvers::Incremental;
+          else if (solvers_ == Solvers::Incremental)
+            solvers_ = Solvers::TryIncremental;
           if (again == z3::sat && req_.closestInputs) {
             ClosestInput freshCloser(fresh, req_.input, vars_);
             model = freshCloser.closest(z3::expr_vector(ctx_), fresh.get_model(),
@@ -225,12 +245,15 @@ private:
   Stages &stages_;
   bool complete_ = true;
   unsigned queries_ = 0;
-  // Once the incremental solver has run out its time on a query that a fresh solver then
-  // settled within that time, the formula is of the kind the fresh pipeline settles and
-  // the incremental one does not (a `%` by a value read from the input): later queries,
-  // in every pass, go to a fresh solver directly instead of each spending its quick
-  // timeout first, for as long as the fresh solver stays that quick.
-  bool freshOnly_ = false;
+  // Which solver asks first. Once the incremental solver has run out its time on a
+  // query that a fresh solver then settled within that time, the formula may be of the
+  // kind the fresh pipeline settles and the incremental one does not (a `%` by a value
+  // read from the input): the incremental solver gets one short try (TryIncremental),
+  // and if that fails too, later queries in every pass go to a fresh solver directly
+  // (FreshOnly), for as long as the fresh solver stays that quick.
+  enum class Solvers { Incremental, TryIncremental, FreshOnly };
+  Solvers solvers_ = Solvers::Incremental;
+  unsigned lastFreshMs_ = 0;
 };
 
 // The changed line closest to a branch instance along its data dependences (operands
