@@ -9,9 +9,12 @@
 
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Operator.h>
 
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace rootline {
 
@@ -39,6 +42,33 @@ bool isScalar(const llvm::Type *t) {
   return t->isIntegerTy() || t->isFloatingPointTy() || t->isPointerTy();
 }
 
+// The global a constant pointer is computed from (`@eval_stack`, also in
+// `getelementptr (@eval_stack, -1)`), if any.
+const llvm::GlobalVariable *baseGlobal(const llvm::Value *v) {
+  for (unsigned steps = 0; v && steps < 16; ++steps) {
+    if (auto *g = llvm::dyn_cast<llvm::GlobalVariable>(v))
+      return g;
+    if (auto *gep = llvm::dyn_cast<llvm::GEPOperator>(v))
+      v = gep->getPointerOperand();
+    else if (auto *op = llvm::dyn_cast<llvm::Operator>(v);
+             op && (op->getOpcode() == llvm::Instruction::BitCast ||
+                    op->getOpcode() == llvm::Instruction::AddrSpaceCast))
+      v = op->getOperand(0);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// The LLVM value of an instance's k-th operand (calls: the k-th argument).
+const llvm::Value *operandValue(const Instance &I, size_t k) {
+  if (auto *call = llvm::dyn_cast<llvm::CallBase>(I.inst))
+    return k < call->arg_size() ? call->getArgOperand(static_cast<unsigned>(k)) : nullptr;
+  if (llvm::isa<llvm::PHINode>(I.inst) || I.operands.size() != I.inst->getNumOperands())
+    return nullptr;
+  return k < I.inst->getNumOperands() ? I.inst->getOperand(static_cast<unsigned>(k)) : nullptr;
+}
+
 } // namespace
 
 struct MemoryChecker::Impl {
@@ -59,6 +89,18 @@ struct MemoryChecker::Impl {
   std::set<uint64_t> opaquelyWritten; // by allocation id
   static constexpr size_t kMaxStoredPointers = 1u << 20;
   std::vector<MemoryFinding> findings;
+  // Where each global lies, and the objects the arguments of the call being entered
+  // (then of each live activation) point into: a pointer computed before the start of
+  // its array (`execute (code, eval_stack - 1, 0)`, a constant) lies in whatever global
+  // precedes it, so its object comes from how it was computed, not from where it is.
+  std::unordered_map<const llvm::GlobalVariable *, uint64_t> globalStart;
+  struct PendingCall {
+    const llvm::Function *callee = nullptr;
+    uint32_t depth = 0;
+    std::vector<Provenance> args;
+  };
+  std::optional<PendingCall> pendingCall;
+  std::unordered_map<uint64_t, std::vector<Provenance>> frameArgs; // by frame
 
   void remember(uint64_t instance, Provenance p) {
     provenance[instance & (kSlots - 1)] = {instance, p};
@@ -82,6 +124,37 @@ struct MemoryChecker::Impl {
     return kNoObject;
   }
 
+  // The object an operand that no instance computed points into: a constant computed
+  // from a global, or a parameter whose caller passed a pointer with a known object.
+  Provenance operandObject(const Instance &I, size_t k) const {
+    if (k >= I.operands.size())
+      return kNoObject;
+    if (Provenance p = provenanceOf(I.operands[k].def); p.known())
+      return p;
+    const llvm::Value *v = operandValue(I, k);
+    if (!v)
+      return kNoObject;
+    if (auto *arg = llvm::dyn_cast<llvm::Argument>(v)) {
+      auto it = frameArgs.find(I.frame);
+      return it != frameArgs.end() && arg->getArgNo() < it->second.size()
+                 ? it->second[arg->getArgNo()]
+                 : kNoObject;
+    }
+    if (auto *g = baseGlobal(v)) {
+      auto at = globalStart.find(g);
+      if (at == globalStart.end())
+        return kNoObject;
+      auto it = live.find(at->second);
+      return it != live.end() ? Provenance{at->second, it->second.id} : kNoObject;
+    }
+    return kNoObject;
+  }
+  // As above, else the object the operand's value lies in.
+  Provenance operandObjectOrContaining(const Instance &I, size_t k) const {
+    Provenance p = operandObject(I, k);
+    return p.known() || k >= I.operands.size() ? p : containing(I.operands[k].value.lo);
+  }
+
   // The object a provenance names, live or freed.
   const Object *objectOf(Provenance p, bool &isFreed) const {
     isFreed = false;
@@ -99,8 +172,8 @@ struct MemoryChecker::Impl {
   }
 
   // Returns whether a finding was made for this access.
-  bool report(const Instance &I, const char *kind, uint64_t start, const Object &o,
-              uint64_t addr, uint64_t size, bool write) {
+  bool report(const Instance &I, const char *kind, uint64_t start, const Object &o, uint64_t addr,
+              uint64_t size, bool write) {
     if (findings.size() >= kMaxFindings)
       return true;
     MemoryFinding f;
@@ -154,8 +227,8 @@ struct MemoryChecker::Impl {
     storedPointers.erase(storedPointers.lower_bound(addr), storedPointers.lower_bound(addr + len));
   }
   void movePointers(uint64_t dst, uint64_t src, uint64_t len) {
-    std::vector<std::pair<uint64_t, Provenance>> moved(
-        storedPointers.lower_bound(src), storedPointers.lower_bound(src + len));
+    std::vector<std::pair<uint64_t, Provenance>> moved(storedPointers.lower_bound(src),
+                                                       storedPointers.lower_bound(src + len));
     clearPointers(dst, len);
     for (auto &[a, p] : moved)
       storedPointers[a - src + dst] = p;
@@ -182,6 +255,12 @@ struct MemoryChecker::Impl {
 
   void onInstance(const Instance &I) {
     const llvm::Instruction *inst = I.inst;
+    if (pendingCall) {
+      if (I.depth == pendingCall->depth + 1 &&
+          (!pendingCall->callee || inst->getFunction() == pendingCall->callee))
+        frameArgs[I.frame] = std::move(pendingCall->args);
+      pendingCall.reset();
+    }
     switch (inst->getOpcode()) {
     case llvm::Instruction::Alloca:
       add(I.addr, {0, I.size, ObjectKind::Stack, inst, I.index, kNoDef});
@@ -196,6 +275,7 @@ struct MemoryChecker::Impl {
             live.erase(o);
         frameObjects.erase(it);
       }
+      frameArgs.erase(I.frame);
       return;
     }
     case llvm::Instruction::GetElementPtr:
@@ -206,12 +286,13 @@ struct MemoryChecker::Impl {
       // Derived from the pointer operand's object; a select or phi from the operand it
       // chose (the one whose value it has).
       Provenance prov = kNoObject;
-      for (const Operand &op : I.operands)
-        if (op.value == I.result || inst->getOpcode() == llvm::Instruction::GetElementPtr ||
+      for (size_t k = 0; k < I.operands.size(); ++k)
+        if (I.operands[k].value == I.result ||
+            inst->getOpcode() == llvm::Instruction::GetElementPtr ||
             inst->getOpcode() == llvm::Instruction::BitCast) {
-          prov = provenanceOf(op.def);
-          if (!prov.known() && inst->getOpcode() == llvm::Instruction::GetElementPtr)
-            prov = containing(op.value.lo);
+          prov = inst->getOpcode() == llvm::Instruction::GetElementPtr
+                     ? operandObjectOrContaining(I, k)
+                     : operandObject(I, k);
           break;
         }
       if (inst->getType()->isPointerTy())
@@ -220,7 +301,7 @@ struct MemoryChecker::Impl {
     }
     case llvm::Instruction::Load: {
       auto *ld = llvm::cast<llvm::LoadInst>(inst);
-      Provenance prov = I.operands.empty() ? kNoObject : provenanceOf(I.operands[0].def);
+      Provenance prov = operandObject(I, 0);
       bool found = check(I, prov, I.addr, I.size, false);
       if (ld->getType()->isPointerTy()) {
         auto stored = storedPointers.find(I.addr);
@@ -239,13 +320,10 @@ struct MemoryChecker::Impl {
       return;
     }
     case llvm::Instruction::Store: {
-      Provenance prov = I.operands.size() > 1 ? provenanceOf(I.operands[1].def) : kNoObject;
-      check(I, prov, I.addr, I.size, true);
+      check(I, operandObject(I, 1), I.addr, I.size, true);
       auto *st = llvm::cast<llvm::StoreInst>(inst);
       if (st->getValueOperand()->getType()->isPointerTy()) {
-        Provenance value = provenanceOf(I.operands[0].def);
-        if (!value.known())
-          value = containing(I.operands[0].value.lo);
+        Provenance value = operandObjectOrContaining(I, 0);
         if (value.known() && storedPointers.size() < kMaxStoredPointers)
           storedPointers[I.addr] = value;
         else
@@ -266,9 +344,9 @@ struct MemoryChecker::Impl {
 
   // The provenance of the call argument whose value is `addr`, if any.
   Provenance argumentObject(const Instance &I, uint64_t addr) const {
-    for (const Operand &op : I.operands)
-      if (op.value.lo == addr)
-        if (Provenance p = provenanceOf(op.def); p.known())
+    for (size_t k = 0; k < I.operands.size(); ++k)
+      if (I.operands[k].value.lo == addr)
+        if (Provenance p = operandObject(I, k); p.known())
           return p;
     return kNoObject;
   }
@@ -285,9 +363,9 @@ struct MemoryChecker::Impl {
     if (auto *mi = llvm::dyn_cast<llvm::MemIntrinsic>(call)) {
       if (I.operands.size() >= 3) {
         uint64_t dst = I.operands[0].value.lo, len = I.operands[2].value.lo;
-        check(I, provenanceOf(I.operands[0].def), dst, len, true);
+        check(I, operandObject(I, 0), dst, len, true);
         if (llvm::isa<llvm::MemTransferInst>(mi)) {
-          check(I, provenanceOf(I.operands[1].def), I.operands[1].value.lo, len, false);
+          check(I, operandObject(I, 1), I.operands[1].value.lo, len, false);
           movePointers(dst, I.operands[1].value.lo, len);
         } else {
           clearPointers(dst, len);
@@ -295,14 +373,25 @@ struct MemoryChecker::Impl {
       }
       return;
     }
-    if (!I.external)
+    if (!I.external) {
+      // Entering an instrumented function: its parameters' objects.
+      PendingCall entering;
+      entering.callee = call->getCalledFunction();
+      entering.depth = I.depth;
+      // A byval argument arrives as a copy at another address: no object carries over.
+      for (size_t k = 0; k < I.operands.size(); ++k) {
+        const llvm::Value *arg = operandValue(I, k);
+        bool pointer = arg && arg->getType()->isPointerTy() &&
+                       !call->isPassPointeeByValueArgument(static_cast<unsigned>(k));
+        entering.args.push_back(pointer ? operandObjectOrContaining(I, k) : kNoObject);
+      }
+      pendingCall = std::move(entering);
       return;
+    }
     const llvm::Function *callee = call->getCalledFunction();
     if (call->isInlineAsm() || !callee || !isWrappedLibcFunction(callee->getName())) {
-      for (const Operand &op : I.operands) {
-        Provenance p = provenanceOf(op.def);
-        if (!p.known())
-          p = containing(op.value.lo);
+      for (size_t k = 0; k < I.operands.size(); ++k) {
+        Provenance p = operandObjectOrContaining(I, k);
         bool isFreed = false;
         if (const Object *o = objectOf(p, isFreed)) {
           opaquelyWritten.insert(p.id);
@@ -366,6 +455,7 @@ MemoryChecker::~MemoryChecker() = default;
 void MemoryChecker::onInstance(const Instance &I) { impl_->onInstance(I); }
 void MemoryChecker::onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) {
   impl_->add(addr, {0, size, ObjectKind::Global, gv, kNoDef, kNoDef});
+  impl_->globalStart[gv] = addr;
 }
 std::vector<MemoryFinding> MemoryChecker::take() { return std::move(impl_->findings); }
 
