@@ -121,6 +121,10 @@ struct DebugCandidate {
   // A changed line of a slice added beside the composition's deviations (not one of
   // them): ranked behind them where the other evidence is equal.
   bool fromSliceOnly = false;
+  // The output spectrum: in the dynamic slices of how many of `sharedOutputsOf` stdout
+  // lines that both versions print alike this line is; -1 when not computed.
+  int sharedOutputs = -1;
+  unsigned sharedOutputsOf = 0;
   bool ran = false; // the alternative input was run on both versions (within budget)
   // Why the versions agreeing on the alternative input says nothing about this line,
   // when it does not: "the input is rejected by both versions (exit 1)", "both versions

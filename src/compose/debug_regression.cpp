@@ -19,6 +19,7 @@ using debug::Version;
 // and the least each gets when the budget is nearly spent.
 constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
 constexpr double kSliceShare = 0.4;
+constexpr double kSpectrumShare = 0.05; // a few dynamic slices of shared output lines
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
 constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
@@ -121,6 +122,8 @@ DebugReport debugRegression(const DebugRequest &request) {
   Deadline sliceDeadline = budget.share(kSliceShare, kFloorSeconds);
   debug::sliceVersion(oldV, sliceDeadline, report, stages);
   debug::sliceVersion(newV, sliceDeadline, report, stages);
+  debug::OutputSpectrum spectrum =
+      debug::sliceSharedOutputs(oldV, newV, budget.share(kSpectrumShare, kFloorSeconds), stages);
 
   // The first ranking: no solver, only the slices and the diff.
   stages.begin("first ranking");
@@ -295,6 +298,7 @@ DebugReport debugRegression(const DebugRequest &request) {
         std::none_of(report.sameValueLines.begin(), report.sameValueLines.end(),
                      [&](const SameValueLine &s) { return s.file == c.file && s.line == c.line; }))
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
+  debug::applyOutputSpectrum(spectrum, candidates);
   debug::explainCandidates(candidates);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);

@@ -194,6 +194,20 @@ void sliceVersion(Version &v, const Deadline &deadline, DebugReport &report, Sta
 // The instructions with an instance in the version's slice, each once, in run order.
 std::vector<const llvm::Instruction *> sliceInstructions(const Version &v);
 
+// The output spectrum (output_spectrum.cpp): per version, the dynamic slices of up to
+// eight stdout lines that both versions print, and in how many of them each line is.
+struct OutputSpectrum {
+  std::map<std::string, unsigned> sliced; // by version: the shared lines sliced
+  std::map<std::tuple<std::string, std::string, unsigned>, unsigned>
+      holding; // (version, file, line)
+  // Both versions have slices, none cut by the deadline.
+  bool usable() const;
+};
+OutputSpectrum sliceSharedOutputs(const Version &oldV, const Version &newV,
+                                  const Deadline &deadline, Stages &stages);
+// Sets each candidate's sharedOutputs and sharedOutputsOf (on its own version's side).
+void applyOutputSpectrum(const OutputSpectrum &spectrum, std::vector<DebugCandidate> &candidates);
+
 // The first ranking's candidates: changed lines in a version's slice (and changed case
 // labels of a switch in it), nearest to the failure first. No solver.
 std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::string &kind,

@@ -60,6 +60,14 @@ int alignedEvidence(const DebugCandidate &c) {
   return c.aligned == "same values" ? -1 : 0;
 }
 
+// The output spectrum: the share of the lines both versions print alike whose slices
+// hold the line (lower first); 2 when unknown, which the spectrum leaves all or none of.
+double sharedOutputShare(const DebugCandidate &c) {
+  return c.sharedOutputs < 0 || c.sharedOutputsOf == 0
+             ? 2.0
+             : static_cast<double>(c.sharedOutputs) / c.sharedOutputsOf;
+}
+
 } // namespace
 
 void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
@@ -91,6 +99,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                        return evidence(a) > evidence(b);
                      if (a.inChangedRegion != b.inChangedRegion)
                        return a.inChangedRegion;
+                     if (sharedOutputShare(a) != sharedOutputShare(b))
+                       return sharedOutputShare(a) < sharedOutputShare(b);
                      return a.distance < b.distance;
                    });
   // One candidate per line: the best-ranked deviation stands for the others, and keeps
@@ -158,6 +168,15 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
       c.reasons.push_back("ranked from the slice and the diff, without solver evidence");
     c.reasons.push_back(c.inChangedRegion ? "the line is in a region the change touched"
                                           : "the line is outside the changed regions");
+    if (c.sharedOutputs >= 0) {
+      std::string of = std::to_string(c.sharedOutputsOf) + " stdout line(s) both versions print "
+                                                           "alike";
+      c.reasons.push_back(c.sharedOutputs == 0 ? "none of the " + of + " depends on it"
+                          : static_cast<unsigned>(c.sharedOutputs) == c.sharedOutputsOf
+                              ? "each of the " + of + " depends on it"
+                              : std::to_string(c.sharedOutputs) + " of the " + of +
+                                    " depend on it");
+    }
     c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"
                                         : std::to_string(c.distance) +
                                               " step(s) from the failure in the slice");

@@ -54,6 +54,8 @@ json reportJson(const DebugReport &r) {
       j["memory_error"] = c.memoryError;
     if (!c.memoryCheck.empty())
       j["memory_check"] = c.memoryCheck;
+    if (c.sharedOutputs >= 0)
+      j["shared_outputs"] = {{"holding", c.sharedOutputs}, {"of", c.sharedOutputsOf}};
     j["unit_test"] = c.unitTest.empty() ? json(nullptr) : json(c.unitTest);
     j["local_alternative"] = c.localAlternative.empty() ? json(nullptr) : json(c.localAlternative);
     if (c.hasAlternative) {

@@ -342,3 +342,54 @@ TEST_CASE("an edit after a usage string continued with backslash-newline is rank
   CHECK(j["candidates"][0]["line"] == 4);
   CHECK(j["neutral_edits"].empty());
 }
+
+TEST_CASE("the output spectrum counts the output lines both versions print alike that "
+          "depend on each candidate",
+          "[debug][spectrum]") {
+  // Three items, one line each; the change touches the total every line prints (same
+  // values) and the bulk discount only the second item gets (the cause).
+  TempDir t;
+  std::string oldText = "#include <stdio.h>\n"
+                        "\n"
+                        "int main(void) {\n"
+                        "  char name[64];\n"
+                        "  int qty, price;\n"
+                        "  while (scanf(\"%63s %d %d\", name, &qty, &price) == 3) {\n"
+                        "    int total = qty * price;\n"
+                        "    if (qty >= 10)\n"
+                        "      total = total - total / 10;\n"
+                        "    printf(\"%-8s %6d\\n\", name, total);\n"
+                        "  }\n"
+                        "  return 0;\n"
+                        "}\n";
+  std::string newText = oldText;
+  newText.replace(newText.find("qty * price"), 11, "price * qty");
+  newText.replace(newText.find("total / 10"), 10, "total / 5");
+  writeText(t.path / "old" / "p.c", oldText);
+  writeText(t.path / "new" / "p.c", newText);
+  writeText(t.path / "in.txt", "pen 2 3\nink 12 10\ncap 1 5\n");
+  auto res = runRootline({"debug", "--old", (t.path / "old" / "p.c").string(), "--new",
+                          (t.path / "new" / "p.c").string(), "--stdin",
+                          (t.path / "in.txt").string(), "--out", (t.path / "rep").string()});
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(readFile(t.path / "rep" / "report.json"));
+  std::map<int, nlohmann::json> byLine;
+  for (const auto &c : j["candidates"])
+    if (c["version"] == "new")
+      byLine[c["line"].get<int>()] = c;
+  REQUIRE(byLine.count(9));
+  REQUIRE(byLine.count(7));
+  // "pen" and "cap" are printed alike; only "ink" went through the discount.
+  CHECK(byLine[9]["shared_outputs"]["of"] == 2);
+  CHECK(byLine[9]["shared_outputs"]["holding"] == 0);
+  CHECK(byLine[7]["shared_outputs"]["holding"] == 2);
+  auto says = [](const nlohmann::json &c, const std::string &text) {
+    for (const auto &r : c["reasons"])
+      if (r.get<std::string>() == text)
+        return true;
+    return false;
+  };
+  CHECK(says(byLine[9], "none of the 2 stdout line(s) both versions print alike depends on it"));
+  CHECK(says(byLine[7], "each of the 2 stdout line(s) both versions print alike depends on it"));
+  CHECK(j["candidates"][0]["line"] == 9);
+}
