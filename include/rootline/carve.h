@@ -29,6 +29,9 @@ struct CarvedObject {
   uint64_t addr = 0, size = 0;
   std::string global;    // Global: its symbol
   bool internal = false; // Global: internal linkage (reachable by name only in its unit)
+  // Global: internal to another unit than the carved function's (`static` in kw.c for a
+  // function of rexp3.c): no name reaches it from the test, which holds a copy.
+  bool otherUnit = false;
   bool constant = false; // Global: read-only (its bytes are the program's own)
   std::vector<uint8_t> bytes;
   std::vector<bool> known;   // bytes whose value the trace gives (others: 0, or the global's

@@ -5,6 +5,7 @@
 #include "rootline/module_index.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
@@ -467,6 +468,24 @@ struct Carver : ReplayObserver {
   std::set<uint64_t> foreign; // bytes read in memory no traced allocation made
 };
 
+// The compile unit a global was defined in, by its debug info (a function's static: its
+// function's unit); null without debug info.
+const llvm::DICompileUnit *unitOf(const llvm::GlobalVariable &g) {
+  llvm::SmallVector<llvm::DIGlobalVariableExpression *, 1> dis;
+  g.getDebugInfo(dis);
+  for (const auto *e : dis) {
+    const llvm::DIScope *s = e->getVariable() ? e->getVariable()->getScope() : nullptr;
+    for (unsigned depth = 0; s && depth < 64; ++depth) {
+      if (const auto *cu = llvm::dyn_cast<llvm::DICompileUnit>(s))
+        return cu;
+      if (const auto *sp = llvm::dyn_cast<llvm::DISubprogram>(s))
+        return sp->getUnit();
+      s = s->getScope();
+    }
+  }
+  return nullptr;
+}
+
 CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) {
   CarvedObject out;
   out.kind = o.kind;
@@ -475,6 +494,9 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
   if (o.global) {
     out.global = o.global->getName().str();
     out.internal = o.global->hasLocalLinkage();
+    const llvm::DICompileUnit *unit = out.internal ? unitOf(*o.global) : nullptr;
+    const llvm::DISubprogram *sp = c.fn ? c.fn->getSubprogram() : nullptr;
+    out.otherUnit = unit && sp && sp->getUnit() && unit != sp->getUnit();
     out.constant = o.global->isConstant();
   }
   out.bytes.assign(out.size, 0);

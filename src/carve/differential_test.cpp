@@ -31,6 +31,9 @@ namespace rootline {
 
 namespace {
 
+// The prefix of the external alias the program's rest gives each static of its units.
+constexpr const char *kStaticAliasPrefix = "rl_static.";
+
 bool isIdentifier(const std::string &s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
     return false;
@@ -360,6 +363,20 @@ static void rl_describe_objects(void) {
 }
 )C";
 
+// A global the test names (an extern symbol, or a static of the function's own unit
+// under its C name) rather than holding a copy of.
+bool reachableByName(const CarvedObject &o) {
+  return o.kind == CarvedObject::Kind::Global &&
+         (!o.internal || o.otherUnit || isIdentifier(o.global));
+}
+
+// The symbol the test links to for a global it names by symbol: an external one's own,
+// or the alias the program's rest gives a static of another unit
+// (programWithoutUnitBitcode).
+std::string linkedSymbol(const CarvedObject &o) {
+  return o.internal ? kStaticAliasPrefix + o.global : o.global;
+}
+
 // One carved call: its objects, rl_build_<i> that lays them out, and rl_run_<i> that
 // makes the call and describes what it returns and leaves.
 // `values`: local Darwin's harness, which reads those values before the call (rl_in,
@@ -372,10 +389,10 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
   size_t n = std::min<size_t>(call.objects.size(), 256);
   for (size_t k = 0; k < n; ++k) {
     const CarvedObject &o = call.objects[k];
-    bool named = o.kind == CarvedObject::Kind::Global && (!o.internal || isIdentifier(o.global));
+    bool named = reachableByName(o);
     if (named) {
-      if (!o.internal)
-        s << "extern char " << c << "global" << k << "[] __asm__(\"" << o.global << "\");\n";
+      if (!o.internal || o.otherUnit)
+        s << "extern char " << c << "global" << k << "[] __asm__(\"" << linkedSymbol(o) << "\");\n";
       continue;
     }
     s << "static const unsigned char " << c << "init" << k << "[" << std::max<uint64_t>(o.size, 1)
@@ -390,7 +407,7 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
     const CarvedObject &o = call.objects[k];
     std::string obj = "  rl_obj[" + std::to_string(k) + "]";
     s << "  rl_size[" << k << "] = " << o.size << ";\n";
-    bool named = o.kind == CarvedObject::Kind::Global && (!o.internal || isIdentifier(o.global));
+    bool named = reachableByName(o);
     if (o.kind == CarvedObject::Kind::Heap) {
       s << obj << " = malloc(" << std::max<uint64_t>(o.size, 1) << ");\n"
         << "  memcpy(rl_obj[" << k << "], " << c << "init" << k << ", " << o.size << ");\n";
@@ -398,7 +415,8 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
       s << obj << " = " << c << "stack" << k << ";\n"
         << "  memcpy(rl_obj[" << k << "], " << c << "init" << k << ", " << o.size << ");\n";
     } else {
-      s << obj << " = (char *)" << (o.internal ? "&" + o.global : c + "global" + std::to_string(k))
+      s << obj << " = (char *)"
+        << (o.internal && !o.otherUnit ? "&" + o.global : c + "global" + std::to_string(k))
         << ";\n";
       // Only the bytes the trace gives: the rest keep the program's own initial values. A
       // read-only global is the program's own already (and cannot be written).
@@ -416,8 +434,11 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
       }
     }
   }
+  // A read-only global the test names holds the program's own pointers (and cannot be
+  // written).
   for (const CarvedPointer &p : call.pointers)
-    if (p.object < n && p.target < n)
+    if (p.object < n && p.target < n &&
+        !(reachableByName(call.objects[p.object]) && call.objects[p.object].constant))
       s << "  rl_point(" << p.object << ", " << p.offset << ", " << p.target << ", "
         << p.targetOffset << ");\n";
   s << "}\n";
@@ -662,7 +683,7 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
     throw Error(fn.getName().str() + " has no compile unit in the debug information");
   // A warm cache compiles nothing: the object is kept by module and unit.
   Hasher key;
-  key.add("rootline-unit-rest-v2")
+  key.add("rootline-unit-rest-v3")
       .add(moduleKey)
       .add(cu->getDirectory().str())
       .add(cu->getFilename().str());
@@ -724,6 +745,20 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
     if (g.isDeclaration() && g.use_empty() &&
         std::find(droppedVars.begin(), droppedVars.end(), &g) != droppedVars.end())
       g.eraseFromParent();
+  }
+  // The other units' statics get an external alias each, so that a test can point at
+  // the program's own object (a keyword table whose entries point at string literals)
+  // rather than at a copy of the few bytes the call read.
+  std::vector<llvm::GlobalVariable *> statics;
+  for (llvm::GlobalVariable &g : rest->globals())
+    if (g.hasLocalLinkage() && !g.isDeclaration() && g.hasName() &&
+        !g.getName().starts_with("llvm."))
+      statics.push_back(&g);
+  for (llvm::GlobalVariable *g : statics) {
+    auto *alias = llvm::GlobalAlias::create(g->getValueType(), g->getAddressSpace(),
+                                            llvm::GlobalValue::ExternalLinkage,
+                                            kStaticAliasPrefix + g->getName().str(), g, rest.get());
+    alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
   if (llvm::Function *m = rest->getFunction("main"); m && !m->isDeclaration())
     m->setName("rootline_program_main");

@@ -339,3 +339,63 @@ int main(void) {
   // Two records of key 3 compared: the old order of their ids, and the reversed one.
   CHECK(rep.unitTest->oldResult != rep.unitTest->newResult);
 }
+
+TEST_CASE("a changed function that reads a static table of another unit: the test holds a copy "
+          "of the table (no name reaches it) and tells the versions apart",
+          "[debug][unittest]") {
+  // The keyword table is `static` in kw.c; the changed function, in main.c, reads it
+  // through the pointer kw_table() returned.
+  TempDir t;
+  const std::string kw = R"(#include "kw.h"
+static const struct kw keywords[] = {{"begin", 1}, {"end", 2}, {"print", 3}, {"while", 4}};
+const struct kw *kw_table(int *n) {
+  *n = (int)(sizeof keywords / sizeof keywords[0]);
+  return keywords;
+}
+)";
+  const std::string header = R"(struct kw { const char *name; int code; };
+const struct kw *kw_table(int *n);
+)";
+  const std::string oldMain = R"(#include <stdio.h>
+#include <string.h>
+#include "kw.h"
+static int code_of(const struct kw *t, int n, const char *word) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(t[i].name, word) == 0)
+      return t[i].code;
+  return 0;
+}
+int main(void) {
+  char word[32];
+  int n;
+  const struct kw *t = kw_table(&n);
+  while (scanf("%31s", word) == 1)
+    printf("%s %d\n", word, code_of(t, n, word));
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("for (int i = 0; i < n; i++)"), 27, "for (int i = 1; i < n; i++)");
+  for (const char *side : {"old", "new"}) {
+    writeText(t.path / side / "kw.c", kw);
+    writeText(t.path / side / "kw.h", header);
+    writeText(t.path / side / "main.c", std::string(side) == "old" ? oldMain : newMain);
+  }
+  writeText(t.path / "in.txt", "print begin\n");
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                   (t.path / "new").string(), "--src", "main.c", "kw.c", "--stdin",
+                   (t.path / "in.txt").string(), "--out", (t.path / "report").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["function"] == "code_of");
+  INFO(rep["stages"].dump());
+  REQUIRE(rep["unit_test"].is_object());
+  CHECK(rep["unit_test"]["function"] == "code_of");
+  CHECK(rep["unit_test"]["passes_old"] == true);
+  CHECK(rep["unit_test"]["fails_new"] == true);
+  std::string text = readFile(t.path / "report" / rep["unit_test"]["file"].get<std::string>());
+  CHECK(text.find("&keywords") == std::string::npos);
+}
