@@ -298,7 +298,7 @@ DebugReport debugRegression(const DebugRequest &request) {
         std::none_of(report.sameValueLines.begin(), report.sameValueLines.end(),
                      [&](const SameValueLine &s) { return s.file == c.file && s.line == c.line; }))
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
-  debug::applyOutputSpectrum(spectrum, candidates);
+  debug::applyOutputSpectrum(spectrum, report, candidates);
   debug::explainCandidates(candidates);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);

@@ -205,8 +205,10 @@ struct OutputSpectrum {
 };
 OutputSpectrum sliceSharedOutputs(const Version &oldV, const Version &newV,
                                   const Deadline &deadline, Stages &stages);
-// Sets each candidate's sharedOutputs and sharedOutputsOf (on its own version's side).
-void applyOutputSpectrum(const OutputSpectrum &spectrum, std::vector<DebugCandidate> &candidates);
+// Sets each candidate's sharedOutputs and sharedOutputsOf (on its own version's side),
+// for lines of that version's relevant slice (where the lines are named alike).
+void applyOutputSpectrum(const OutputSpectrum &spectrum, const DebugReport &report,
+                         std::vector<DebugCandidate> &candidates);
 
 // The first ranking's candidates: changed lines in a version's slice (and changed case
 // labels of a switch in it), nearest to the failure first. No solver.

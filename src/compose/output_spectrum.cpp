@@ -122,12 +122,18 @@ OutputSpectrum sliceSharedOutputs(const Version &oldV, const Version &newV,
   return out;
 }
 
-void applyOutputSpectrum(const OutputSpectrum &spectrum, std::vector<DebugCandidate> &candidates) {
+void applyOutputSpectrum(const OutputSpectrum &spectrum, const DebugReport &report,
+                         std::vector<DebugCandidate> &candidates) {
   if (!spectrum.usable())
     return;
   for (auto &c : candidates) {
     auto n = spectrum.sliced.find(c.version);
     if (n == spectrum.sliced.end() || n->second == 0)
+      continue;
+    // A line the slice names otherwise (or not at all) would read "none depends on it".
+    const auto &sliceLines = c.version == "old" ? report.oldSliceLines : report.newSliceLines;
+    auto f = sliceLines.find(c.file);
+    if (f == sliceLines.end() || !f->second.count(c.line))
       continue;
     auto h = spectrum.holding.find({c.version, c.file, c.line});
     c.sharedOutputsOf = n->second;
