@@ -49,6 +49,20 @@ struct CarvedPointer {
   uint64_t targetOffset = 0;
 };
 
+// A function whose address the carved state holds (a callback argument, a method
+// table's entry): the test takes the address of the same function in its build.
+struct CarvedFunction {
+  std::string name;
+  bool internal = false;  // static: reachable by name only in its unit
+  bool otherUnit = false; // static of another unit than the carved function's
+};
+// A pointer word inside a carved object that holds a function's address.
+struct CarvedFunctionWord {
+  size_t object = 0;
+  uint64_t offset = 0;
+  size_t function = 0; // in CarvedCall::functions
+};
+
 struct CarvedCall {
   std::string function;
   uint64_t occurrence = 0;
@@ -57,6 +71,9 @@ struct CarvedCall {
   std::vector<std::optional<std::pair<size_t, uint64_t>>> argTargets;
   std::vector<CarvedObject> objects;
   std::vector<CarvedPointer> pointers;
+  std::vector<CarvedFunction> functions;
+  std::vector<std::optional<size_t>> argFunctions; // per argument: the function it points at
+  std::vector<CarvedFunctionWord> functionWords;
   uint64_t unknownBytes = 0; // bytes the call read whose value the trace does not give
   uint64_t instances = 0;    // instances the call ran, its callees' included
 };

@@ -46,4 +46,9 @@ ProcessResult runProcess(const ProcessSpec &spec);
 
 std::string signalName(int sig);
 
+// The line of a tool's log that names its first error: a diagnostic ("x.c:3: error:",
+// "undefined reference to"), else a line holding "error", else its last non-empty line
+// (a compiler's first line is often "In file included from …").
+std::string firstErrorLine(const std::string &log);
+
 } // namespace rootline

@@ -61,6 +61,8 @@ public:
   virtual void onInstance(const Instance &) {}
   // A global variable's address and size, before main starts.
   virtual void onGlobal(const llvm::GlobalVariable *, uint64_t /*addr*/, uint64_t /*size*/) {}
+  // A function's address in the run, before main starts.
+  virtual void onFunction(const llvm::Function *, uint64_t /*addr*/) {}
   // One argv string at main's entry.
   virtual void onArgv(const struct ArgvString &) {}
   // Asked now and then: false ends replay early (outcome Stopped), when an observer
@@ -90,6 +92,10 @@ public:
   void onGlobal(const llvm::GlobalVariable *g, uint64_t a, uint64_t s) override {
     for (auto *o : observers_)
       o->onGlobal(g, a, s);
+  }
+  void onFunction(const llvm::Function *f, uint64_t a) override {
+    for (auto *o : observers_)
+      o->onFunction(f, a);
   }
   void onArgv(const struct ArgvString &a) override {
     for (auto *o : observers_)

@@ -174,6 +174,7 @@ struct Carver : ReplayObserver {
   void onGlobal(const llvm::GlobalVariable *gv, uint64_t addr, uint64_t size) override {
     place(addr, {size, CarvedObject::Kind::Global, gv});
   }
+  void onFunction(const llvm::Function *f, uint64_t addr) override { functionAt[addr] = f; }
   void onArgv(const ArgvString &a) override {
     shadow.set(a.addr, reinterpret_cast<const uint8_t *>(a.bytes.data()), a.bytes.size());
   }
@@ -466,6 +467,7 @@ struct Carver : ReplayObserver {
   std::unordered_map<uint64_t, std::optional<uint8_t>> readBefore, before;
   std::map<uint64_t, LiveObject> touched;
   std::set<uint64_t> foreign; // bytes read in memory no traced allocation made
+  std::unordered_map<uint64_t, const llvm::Function *> functionAt; // by address in the run
 };
 
 // The compile unit a global was defined in, by its debug info (a function's static: its
@@ -486,6 +488,13 @@ const llvm::DICompileUnit *unitOf(const llvm::GlobalVariable &g) {
   return nullptr;
 }
 
+// Whether a static symbol defined in `unit` is out of reach by name from a test that
+// includes the carved function's unit.
+bool inOtherUnit(const llvm::DICompileUnit *unit, const llvm::Function *fn) {
+  const llvm::DISubprogram *sp = fn ? fn->getSubprogram() : nullptr;
+  return unit && sp && sp->getUnit() && unit != sp->getUnit();
+}
+
 CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) {
   CarvedObject out;
   out.kind = o.kind;
@@ -494,9 +503,7 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
   if (o.global) {
     out.global = o.global->getName().str();
     out.internal = o.global->hasLocalLinkage();
-    const llvm::DICompileUnit *unit = out.internal ? unitOf(*o.global) : nullptr;
-    const llvm::DISubprogram *sp = c.fn ? c.fn->getSubprogram() : nullptr;
-    out.otherUnit = unit && sp && sp->getUnit() && unit != sp->getUnit();
+    out.otherUnit = out.internal && inOtherUnit(unitOf(*o.global), c.fn);
     out.constant = o.global->isConstant();
   }
   out.bytes.assign(out.size, 0);
@@ -591,9 +598,31 @@ CarvedCall carvedState(const Carver &c) {
       return std::nullopt;
     return std::make_pair(*k, value - o->first);
   };
+  // A function's address (a callback, a method table's entry) is the same function in
+  // the test's build.
+  std::map<const llvm::Function *, size_t> functionIndex;
+  auto functionOf = [&](uint64_t value) -> std::optional<size_t> {
+    auto it = value ? c.functionAt.find(value) : c.functionAt.end();
+    if (it == c.functionAt.end() || !it->second->hasName() || it->second->isIntrinsic())
+      return std::nullopt;
+    const llvm::Function *f = it->second;
+    auto [at, fresh] = functionIndex.try_emplace(f, out.functions.size());
+    if (fresh) {
+      CarvedFunction cf;
+      cf.name = f->getName().str();
+      cf.internal = f->hasLocalLinkage();
+      cf.otherUnit =
+          cf.internal &&
+          inOtherUnit(f->getSubprogram() ? f->getSubprogram()->getUnit() : nullptr, c.fn);
+      out.functions.push_back(cf);
+    }
+    return at->second;
+  };
   for (unsigned a = 0; a < out.args.size(); ++a) {
     bool pointer = a < fn->arg_size() && fn->getArg(a)->getType()->isPointerTy();
     out.argTargets.push_back(pointer ? targetOf(out.args[a].lo) : std::nullopt);
+    out.argFunctions.push_back(pointer && !out.argTargets.back() ? functionOf(out.args[a].lo)
+                                                                 : std::nullopt);
   }
   for (unsigned depth = 0, from = 0; depth < 3; ++depth) {
     size_t to = out.objects.size();
@@ -605,12 +634,15 @@ CarvedCall carvedState(const Carver &c) {
   }
   for (size_t k = 0; k < out.objects.size(); ++k)
     for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
-      if (auto w = word(out.objects[k], off); w && *w)
+      if (auto w = word(out.objects[k], off); w && *w) {
         if (const auto *o = containing(*w); o && index.count(o->first)) {
           size_t t = index[o->first];
           if (*w - o->first < out.objects[t].size)
             out.pointers.push_back({k, off, t, *w - o->first});
+        } else if (auto f = functionOf(*w)) {
+          out.functionWords.push_back({k, off, *f});
         }
+      }
   return out;
 }
 

@@ -128,13 +128,19 @@ bool returnsCharPointer(const llvm::Function &fn) {
                   base->getEncoding() == llvm::dwarf::DW_ATE_unsigned_char);
 }
 
-std::string argExpr(const CarvedCall &call, const llvm::Function &fn, unsigned k) {
+// `functions`: the C expression for each of the call's functions ("" where the test
+// cannot name it).
+std::string argExpr(const CarvedCall &call, const llvm::Function &fn, unsigned k,
+                    const std::vector<std::string> &functions) {
   llvm::Type *t = fn.getArg(k)->getType();
   const Val &v = call.args[k];
   if (t->isPointerTy()) {
     if (k < call.argTargets.size() && call.argTargets[k])
       return "(void *)(rl_obj[" + std::to_string(call.argTargets[k]->first) + "] + " +
              std::to_string(call.argTargets[k]->second) + ")";
+    if (k < call.argFunctions.size() && call.argFunctions[k] &&
+        !functions[*call.argFunctions[k]].empty())
+      return functions[*call.argFunctions[k]];
     return v.lo ? "(void *)(uintptr_t)" + hex64(v.lo) : "(void *)0";
   }
   if (t->isFloatTy())
@@ -377,6 +383,26 @@ std::string linkedSymbol(const CarvedObject &o) {
   return o.internal ? kStaticAliasPrefix + o.global : o.global;
 }
 
+// The C expression for the address of each function the call's state holds, and the
+// declarations they need (`c`: the call's prefix): a static of the function's unit by
+// its name, any other through its symbol (another unit's static: its alias). "" for a
+// static of the unit that linking renamed: no name reaches it.
+std::vector<std::string> functionExprs(const CarvedCall &call, const std::string &c,
+                                       std::ostringstream &decls) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < call.functions.size(); ++k) {
+    const CarvedFunction &f = call.functions[k];
+    if (f.internal && !f.otherUnit) {
+      out.push_back(isIdentifier(f.name) ? "(void *)" + f.name : "");
+      continue;
+    }
+    std::string sym = f.internal ? kStaticAliasPrefix + f.name : f.name;
+    decls << "extern char " << c << "fn" << k << "[] __asm__(\"" << sym << "\");\n";
+    out.push_back("(void *)" + c + "fn" + std::to_string(k));
+  }
+  return out;
+}
+
 // One carved call: its objects, rl_build_<i> that lays them out, and rl_run_<i> that
 // makes the call and describes what it returns and leaves.
 // `values`: local Darwin's harness, which reads those values before the call (rl_in,
@@ -386,6 +412,7 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
                      const std::vector<LocalValue> *values = nullptr) {
   std::ostringstream s;
   std::string c = "rl_c" + std::to_string(i) + "_";
+  std::vector<std::string> functions = functionExprs(call, c, s);
   size_t n = std::min<size_t>(call.objects.size(), 256);
   for (size_t k = 0; k < n; ++k) {
     const CarvedObject &o = call.objects[k];
@@ -441,12 +468,17 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
         !(reachableByName(call.objects[p.object]) && call.objects[p.object].constant))
       s << "  rl_point(" << p.object << ", " << p.offset << ", " << p.target << ", "
         << p.targetOffset << ");\n";
+  for (const CarvedFunctionWord &w : call.functionWords)
+    if (w.object < n && !functions[w.function].empty() &&
+        !(reachableByName(call.objects[w.object]) && call.objects[w.object].constant))
+      s << "  { void *rl_f = " << functions[w.function] << "; memcpy(rl_obj[" << w.object << "] + "
+        << w.offset << ", &rl_f, sizeof rl_f); }\n";
   s << "}\n";
 
   llvm::Type *ret = fn.getReturnType();
   std::string name = fn.getName().str(), args;
   for (unsigned k = 0; k < fn.arg_size(); ++k) {
-    std::string arg = argExpr(call, fn, k);
+    std::string arg = argExpr(call, fn, k, functions);
     for (size_t j = 0; values && j < values->size(); ++j)
       if ((*values)[j].arg == k)
         arg = ((*values)[j].isFloat ? "rl_fl[" : "rl_in[") + std::to_string(j) + "]";
@@ -683,7 +715,7 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
     throw Error(fn.getName().str() + " has no compile unit in the debug information");
   // A warm cache compiles nothing: the object is kept by module and unit.
   Hasher key;
-  key.add("rootline-unit-rest-v3")
+  key.add("rootline-unit-rest-v4")
       .add(moduleKey)
       .add(cu->getDirectory().str())
       .add(cu->getFilename().str());
@@ -758,6 +790,17 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
     auto *alias = llvm::GlobalAlias::create(g->getValueType(), g->getAddressSpace(),
                                             llvm::GlobalValue::ExternalLinkage,
                                             kStaticAliasPrefix + g->getName().str(), g, rest.get());
+    alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+  // And their static functions (a callback, a method table's entry).
+  std::vector<llvm::Function *> staticFunctions;
+  for (llvm::Function &f : *rest)
+    if (f.hasLocalLinkage() && !f.isDeclaration() && f.hasName())
+      staticFunctions.push_back(&f);
+  for (llvm::Function *f : staticFunctions) {
+    auto *alias = llvm::GlobalAlias::create(f->getFunctionType(), f->getAddressSpace(),
+                                            llvm::GlobalValue::ExternalLinkage,
+                                            kStaticAliasPrefix + f->getName().str(), f, rest.get());
     alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
   if (llvm::Function *m = rest->getFunction("main"); m && !m->isDeclaration())
@@ -839,7 +882,7 @@ fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit
     if (!r.exitedWith(0)) {
       std::error_code ec;
       fs::remove(tmp, ec);
-      std::string first = r.timedOut ? "the budget ended" : r.err.substr(0, r.err.find('\n'));
+      std::string first = r.timedOut ? "the budget ended" : firstErrorLine(r.err);
       throw Error("the differential unit test does not build: " + first, ExitBadInput, r.err);
     }
     fs::rename(tmp, exe);

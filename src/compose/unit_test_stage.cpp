@@ -68,6 +68,8 @@ std::string callText(const CarvedCall &call, const llvm::Function &fn) {
         s += call.argTargets[k]->second
                  ? "&" + kind + "[" + std::to_string(call.argTargets[k]->second) + "]"
                  : kind;
+      } else if (k < call.argFunctions.size() && call.argFunctions[k]) {
+        s += "`" + call.functions[*call.argFunctions[k]].name + "`";
       } else {
         s += v.lo ? "a pointer" : "NULL";
       }

@@ -34,18 +34,6 @@ bool present(const fs::path &p) {
   return fs::exists(p, ec);
 }
 
-std::string firstErrorLine(const std::string &log) {
-  std::istringstream in(log);
-  std::string line, fallback;
-  while (std::getline(in, line)) {
-    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
-      return line;
-    if (!line.empty())
-      fallback = line;
-  }
-  return fallback; // the last line said something
-}
-
 // Calls `fn(rel, path)` for every regular file of a source tree, `.git` left out.
 template <typename Fn> void forEachTreeFile(const fs::path &tree, Fn fn) {
   std::error_code ec;

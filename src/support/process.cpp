@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <sstream>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/personality.h>
@@ -177,6 +178,25 @@ ProcessResult runProcess(const ProcessSpec &spec) {
       ::access(spec.argv[0].c_str(), X_OK) != 0)
     throw Error("cannot run '" + spec.argv[0] + "'");
   return result;
+}
+
+std::string firstErrorLine(const std::string &log) {
+  std::istringstream in(log);
+  std::string line, anyError, fallback;
+  while (std::getline(in, line)) {
+    // A diagnostic ("x.c:3:5: error: …", the linker's "undefined reference to …") says
+    // more than the driver's "clang: error: linker command failed".
+    if (line.find(": error:") != std::string::npos && line.find("clang") != 0)
+      return line;
+    if (line.find("undefined reference") != std::string::npos)
+      return line;
+    if (anyError.empty() &&
+        (line.find("error") != std::string::npos || line.find("Error") != std::string::npos))
+      anyError = line;
+    if (!line.empty())
+      fallback = line;
+  }
+  return anyError.empty() ? fallback : anyError; // else the last line said something
 }
 
 } // namespace rootline

@@ -62,6 +62,8 @@ bool Replayer::topLevelEvent() {
   switch (ev.tag) {
   case Ev::FUNC:
     funcAt_[ev.b] = index_.function(static_cast<uint32_t>(ev.a));
+    if (observer_ && funcAt_[ev.b])
+      observer_->onFunction(funcAt_[ev.b], ev.b);
     return true;
   case Ev::GLOBAL:
     if (ev.a < globalAddr_.size()) {

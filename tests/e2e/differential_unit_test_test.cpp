@@ -399,3 +399,71 @@ int main(void) {
   std::string text = readFile(t.path / "report" / rep["unit_test"]["file"].get<std::string>());
   CHECK(text.find("&keywords") == std::string::npos);
 }
+
+TEST_CASE("a changed function that calls through function pointers (a callback argument, a "
+          "struct's method) gets the same functions in its differential unit test",
+          "[debug][unittest]") {
+  // The area functions are `static` in shapes.c, reached only through each shape's
+  // `area` field; the changed function also takes the formatter as a callback.
+  TempDir t;
+  const std::string header =
+      R"(struct shape { const char *name; double (*area)(const struct shape *); double w, h; };
+void make_shape(struct shape *s, const char *kind, double w, double h);
+)";
+  const std::string shapes = R"(#include <string.h>
+#include "shapes.h"
+static double rect_area(const struct shape *s) { return s->w * s->h; }
+static double tri_area(const struct shape *s) { return s->w * s->h / 2; }
+void make_shape(struct shape *s, const char *kind, double w, double h) {
+  s->name = kind;
+  s->area = strcmp(kind, "tri") == 0 ? tri_area : rect_area;
+  s->w = w;
+  s->h = h;
+}
+)";
+  const std::string oldMain = R"(#include <stdio.h>
+#include "shapes.h"
+static int cents(double x) { return (int)(x * 100 + 0.5); }
+static int priced(const struct shape *s, double rate, int (*round_to)(double)) {
+  return round_to(s->area(s) * rate);
+}
+int main(void) {
+  char kind[16];
+  double w, h;
+  struct shape s;
+  while (scanf("%15s %lf %lf", kind, &w, &h) == 3) {
+    make_shape(&s, kind, w, h);
+    printf("%s %d\n", kind, priced(&s, 1.5, cents));
+  }
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("s->area(s) * rate"), 17, "s->area(s) * rate * rate");
+  for (const char *side : {"old", "new"}) {
+    writeText(t.path / side / "shapes.c", shapes);
+    writeText(t.path / side / "shapes.h", header);
+    writeText(t.path / side / "main.c", std::string(side) == "old" ? oldMain : newMain);
+  }
+  writeText(t.path / "in.txt", "tri 3 4\n");
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                   (t.path / "new").string(), "--src", "main.c", "shapes.c", "--stdin",
+                   (t.path / "in.txt").string(), "--out", (t.path / "report").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["function"] == "priced");
+  INFO(rep["stages"].dump());
+  REQUIRE(rep["unit_test"].is_object());
+  CHECK(rep["unit_test"]["call"] ==
+        "priced(s = a 32-byte local, rate = a floating-point value, round_to = `cents`)");
+  CHECK(rep["unit_test"]["old_result"].get<std::string>().starts_with("returns 900\n"));
+  CHECK(rep["unit_test"]["new_result"].get<std::string>().starts_with("returns 1350\n"));
+  CHECK(rep["unit_test"]["passes_old"] == true);
+  CHECK(rep["unit_test"]["fails_new"] == true);
+  // tri_area, static in shapes.c, through the alias the program's rest gives it.
+  std::string text = readFile(t.path / "report" / rep["unit_test"]["file"].get<std::string>());
+  CHECK(text.find("rl_static.tri_area") != std::string::npos);
+}

@@ -64,3 +64,15 @@ TEST_CASE("runProcess reports a missing stdin file or program", "[process]") {
   spec.argv = {"/nonexistent/program"};
   CHECK_THROWS_AS(runProcess(spec), Error);
 }
+
+TEST_CASE("firstErrorLine names the diagnostic, not the driver's summary", "[process]") {
+  CHECK(firstErrorLine("In file included from t.c:19:\n./x.c:12:3: error: unknown type 'foo'\n"
+                       "1 error generated.\n") == "./x.c:12:3: error: unknown type 'foo'");
+  CHECK(firstErrorLine("/usr/bin/ld: /tmp/t.o: in function `rl_build_0':\n"
+                       "t.c:(.text+0x1d): undefined reference to `rl_static.add_word'\n"
+                       "clang-19: error: linker command failed with exit code 1\n") ==
+        "t.c:(.text+0x1d): undefined reference to `rl_static.add_word'");
+  CHECK(firstErrorLine("make: *** [all] Error 2\n") == "make: *** [all] Error 2");
+  CHECK(firstErrorLine("checking for gcc... no\nconfigure: no C compiler\n") ==
+        "configure: no C compiler");
+}
