@@ -90,4 +90,16 @@ inline std::vector<std::string> recordFlagsArgs(const std::vector<std::string> &
   return {"-Xclang", "-dwarf-debug-flags", "-Xclang", recordedFlagsText(flags)};
 }
 
+// The flags for a test that includes the unit's source and cmocka.h, which uses
+// `inline`: strict C89 (`-ansi`, `-std=c89`, `-std=c90`, `-std=iso9899:1990` or
+// `:199409`; cJSON builds so) becomes gnu89, the same language with GNU keywords.
+inline std::vector<std::string> withInlineKeyword(std::vector<std::string> flags) {
+  static const std::vector<std::string> strict = {"-ansi", "-std=c89", "-std=c90",
+                                                  "-std=iso9899:1990", "-std=iso9899:199409"};
+  for (auto &f : flags)
+    if (std::find(strict.begin(), strict.end(), f) != strict.end())
+      f = "-std=gnu89";
+  return flags;
+}
+
 } // namespace rootline

@@ -853,7 +853,7 @@ fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit
       "differential-test", "rootline-differential-test-source-v1", "test.c", source);
   TranslationUnit tu;
   tu.source = src;
-  tu.flags = unit.flags;
+  tu.flags = withInlineKeyword(unit.flags);
   tu.flags.push_back("-DRL_UNIT_SOURCE=\"" + unit.path.string() + "\"");
   tu.workDir = unit.workDir;
   std::vector<std::string> link = {restObject.string(), "-Wl,--wrap=free"};

@@ -38,3 +38,13 @@ TEST_CASE("a compile's language flags are kept, its outputs and warnings are not
   CHECK(splitRecordedFlags("/usr/bin/clang -D V=\"1\\ 2\" -I /tmp/x\\ y") ==
         std::vector<std::string>{"/usr/bin/clang", "-D", "V=\"1 2\"", "-I", "/tmp/x y"});
 }
+
+TEST_CASE("a differential unit test of a strict C89 unit is built as gnu89 (cmocka.h needs "
+          "inline)",
+          "[build]") {
+  CHECK(withInlineKeyword({"-DX=1", "-std=c89", "-Iinc"}) ==
+        std::vector<std::string>{"-DX=1", "-std=gnu89", "-Iinc"});
+  CHECK(withInlineKeyword({"-ansi"}) == std::vector<std::string>{"-std=gnu89"});
+  CHECK(withInlineKeyword({"-std=c99", "-std=gnu89"}) ==
+        std::vector<std::string>{"-std=c99", "-std=gnu89"});
+}
