@@ -92,6 +92,9 @@ std::vector<CriterionSeed> resolveCriterion(const std::string &criterion, const 
 std::vector<CriterionSeed> outputSeeds(const DynamicTrace &trace, const ModuleIndex &index,
                                        uint64_t fd, uint64_t begin, uint64_t end);
 
+// What a traced run handed to stdio on stream `fd` (1 stdout, 2 stderr), in order.
+std::string loggedOutput(const DynamicTrace &trace, uint64_t fd = 1);
+
 // The operand of an output call that produced an output piece logged with runtime
 // argument number `arg` (docs/trace-format.md); none for the format's literal text.
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg);

@@ -781,26 +781,18 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
   // The other units' statics get an external alias each, so that a test can point at
   // the program's own object (a keyword table whose entries point at string literals)
   // rather than at a copy of the few bytes the call read.
-  std::vector<llvm::GlobalVariable *> statics;
+  std::vector<llvm::GlobalValue *> statics; // variables and functions (a callback)
   for (llvm::GlobalVariable &g : rest->globals())
-    if (g.hasLocalLinkage() && !g.isDeclaration() && g.hasName() &&
-        !g.getName().starts_with("llvm."))
-      statics.push_back(&g);
-  for (llvm::GlobalVariable *g : statics) {
+    statics.push_back(&g);
+  for (llvm::Function &f : *rest)
+    statics.push_back(&f);
+  for (llvm::GlobalValue *g : statics) {
+    if (!g->hasLocalLinkage() || g->isDeclaration() || !g->hasName() ||
+        g->getName().starts_with("llvm."))
+      continue;
     auto *alias = llvm::GlobalAlias::create(g->getValueType(), g->getAddressSpace(),
                                             llvm::GlobalValue::ExternalLinkage,
                                             kStaticAliasPrefix + g->getName().str(), g, rest.get());
-    alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
-  }
-  // And their static functions (a callback, a method table's entry).
-  std::vector<llvm::Function *> staticFunctions;
-  for (llvm::Function &f : *rest)
-    if (f.hasLocalLinkage() && !f.isDeclaration() && f.hasName())
-      staticFunctions.push_back(&f);
-  for (llvm::Function *f : staticFunctions) {
-    auto *alias = llvm::GlobalAlias::create(f->getFunctionType(), f->getAddressSpace(),
-                                            llvm::GlobalValue::ExternalLinkage,
-                                            kStaticAliasPrefix + f->getName().str(), f, rest.get());
     alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
   if (llvm::Function *m = rest->getFunction("main"); m && !m->isDeclaration())

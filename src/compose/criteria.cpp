@@ -10,16 +10,6 @@ namespace rootline::debug {
 
 namespace {
 
-// The logged stdout (fd 1) or stderr (fd 2) of a run: what the program handed to stdio,
-// in order.
-std::string loggedOutput(const DynamicTrace &t, uint64_t fd = 1) {
-  std::string out;
-  for (const auto &p : t.outputs)
-    if (p.fd == fd)
-      out += p.bytes;
-  return out;
-}
-
 uint64_t firstDifference(const std::string &a, const std::string &b) {
   uint64_t i = 0;
   while (i < a.size() && i < b.size() && a[i] == b[i])

@@ -20,14 +20,6 @@ struct ByteRange {
   uint64_t begin = 0, end = 0;
 };
 
-std::string loggedStdout(const DynamicTrace &t) {
-  std::string out;
-  for (const auto &p : t.outputs)
-    if (p.fd == 1)
-      out += p.bytes;
-  return out;
-}
-
 // Lines of `text` (with their newline) and where each one lies.
 std::vector<std::pair<std::string, ByteRange>> linesOf(const std::string &text) {
   std::vector<std::pair<std::string, ByteRange>> out;
@@ -108,7 +100,7 @@ bool sliceShared(const Version &v, const std::vector<ByteRange> &lines, const De
 OutputSpectrum sliceSharedOutputs(const Version &oldV, const Version &newV,
                                   const Deadline &deadline, Stages &stages) {
   OutputSpectrum out;
-  std::string oldOut = loggedStdout(oldV.trace.dynamic), newOut = loggedStdout(newV.trace.dynamic);
+  std::string oldOut = loggedOutput(oldV.trace.dynamic), newOut = loggedOutput(newV.trace.dynamic);
   std::vector<ByteRange> oldShared = sharedLines(oldOut, newOut);
   std::vector<ByteRange> newShared = sharedLines(newOut, oldOut);
   if (oldShared.empty() || newShared.empty())

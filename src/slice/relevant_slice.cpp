@@ -176,6 +176,14 @@ std::vector<CriterionSeed> outputSeeds(const DynamicTrace &trace, const ModuleIn
   return seeds;
 }
 
+std::string loggedOutput(const DynamicTrace &trace, uint64_t fd) {
+  std::string out;
+  for (const auto &p : trace.outputs)
+    if (p.fd == fd)
+      out += p.bytes;
+  return out;
+}
+
 std::optional<unsigned> outputOperand(const llvm::CallBase *call, uint64_t arg) {
   const llvm::Function *f = call->getCalledFunction();
   llvm::StringRef name = f ? f->getName() : "";

@@ -32,15 +32,6 @@ bool sameBehaviour(const RunSummary &a, const RunSummary &b) {
   return a.stdoutBytes == b.stdoutBytes && a.outcome == b.outcome;
 }
 
-// The stdout a traced run printed (what it handed to stdio, in order).
-std::string tracedStdout(const DynamicTrace &t) {
-  std::string out;
-  for (const auto &p : t.outputs)
-    if (p.fd == 1)
-      out += p.bytes;
-  return out;
-}
-
 // False when the deadline cut the replay or the slice: the condition then describes
 // less than the partition and proves nothing. `failingValues`: the values the failing
 // test got wrong, whose slice is the failure's partition (docs/validate.md, "Values").
@@ -64,7 +55,7 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
   }
   Slice slice = computeSlice(s.trace.dynamic, *s.index, *s.analysis, seeds, true, deadline);
   s.condition = relevantSliceCondition(s.trace.symbolic, slice);
-  std::string printed = tracedStdout(s.trace.dynamic);
+  std::string printed = loggedOutput(s.trace.dynamic);
   std::vector<CriterionSeed> failing;
   // A value this run did not print (a missing line): its absence is the failure.
   for (const ValuePlace &place : failingValues)
@@ -84,7 +75,7 @@ bool traceSide(Side &s, const ProgramInput &input, z3::context &ctx, const fs::p
 // printf argument was loaded from ("bonus"); none for a computed value or literal text.
 std::map<ValuePlace, std::string> printedNames(const Side &s) {
   std::map<ValuePlace, std::string> names;
-  std::string printed = tracedStdout(s.trace.dynamic);
+  std::string printed = loggedOutput(s.trace.dynamic);
   for (const ComparedValue &c : compareValues({printed})) {
     auto bytes = placeBytes(printed, c.place);
     if (!bytes || !c.place.value)
