@@ -253,6 +253,7 @@ struct RevertTrial {
   std::string what;               // "revert", "apply alone"
   std::vector<std::string> hunks; // "main.c:6-7"
   std::string result;             // "passes", "same failure", "different failure", "does not build"
+  std::string error;              // when it does not build: the first build error
   RunSummary run;
 };
 

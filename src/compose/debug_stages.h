@@ -325,6 +325,11 @@ struct RevertEvidence {
     // named that the change removed; their names are in the label.
     std::string oldDefinitions;
     std::string oldDefinitionsNote; // " (with the old definition of `X` put back)"
+    // Grown from a unit that did not build by what its build errors named (grownUnit):
+    // how many times, and the label of the unit it grew from.
+    unsigned grown = 0;
+    std::string grownFrom;
+    std::string buildError; // the first error of its trial, when it did not build
   };
   std::vector<ChangedFile> files;
   // [0, groups): the change's hunks partitioned into groups that share names; after

@@ -9,6 +9,7 @@
 #include "rootline/error.h"
 #include "rootline/hash.h"
 #include "rootline/hunk_patch.h"
+#include "rootline/process.h"
 #include "rootline/tree_compare.h"
 
 #include <algorithm>
@@ -179,6 +180,23 @@ std::vector<RevertEvidence::Unit> unitsOf(const std::vector<RevertEvidence::Chan
   return units;
 }
 
+// A trial build's first error, with paths relative to the tree ("main.c:7: error: ...").
+// The project's build names it after "failed: "; a direct build keeps the compiler's
+// output as the error's detail.
+std::string firstBuildError(const Error &e, const fs::path &tree) {
+  std::string what = e.what();
+  std::string line = !e.detail().empty() ? firstErrorLine(e.detail())
+                     : what.rfind("failed: ") != std::string::npos
+                         ? what.substr(what.rfind("failed: ") + 8)
+                         : what;
+  if (line.empty())
+    line = what;
+  if (!tree.empty())
+    for (std::string dir = tree.string() + "/"; line.find(dir) != std::string::npos;)
+      line.erase(line.find(dir), dir.size());
+  return line;
+}
+
 class Trials {
 public:
   Trials(const DebugRequest &req, const std::vector<RevertEvidence::ChangedFile> &files,
@@ -201,13 +219,14 @@ public:
     const std::set<size_t> &shown = what == "revert" ? reverted : complement(reverted);
     for (size_t u : shown)
       t.hunks.push_back(units_[u].label);
+    fs::path tree;
     try {
       std::map<std::string, std::string> patched = patchedFiles(reverted);
       fs::path exe;
       if (req_.buildVariant) {
         exe = req_.buildVariant(patched); // the project's own (incremental) build
       } else {
-        fs::path tree = variantTree(patched);
+        tree = variantTree(patched);
         BuildRecipe recipe = rebaseRecipe(req_.newRecipe, req_.newRoot, tree);
         exe = buildNative(recipe, buildModule(recipe));
       }
@@ -225,7 +244,15 @@ public:
         t.result = "different failure";
     } catch (const Error &e) {
       t.result = "does not build"; // half a change need not compile: unresolved
-      buildErrors_[reverted] = std::string(e.what()) + "\n" + e.detail();
+      t.error = firstBuildError(e, tree);
+      // The names a fix needs come from the error lines only (a warning quotes types).
+      // Notes too: "'f' declared here" names what a changed call needs.
+      std::string errors = t.error;
+      for (const std::string &l : splitLinesKeepingEnds(e.detail()))
+        if (l.find("error:") != std::string::npos || l.find("note:") != std::string::npos ||
+            l.find("undefined reference") != std::string::npos)
+          errors += "\n" + l;
+      buildErrors_[reverted] = errors;
     } catch (const fs::filesystem_error &) {
       t.result = "does not build"; // the tree could not be laid out: unresolved too
     }
@@ -433,7 +460,7 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
                              const std::vector<RevertEvidence::ChangedFile> &files,
                              const std::vector<RevertEvidence::Unit> &units) {
   bool inNew = c.version == "new";
-  std::optional<size_t> group, tried, line;
+  std::optional<size_t> group, tried, failed, line;
   for (size_t u = 0; u < units.size(); ++u)
     for (auto [f, h] : units[u].hunks) {
       const RevertEvidence::ChangedFile &file = files[f];
@@ -454,11 +481,15 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
       bool built = !units[u].alone.empty() && units[u].alone != "does not build";
       if (u != *group && built && (!tried || units[u].hunks.size() < units[*tried].hunks.size()))
         tried = u;
+      // Nothing holding the line built: its smallest unit's build error says most.
+      if (u != *group && !units[u].alone.empty() &&
+          (!failed || units[u].hunks.size() < units[*failed].hunks.size()))
+        failed = u;
     }
   if (line)
     return line;
-  if (group && (units[*group].alone.empty() || units[*group].alone == "does not build") && tried)
-    return tried;
+  if (group && (units[*group].alone.empty() || units[*group].alone == "does not build"))
+    return tried ? tried : failed && !units[*group].alone.empty() ? failed : group;
   return group;
 }
 
@@ -519,6 +550,11 @@ std::set<std::string> quotedIdentifiers(const std::string &message) {
   bool in = false;
   for (size_t i = 0; i < message.size(); ++i) {
     char c = message[i];
+    if (c == '`') { // the linker's `name'
+      in = true;
+      cur.clear();
+      continue;
+    }
     bool quote =
         c == '\'' || message.compare(i, 3, "\u2018") == 0 || message.compare(i, 3, "\u2019") == 0;
     if (quote) {
@@ -558,8 +594,12 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
     return hunkLabel(ev.files[fh.first], ev.files[fh.first].diff->changes.hunks[fh.second]);
   };
   if (g.hunks.size() > 1)
-    for (auto fh : g.hunks)
-      out.push_back({{fh}, label(fh), "", "", 0, "", ""});
+    for (auto fh : g.hunks) {
+      RevertEvidence::Unit one;
+      one.hunks = {fh};
+      one.label = label(fh);
+      out.push_back(std::move(one));
+    }
   if (!named.empty()) {
     RevertEvidence::Unit merged = g;
     for (size_t u = 0; u < ev.groups; ++u) {
@@ -582,30 +622,170 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
   return out;
 }
 
-// A unit whose revert did not build because it uses macros the change removed: the same
-// unit with their old definitions added back (none when the old texts define none of
-// the names the build error quotes).
-std::optional<RevertEvidence::Unit> withOldMacros(const RevertEvidence &ev, size_t unit,
-                                                  const std::string &buildError) {
+// A unit whose revert did not build because its old text uses a name the change took
+// away: the same unit with what declares that name put back. A removed macro comes
+// back as its old `#define` block (oldMacroBlock); a removed helper, table or global as
+// the hunk whose old text declares it at file scope; a removed local as the nearest
+// hunk above, in the same file, whose old text holds it. The next build error may name
+// another such name: the grown unit grows again, a few times at most.
+constexpr unsigned kMaxGrowth = 6;
+
+// The names a C text `#define`s.
+std::set<std::string> macroNames(const std::string &text) {
+  std::set<std::string> out;
+  for (const std::string &line : splitLinesKeepingEnds(text)) {
+    size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line[at] != '#')
+      continue;
+    at = line.find_first_not_of(" \t", at + 1);
+    if (at == std::string::npos || line.compare(at, 6, "define") != 0)
+      continue;
+    at = line.find_first_not_of(" \t", at + 6);
+    size_t end = at;
+    while (end < line.size() &&
+           (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
+      ++end;
+    if (at != std::string::npos && end > at)
+      out.insert(line.substr(at, end - at));
+  }
+  return out;
+}
+
+// The line of the function header above `line` (1-based) in a C text: the nearest line
+// that starts in the first column with a name and holds a `(`, or a `{` in the first
+// column; 1 when none.
+unsigned functionStartAbove(const std::vector<std::string> &raw, unsigned line) {
+  for (unsigned l = std::min<size_t>(line, raw.size()); l-- > 1;) {
+    const std::string &t = raw[l - 1];
+    if (t.empty())
+      continue;
+    if (t[0] == '{')
+      return l;
+    if ((std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_') &&
+        t.find('(') != std::string::npos)
+      return l;
+  }
+  return 1;
+}
+
+std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t unit,
+                                              const std::string &buildError) {
   const RevertEvidence::Unit &u = ev.units[unit];
-  if (!u.oldDefinitions.empty())
-    return std::nullopt;
-  std::string blocks, names;
-  for (const std::string &name : quotedIdentifiers(buildError))
-    for (const auto &file : ev.files)
-      if (auto block = oldMacroBlock(file.diff->renamedOld, name)) {
-        blocks += *block;
-        names += (names.empty() ? "`" : ", `") + name + "`";
-        break;
-      }
-  if (blocks.empty())
+  if (u.grown >= kMaxGrowth)
     return std::nullopt;
   RevertEvidence::Unit out = u;
+  std::string names;
+  bool added = false;
+  auto holds = [&](std::pair<size_t, size_t> fh) {
+    return std::find(out.hunks.begin(), out.hunks.end(), fh) != out.hunks.end();
+  };
+  for (const std::string &name : quotedIdentifiers(buildError)) {
+    std::optional<std::string> block;
+    for (const auto &file : ev.files)
+      if ((block = oldMacroBlock(file.diff->renamedOld, name)))
+        break;
+    if (block) {
+      if (out.oldDefinitions.find(*block) != std::string::npos)
+        continue;
+      out.oldDefinitions += *block;
+      names += (names.empty() ? "`" : ", `") + name + "`";
+      added = true;
+      continue;
+    }
+    // Hunks of the change (any group) whose old text declares `name` at file scope:
+    // a line that starts in its first column and holds the name.
+    std::vector<std::pair<size_t, size_t>> declaring, above;
+    for (size_t f = 0; f < ev.files.size(); ++f) {
+      const SemanticDiff &diff = *ev.files[f].diff;
+      std::vector<std::string> raw = splitLinesKeepingEnds(diff.renamedOld);
+      for (size_t h = 0; h < diff.changes.hunks.size(); ++h) {
+        const DiffHunk &hunk = diff.changes.hunks[h];
+        if (hunk.neutral || holds({f, h}))
+          continue;
+        for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size();
+             ++l) {
+          const std::string &text = raw[l - 1];
+          bool fileScope = !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) &&
+                           text[0] != '}' && text[0] != '#';
+          if (fileScope && identifiersOn(diff.renamedLineTokens, l, 1).count(name)) {
+            declaring.push_back({f, h});
+            break;
+          }
+        }
+      }
+    }
+    // Else a local: the hunks above one of the unit's own, in its function (from the
+    // old text's function header on), whose old text holds it.
+    if (declaring.empty())
+      for (auto [f, h] : u.hunks) {
+        const SemanticDiff &diff = *ev.files[f].diff;
+        unsigned from = functionStartAbove(splitLinesKeepingEnds(diff.renamedOld),
+                                           diff.changes.hunks[h].oldStart);
+        for (size_t k = h; k-- > 0;) {
+          const DiffHunk &hunk = diff.changes.hunks[k];
+          if (hunk.oldStart + hunk.oldLines <= from)
+            break;
+          if (!hunk.neutral && !holds({f, k}) &&
+              identifiersOn(diff.renamedLineTokens, hunk.oldStart, hunk.oldLines).count(name))
+            above.push_back({f, k});
+        }
+      }
+    for (auto fh : declaring.empty() ? above : declaring)
+      if (!holds(fh)) {
+        out.hunks.push_back(fh);
+        added = true;
+      }
+  }
+  if (!added)
+    return std::nullopt;
+  // Every other macro the unit's old text uses that the change removed from its file
+  // comes back at once: one build per missing macro would spend the trials.
+  std::set<std::string> inUnit; // macros the unit's own old text defines
+  for (auto [f, h] : out.hunks) {
+    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
+    std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
+    std::string text;
+    for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size(); ++l)
+      text += raw[l - 1];
+    for (const std::string &name : macroNames(text))
+      inUnit.insert(name);
+  }
+  for (auto [f, h] : out.hunks) {
+    const RevertEvidence::ChangedFile &file = ev.files[f];
+    const DiffHunk &hunk = file.diff->changes.hunks[h];
+    std::set<std::string> removed = macroNames(file.diff->renamedOld);
+    for (const std::string &name : macroNames(file.newText))
+      removed.erase(name);
+    for (const std::string &name : inUnit)
+      removed.erase(name);
+    for (const std::string &name :
+         identifiersOn(file.diff->renamedLineTokens, hunk.oldStart, hunk.oldLines))
+      if (removed.count(name))
+        if (auto block = oldMacroBlock(file.diff->renamedOld, name);
+            block && out.oldDefinitions.find(*block) == std::string::npos) {
+          out.oldDefinitions += *block;
+          names += (names.empty() ? "`" : ", `") + name + "`";
+        }
+  }
+  std::sort(out.hunks.begin(), out.hunks.end());
+  out.label.clear();
+  for (auto [f, h] : out.hunks)
+    out.label += (out.label.empty() ? "" : " + ") +
+                 hunkLabel(ev.files[f], ev.files[f].diff->changes.hunks[h]);
+  if (!names.empty())
+    out.oldDefinitionsNote =
+        u.oldDefinitionsNote.empty()
+            ? " (with the old definition of " + names + " put back)"
+            : u.oldDefinitionsNote.substr(0, u.oldDefinitionsNote.size() - 10) + ", " + names +
+                  " put back)";
+  out.label += out.oldDefinitionsNote;
   out.alone.clear();
   out.appliedAlone.clear();
-  out.oldDefinitions = blocks;
-  out.oldDefinitionsNote = " (with the old definition of " + names + " put back)";
-  out.label += out.oldDefinitionsNote;
+  out.buildError.clear();
+  out.newLine = 0;
+  out.grown = u.grown + 1;
+  if (out.grownFrom.empty())
+    out.grownFrom = u.label;
   return out;
 }
 
@@ -714,8 +894,9 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     } else if (units[u].alone == "does not build") {
       std::string error = trials.buildError(asked);
       std::vector<RevertEvidence::Unit> smaller;
-      if (auto defined = withOldMacros(ev, u, error))
-        smaller.push_back(std::move(*defined));
+      units[u].buildError = error;
+      if (auto grown = grownUnit(ev, u, error))
+        smaller.push_back(std::move(*grown));
       if (u < ev.groups)
         for (auto &s : splitUnits(ev, u, error))
           smaller.push_back(std::move(s));
@@ -756,6 +937,67 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
 
 namespace {
 
+// A unit's label for a sentence: its first hunks and how many more ("a.c:3 + a.c:9 + a.c:20
+// and 36 more hunks"); the trials in the report list them all.
+std::string shortLabel(const std::string &label) {
+  constexpr size_t kShown = 3;
+  std::string note;
+  std::string hunks = label;
+  if (size_t at = hunks.find(" (with the old definition"); at != std::string::npos)
+    note = hunks.substr(at), hunks.resize(at);
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t end = hunks.find(" + ", start);
+    parts.push_back(
+        hunks.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos)
+      break;
+    start = end + 3;
+  }
+  if (parts.size() <= kShown + 1)
+    return label;
+  std::string out;
+  for (size_t i = 0; i < kShown; ++i)
+    out += (i ? " + " : "") + parts[i];
+  return out + " and " + std::to_string(parts.size() - kShown) + " more hunks" + note;
+}
+
+// The hunks a grown unit added to the unit it grew from, by label.
+std::vector<std::string> addedHunks(const RevertEvidence::Unit &u) {
+  auto parts = [](std::string label) {
+    if (size_t at = label.find(" (with the old definition"); at != std::string::npos)
+      label.resize(at);
+    std::vector<std::string> out;
+    for (size_t start = 0;;) {
+      size_t end = label.find(" + ", start);
+      out.push_back(label.substr(start, end == std::string::npos ? end : end - start));
+      if (end == std::string::npos)
+        return out;
+      start = end + 3;
+    }
+  };
+  std::vector<std::string> from = parts(u.grownFrom), added;
+  for (const std::string &p : parts(u.label))
+    if (std::find(from.begin(), from.end(), p) == from.end())
+      added.push_back(p);
+  return added;
+}
+
+// What a grown unit added to the unit it grew from: its hunks and old definitions
+// ("diffstat.c:2058 (old lines 2388-2507 deleted); the old definition of `DEL`").
+std::string grownBy(const RevertEvidence::Unit &u) {
+  std::vector<std::string> added = addedHunks(u);
+  std::string out;
+  for (size_t i = 0; i < added.size() && i < 3; ++i)
+    out += (i ? " + " : "") + added[i];
+  if (added.size() > 3)
+    out += " and " + std::to_string(added.size() - 3) + " more hunks";
+  const std::string &note = u.oldDefinitionsNote; // " (with the old definition of `X` put back)"
+  if (note.size() > 21 && note.compare(note.size() - 10, 10, " put back)") == 0)
+    out += (out.empty() ? "" : "; ") + note.substr(7, note.size() - 17);
+  return out;
+}
+
 // A unit's trial results as a candidate's `revert` and its sentence.
 std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t unit) {
   const RevertEvidence::Unit &u = ev.units[unit];
@@ -783,11 +1025,21 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
                                       "evidence for no line in particular"};
     if (u.alone.empty())
       return {"", ""};
+    if (u.alone == "does not build")
+      return {"unresolved",
+              whole + " does not build" + (u.buildError.empty() ? "" : " (" + u.buildError + ")")};
     return {"unresolved", whole + " does not make the test pass (" + u.alone + ")"};
   }
-  std::string what = u.hunks.size() > 1 ? "the group of " + std::to_string(u.hunks.size()) +
-                                              " hunks " + u.label + " (they build only together)"
-                                        : u.label;
+  bool built = u.alone != "does not build";
+  std::string what = shortLabel(u.label);
+  if (u.grown && built && !addedHunks(u).empty())
+    what = shortLabel(u.grownFrom) + " with what its build needs (" + grownBy(u) + ")";
+  else if (u.hunks.size() > 1)
+    what = "the group of " + std::to_string(u.hunks.size()) + " hunks " + what +
+           (built ? " (they build only together)" : "");
+  if (!built) // the build's own words, not "alone": nothing ran
+    return {"unresolved", "reverting " + what + " does not build" +
+                              (u.buildError.empty() ? "" : " (" + u.buildError + ")")};
   static const std::map<std::string, std::pair<std::string, std::string>> byResult = {
       {"passes", {"fixes", " alone makes the test pass"}},
       {"same failure", {"no effect", " alone leaves the failure as it is"}},
@@ -795,8 +1047,7 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
        {"fixes first difference",
         " alone removes the failure's first difference (the output then differs only later, "
         "where other hunks of the change show)"}},
-      {"different failure", {"changes failure", " alone changes the failure but does not fix it"}},
-      {"does not build", {"unresolved", " alone does not build"}}};
+      {"different failure", {"changes failure", " alone changes the failure but does not fix it"}}};
   auto it = byResult.find(u.alone);
   if (it == byResult.end())
     return {"", ""}; // not tried

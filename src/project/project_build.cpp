@@ -419,7 +419,7 @@ fs::path buildProjectVariant(const BuiltProject &base,
                              const std::map<std::string, std::string> &files,
                              const std::string &programPath, double timeoutSeconds) {
   Hasher key;
-  key.add(kProjectBuildVersion).add("variant").add(base.home.string());
+  key.add(kProjectBuildVersion).add("variant-v2").add(base.home.string());
   for (const auto &[path, text] : files)
     key.add(path).add(text);
   fs::path dir = cacheRoot() / "project-variants" / key.hex().substr(0, 32);
@@ -455,8 +455,11 @@ fs::path buildProjectVariant(const BuiltProject &base,
   ProcessResult r = runBuildAtWorkPath(home, command, dir / "links.jsonl", timeoutSeconds);
   writeFileAtomic(dir / "build.log", "$ " + command + "\n" + r.out + r.err);
   if (!r.exitedWith(0)) {
-    std::string msg =
-        "the variant does not build: '" + command + "' failed: " + firstErrorLine(r.err + r.out);
+    // Paths in the build's messages are the work path's: name them relative to the tree.
+    std::string error = firstErrorLine(r.err + r.out);
+    for (std::string at = projectWorkPath().string() + "/"; error.find(at) != std::string::npos;)
+      error.erase(error.find(at), at.size());
+    std::string msg = "the variant does not build: '" + command + "' failed: " + error;
     writeFileAtomic(failed, msg);
     throw Error(msg, ExitBadInput);
   }

@@ -112,9 +112,12 @@ json reportJson(const DebugReport &r) {
                        {"new_lines", n.newLines},
                        {"why", n.why}});
   json reverts = json::array();
-  for (const auto &t : r.reverts)
+  for (const auto &t : r.reverts) {
     reverts.push_back(
         {{"what", t.what}, {"hunks", t.hunks}, {"result", t.result}, {"run", runJson(t.run)}});
+    if (!t.error.empty())
+      reverts.back()["error"] = t.error;
+  }
   json sameValues = json::array();
   for (const auto &l : r.sameValueLines)
     sameValues.push_back({{"file", l.file}, {"line", l.line}, {"why", l.why}});

@@ -131,6 +131,65 @@ TEST_CASE("a hunk that does not build when reverted alone is unresolved, not an 
                     [](auto &c) { return c.revert == "whole change"; }));
 }
 
+TEST_CASE("a hunk that needs a helper the change removed is reverted with it, when its group "
+          "does not build",
+          "[debug][revert]") {
+  // The new version drops put_quoted() (and its QUOTE macro) and prints the name bare.
+  // The helper's removal ties its three hunks into one group, but that group does not
+  // build: dump()'s old text uses `n`, whose declaration went in a hunk of its own (`n`
+  // is still a name in main). The call's hunk alone does not build either (put_quoted
+  // is gone); grown by what its build error names, the helper's old definition, it
+  // builds and fixes the test.
+  Pair p("#include <stdio.h>\n#include <string.h>\n#define QUOTE '\"'\n"
+         "static void put_quoted(const char *s) {\n  putchar(QUOTE);\n  fputs(s, stdout);\n"
+         "  putchar(QUOTE);\n}\nstatic void dump(const char *s) {\n  int n;\n  fflush(stdout);\n"
+         "  n = (int)strlen(s);\n  if (n > 100)\n    put_quoted(s);\n}\nint main(void) {\n"
+         "  char name[64];\n  int n = 0;\n  if (scanf(\"%63s\", name) != 1)\n    return 1;\n"
+         "  n = (int)strlen(name);\n  printf(\"%d,\", n);\n  put_quoted(name);\n"
+         "  printf(\"\\n\");\n  dump(name);\n  return 0;\n}\n",
+         "#include <stdio.h>\n#include <string.h>\nstatic void dump(const char *s) {\n"
+         "  fflush(stdout);\n  if ((int)strlen(s) > 100)\n    fputs(s, stdout);\n}\n"
+         "int main(void) {\n  char name[64];\n  int n = 0;\n"
+         "  if (scanf(\"%63s\", name) != 1)\n    return 1;\n  n = (int)strlen(name);\n"
+         "  printf(\"%d,\", n);\n  printf(\"%s\", name);\n  printf(\"\\n\");\n  dump(name);\n"
+         "  return 0;\n}\n",
+         "hello\n");
+  DebugReport rep = debugRegression(p.req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  CHECK(top.file == "main.c");
+  CHECK(top.version == "new");
+  CHECK(top.line == 15);
+  INFO(top.revertDetail);
+  CHECK(top.revert == "fixes");
+  CHECK(top.revertDetail == "reverting main.c:15 with what its build needs (main.c:2 (old lines "
+                            "3-8 deleted)) alone makes the test pass");
+  // The trials say why the smaller sets did not build, in the compiler's words.
+  bool groupError = false, callError = false;
+  for (const auto &t : rep.reverts) {
+    if (t.result != "does not build") {
+      CHECK(t.error.empty());
+      continue;
+    }
+    CHECK_FALSE(t.error.empty());
+    if (t.hunks == std::vector<std::string>{"main.c:15"})
+      callError = t.error.find("put_quoted") != std::string::npos;
+    if (t.hunks.size() == 1 && t.hunks[0].find(" + ") != std::string::npos)
+      groupError = groupError || t.error.find("'n'") != std::string::npos;
+    // Paths are the tree's, not the cache's.
+    CHECK(t.error.find("/") == std::string::npos);
+  }
+  CHECK(groupError);
+  CHECK(callError);
+  // A unit that did not build is never said to build "only together", nor to do
+  // anything "alone".
+  for (const auto &c : rep.candidates)
+    if (c.revertDetail.find("does not build") != std::string::npos) {
+      CHECK(c.revertDetail.find("only together") == std::string::npos);
+      CHECK(c.revertDetail.find("alone") == std::string::npos);
+    }
+}
+
 TEST_CASE("an extracted helper and its call are one revert unit", "[debug][revert]") {
   // New: `twice` declared in one hunk and called, wrongly, in another; they are one
   // group, the whole change: reverting it says nothing about a line. The call's line
