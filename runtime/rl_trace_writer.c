@@ -429,6 +429,35 @@ static void rl_capture_stdin(void) {
   }
 }
 
+/* A copy of each argument that names a file by a relative path (p<N>.arg<i>), as it is
+ * when the process starts: the process may hand it to a program it runs (`gzip -dc
+ * FILE` through popen) rather than open it, and the test may delete it before it ends.
+ * Debugged alone, the process finds it again. */
+static void rl_capture_argument_files(void) {
+  static char text[64 * 1024];
+  size_t n = rl_read_proc("/proc/self/cmdline", text, sizeof text - 1, 0);
+  text[n] = 0;
+  unsigned index = 0;
+  for (size_t start = 0; start < n; ++index) {
+    const char *arg = text + start;
+    size_t len = strlen(arg);
+    start += len + 1;
+    struct stat st;
+    if (index == 0 || len == 0 || arg[0] == '-' || arg[0] == '/' || stat(arg, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+      continue;
+    int in = open(arg, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+      continue;
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "arg%u", index);
+    int out = rl_copy_to_capture(in, 0, suffix);
+    if (out >= 0)
+      close(out);
+    close(in);
+  }
+}
+
 static void rl_start(uint64_t parent_seq, uint64_t fork_offset) {
   rl_state = 1;
   rl_set_buffer_end();
@@ -460,8 +489,12 @@ void rl_ensure_init(void) {
   if (rl_fd < 0)
     return;
   rl_start(0, 0);
-  if (rl_seq)
+  if (rl_seq) {
+    int saved = errno;
     rl_capture_stdin();
+    rl_capture_argument_files();
+    errno = saved;
+  }
   atexit(rl_finish);
   pthread_atfork(0, 0, rl_in_forked_child);
   rl_install_signal_handlers();

@@ -63,7 +63,7 @@ variantBuilder(const BuiltProject &project, const std::string &programPath) {
 std::string statusText(const ProcessResult &r) { return r.outcome(); }
 
 // The inputs the process got, from the copies its runtime made: stdin, its arguments,
-// and the files it opened for reading by a relative name.
+// the files it opened for reading by a relative name, and the files its arguments named.
 ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessBehaviour &b,
                          std::vector<std::string> &notes) {
   ProgramInput in;
@@ -84,6 +84,13 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
     }
     if (fs::exists(copy, ec))
       in.files[name] = readFile(copy);
+  }
+  // Arguments that named files when it started, which it may not open itself (a program
+  // it runs reads them): the copies its runtime made then.
+  for (size_t i = 1; i < p.argv.size(); ++i) {
+    fs::path copy = base.string() + ".arg" + std::to_string(i);
+    if (!in.files.count(p.argv[i]) && fs::exists(copy, ec))
+      in.files[p.argv[i]] = readFile(copy);
   }
   return in;
 }

@@ -102,7 +102,13 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
   report.expected =
       req.expectedStdout && !req.wholeBehaviour ? RunSummary{"", *req.expectedStdout, 0, ""} : old1;
   if (req.expectedStdout && old1.stdoutBytes != *req.expectedStdout)
-    throw Error("the test fails on the old version too: its output differs from --expect");
+    throw Error(req.wholeBehaviour
+                    ? "the failing process, run alone with the inputs it had in the test "
+                      "(stdin, arguments, the files it read or its arguments named), prints "
+                      "otherwise on the old version than in the test: it depends on something "
+                      "rootline does not record (the environment, a file a program it ran "
+                      "opened by another name)"
+                    : "the test fails on the old version too: its output differs from --expect");
   report.stderrCounts = req.wholeBehaviour;
   report.hang = new1.outcome == "timeout";
   if (report.hang) {

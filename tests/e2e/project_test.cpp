@@ -204,6 +204,25 @@ TEST_CASE("debug --test on a Makefile project whose test pipes one program into 
   CHECK(c.report["candidates"][0]["file"] == "src/csvsum.c");
 }
 
+TEST_CASE("debug --test: a failing process that hands its argument file to a program it runs "
+          "(gzip through popen), deleted before the test ends, is debugged alone with that file",
+          "[project][cli]") {
+  ProjectCase c = debugProject("make_unpack", "sh tests/gz.sh");
+  CHECK(hasNote(c.report, "failing process: `./wcz t.gz`", "\"2 3 19 t.gz\" in the new run"));
+  // wcz never opens t.gz (gzip does), and the test removed it: the copy its runtime
+  // made when the process started is the file the process gets when run alone.
+  const nlohmann::json &input = c.report["test"]["input"];
+  REQUIRE(input["files"].contains("t.gz"));
+  std::string gz = input["files"]["t.gz"];
+  REQUIRE(gz.size() > 2);
+  CHECK(static_cast<unsigned char>(gz[0]) == 0x1f); // gzip's first magic byte (the JSON
+                                                    // text replaces the second, not UTF-8)
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "src/wcz.c");
+  CHECK(c.report["candidates"][0]["line"] == 29);
+  CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
+}
+
 TEST_CASE("debug --test: a failing process whose stdout is right but whose exit status and "
           "error_at_line message differ is debugged from its first differing stderr byte",
           "[project][cli]") {
