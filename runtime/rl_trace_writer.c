@@ -458,6 +458,18 @@ static void rl_capture_argument_files(void) {
   }
 }
 
+/* A copy of the environment the process starts with (p<N>.env): a test may set
+ * variables (LC_ALL, TZ, a tool's own) that the process alone needs again. */
+static void rl_capture_environment(void) {
+  int in = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return;
+  int out = rl_copy_to_capture(in, -1, "env");
+  if (out >= 0)
+    close(out);
+  close(in);
+}
+
 static void rl_start(uint64_t parent_seq, uint64_t fork_offset) {
   rl_state = 1;
   rl_set_buffer_end();
@@ -493,6 +505,7 @@ void rl_ensure_init(void) {
     int saved = errno;
     rl_capture_stdin();
     rl_capture_argument_files();
+    rl_capture_environment();
     errno = saved;
   }
   atexit(rl_finish);

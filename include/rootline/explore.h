@@ -29,6 +29,9 @@ struct ProgramInput {
   // The name the program runs under (argv[0]), when not its executable's path: the name a
   // test gave it ("./src/tally"), the same for both versions.
   std::string argv0 = {};
+  // Environment variables the program gets besides rootline's own: those a test set for
+  // the process (docs/project.md, "Inputs of a process").
+  std::map<std::string, std::string> env = {};
   bool operator==(const ProgramInput &) const = default;
 };
 

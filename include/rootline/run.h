@@ -5,6 +5,7 @@
 #include "rootline/build.h"
 #include "rootline/process.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct TestCase {
   uint64_t maxOutputBytes = 0;         // native runs only; 0 = no limit
   std::optional<fs::path> workDir;     // the run's working directory; else rootline's
   std::string argv0;                   // argv[0] when not the executable's path
+  std::map<std::string, std::string> env; // set for the run, over rootline's environment
 };
 
 struct TracedProgram {

@@ -9,6 +9,7 @@
 #include "rootline/text_diff.h"
 #include "rootline/tree_compare.h"
 
+#include <cstdlib>
 #include <set>
 
 namespace rootline::cli {
@@ -84,6 +85,27 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
     }
     if (fs::exists(copy, ec))
       in.files[name] = readFile(copy);
+  }
+  // The variables the test set for it: those its environment holds otherwise than
+  // rootline's own, but for what the test runner sets itself (traces, a private TMPDIR)
+  // and what every shell sets.
+  if (fs::exists(base.string() + ".env", ec)) {
+    static const std::set<std::string> kRunners = {"TMPDIR", "PWD", "OLDPWD", "SHLVL", "_"};
+    std::string text = readFile(base.string() + ".env");
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find('\0', start);
+      std::string entry = text.substr(start, end == std::string::npos ? end : end - start);
+      start = end == std::string::npos ? text.size() : end + 1;
+      size_t eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0)
+        continue;
+      std::string name = entry.substr(0, eq), value = entry.substr(eq + 1);
+      if (kRunners.count(name) || name.starts_with("ROOTLINE_"))
+        continue;
+      const char *own = getenv(name.c_str());
+      if (!own || value != own)
+        in.env[name] = value;
+    }
   }
   // Arguments that named files when it started, which it may not open itself (a program
   // it runs reads them): the copies its runtime made then.

@@ -165,6 +165,7 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
   t.args = input.args;
   t.workDir = dir / "cwd";
   t.argv0 = input.argv0;
+  t.env = input.env;
   return t;
 }
 

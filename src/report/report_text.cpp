@@ -15,6 +15,8 @@ nlohmann::json inputJson(const ProgramInput &in) {
     j["files"] = in.files;
   if (!in.argv0.empty())
     j["argv0"] = in.argv0;
+  if (!in.env.empty())
+    j["env"] = in.env;
   return j;
 }
 

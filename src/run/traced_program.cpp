@@ -72,6 +72,8 @@ ProcessSpec specFor(const fs::path &exe, const TestCase &test) {
   spec.maxOutputBytes = test.maxOutputBytes;
   if (test.workDir)
     spec.workDir = test.workDir->string();
+  for (const auto &[name, value] : test.env)
+    spec.extraEnv[name] = value;
   return spec;
 }
 

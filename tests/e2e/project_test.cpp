@@ -204,9 +204,11 @@ TEST_CASE("debug --test on a Makefile project whose test pipes one program into 
   CHECK(c.report["candidates"][0]["file"] == "src/csvsum.c");
 }
 
-TEST_CASE("debug --test: a failing process that hands its argument file to a program it runs "
-          "(gzip through popen), deleted before the test ends, is debugged alone with that file",
-          "[project][cli]") {
+TEST_CASE(
+    "debug --test: a failing process that hands its argument file to a program it runs "
+    "(gzip through popen), deleted before the test ends, is debugged alone with that file and "
+    "the variable the test set",
+    "[project][cli]") {
   ProjectCase c = debugProject("make_unpack", "sh tests/gz.sh");
   CHECK(hasNote(c.report, "failing process: `./wcz t.gz`", "\"2 3 19 t.gz\" in the new run"));
   // wcz never opens t.gz (gzip does), and the test removed it: the copy its runtime
@@ -218,8 +220,11 @@ TEST_CASE("debug --test: a failing process that hands its argument file to a pro
   CHECK(static_cast<unsigned char>(gz[0]) == 0x1f); // gzip's first magic byte (the JSON
                                                     // text replaces the second, not UTF-8)
   REQUIRE_FALSE(c.report["candidates"].empty());
+  // The variable the test set for it comes along; rootline's own and the runner's stay.
+  REQUIRE(input.contains("env"));
+  CHECK(input["env"] == nlohmann::json{{"WCZ_TOTAL", "1"}});
   CHECK(c.report["candidates"][0]["file"] == "src/wcz.c");
-  CHECK(c.report["candidates"][0]["line"] == 29);
+  CHECK(c.report["candidates"][0]["line"] == 30);
   CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
 }
 
