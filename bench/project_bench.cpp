@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
 
 using namespace rootline;
 using nlohmann::json;
@@ -165,6 +166,29 @@ std::vector<Row> rows(const fs::path &scratch) {
       r.test = "sh " + (kSource / "fixtures" / "realworld" / "byacc_prec_conflicts.sh").string();
       r.file = "mkpar.c";
       r.line = 261;
+      r.versions = {"--repo", repo.string(), "--good", "good", "--bad", "bad"};
+      out.push_back(r);
+    }
+  }
+  // diffstat by its committed configure and make: 1.63's quoting reversed, 678 changed
+  // lines of diffstat.c (fixtures/realworld/README.md, "diffstat").
+  // cproto by configure, yacc and make: a fix across grammar.y, a header and two sources
+  // (fixtures/realworld/README.md, "cproto"); the line: define_function_name's first.
+  for (auto [name, bundle, script, file, line] :
+       {std::tuple{"diffstat (real, autotools)", "diffstat.bundle", "diffstat_table_quote.sh",
+                   "diffstat.c", 2090u},
+        std::tuple{"cproto (real, yacc)", "cproto.bundle", "cproto_static_proto.sh", "semantic.c",
+                   44u}}) {
+    fs::path repo = scratch / fs::path(bundle).stem();
+    ProcessSpec clone;
+    clone.argv = {"/usr/bin/git", "clone", "-q",
+                  (kSource / "fixtures" / "realworld" / bundle).string(), repo.string()};
+    if (runProcess(clone).exitedWith(0)) {
+      Row r;
+      r.name = name;
+      r.test = "sh " + (kSource / "fixtures" / "realworld" / script).string();
+      r.file = file;
+      r.line = line;
       r.versions = {"--repo", repo.string(), "--good", "good", "--bad", "bad"};
       out.push_back(r);
     }

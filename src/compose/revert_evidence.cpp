@@ -25,7 +25,8 @@ namespace {
 
 constexpr size_t kMaxTreeEntries = 50000;
 constexpr unsigned kMaxTrials = 40;
-const std::set<std::string> kSourceExtensions = {".c", ".h", ".inc", ".def"};
+// A yacc or lex file is C around its rules: the build makes the parser from it.
+const std::set<std::string> kSourceExtensions = {".c", ".h", ".inc", ".def", ".y", ".l"};
 
 // The files the change touched, with both sides: git's list between commits, else the C
 // sources and headers that differ between the two trees.
@@ -460,7 +461,7 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
                              const std::vector<RevertEvidence::ChangedFile> &files,
                              const std::vector<RevertEvidence::Unit> &units) {
   bool inNew = c.version == "new";
-  std::optional<size_t> group, tried, failed, line;
+  std::optional<size_t> group, tried, failed, line, passing;
   for (size_t u = 0; u < units.size(); ++u)
     for (auto [f, h] : units[u].hunks) {
       const RevertEvidence::ChangedFile &file = files[f];
@@ -485,9 +486,16 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
       if (u != *group && !units[u].alone.empty() &&
           (!failed || units[u].hunks.size() < units[*failed].hunks.size()))
         failed = u;
+      // A unit that fixes says more of the line than a smaller one that does not (a hunk
+      // grown by what its build needs may fix where the hunk's own group did not build).
+      if (units[u].alone == "passes" &&
+          (!passing || units[u].hunks.size() < units[*passing].hunks.size()))
+        passing = u;
     }
   if (line)
     return line;
+  if (passing)
+    return passing;
   if (group && (units[*group].alone.empty() || units[*group].alone == "does not build"))
     return tried ? tried : failed && !units[*group].alone.empty() ? failed : group;
   return group;
@@ -523,16 +531,23 @@ DebugCandidate unitCandidate(const RevertEvidence::Unit &unit,
   c.kind = "changed code";
   c.inChangedRegion = true;
   c.distance = ~0u;
+  // Its first line with code (not a comment or a blank line the hunk begins with).
+  auto firstCode = [](const std::vector<std::string> &tokens, unsigned start, unsigned count) {
+    for (unsigned l = start; l < start + count && l < tokens.size(); ++l)
+      if (tokens[l].find_first_not_of(' ') != std::string::npos)
+        return l;
+    return start;
+  };
   if (hunk.newLines) {
     c.version = "new";
     c.file = files[f].newPath;
-    c.line = hunk.newStart;
+    c.line = firstCode(files[f].diff->newLineTokens, hunk.newStart, hunk.newLines);
     c.source = sourceLine((req.newRoot / c.file).string(), c.line);
   } else {
     c.version = "old";
     c.kind = "missing code";
     c.file = files[f].oldPath;
-    c.line = hunk.oldStart;
+    c.line = firstCode(files[f].diff->oldLineTokens, hunk.oldStart, hunk.oldLines);
     c.source = sourceLine((req.oldRoot / c.file).string(), c.line);
   }
   c.reasons.push_back("found by reverting hunks of the change, not in the slice");
@@ -705,8 +720,9 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
         for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size();
              ++l) {
           const std::string &text = raw[l - 1];
-          bool fileScope = !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) &&
-                           text[0] != '}' && text[0] != '#';
+          // (`} Symbol;` ends a typedef; a `#define` comes back as a macro, above.)
+          bool fileScope =
+              !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && text[0] != '#';
           if (fileScope && identifiersOn(diff.renamedLineTokens, l, 1).count(name)) {
             declaring.push_back({f, h});
             break;
@@ -730,7 +746,26 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
             above.push_back({f, k});
         }
       }
-    for (auto fh : declaring.empty() ? above : declaring)
+    // Else a type or a function a header declares: the `#include` lines the change
+    // removed from the unit's files may be what brought it.
+    std::vector<std::pair<size_t, size_t>> includes;
+    if (declaring.empty() && above.empty())
+      for (auto [f, h] : u.hunks) {
+        std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
+        for (size_t k = 0; k < ev.files[f].diff->changes.hunks.size(); ++k) {
+          const DiffHunk &hunk = ev.files[f].diff->changes.hunks[k];
+          bool include = false;
+          for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size();
+               ++l) {
+            size_t at = raw[l - 1].find_first_not_of(" \t");
+            include = include || (at != std::string::npos && raw[l - 1][at] == '#' &&
+                                  raw[l - 1].find("include", at) != std::string::npos);
+          }
+          if (include && !hunk.neutral && !holds({f, k}))
+            includes.push_back({f, k});
+        }
+      }
+    for (auto fh : !declaring.empty() ? declaring : !above.empty() ? above : includes)
       if (!holds(fh)) {
         out.hunks.push_back(fh);
         added = true;
@@ -1018,8 +1053,18 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
   size_t allHunks = 0;
   for (size_t g = 0; g < ev.groups; ++g)
     allHunks += ev.units[g].hunks.size();
-  if (!u.newLine && u.hunks.size() == allHunks && lines > 1) {
-    std::string whole = "reverting the whole change (" + u.label + ")";
+  // Most of a large change (a group grown by what its build needs to all but a few
+  // hunks) says no more about a line than all of it.
+  bool most = u.hunks.size() >= 4 && u.hunks.size() * 5 >= allHunks * 4;
+  if (!u.newLine && (u.hunks.size() == allHunks || most) && lines > 1) {
+    std::string whole =
+        u.hunks.size() == allHunks
+            ? "reverting the whole change (" + shortLabel(u.label) + ")"
+            : "reverting " + std::to_string(u.hunks.size()) + " of the change's " +
+                  std::to_string(allHunks) + " hunks (" + shortLabel(u.label) + ")";
+    if (u.alone == "passes" && u.hunks.size() != allHunks)
+      return {"whole change", whole + " makes the test pass; that is most of the change, "
+                                      "evidence for no line in particular"};
     if (u.alone == "passes")
       return {"whole change", whole + " makes the test pass; that is the old version, "
                                       "evidence for no line in particular"};
@@ -1079,7 +1124,8 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
     if (covered.insert(u).second) {
       DebugCandidate c = unitCandidate(ev.units[u], ev.files, req);
       std::tie(c.revert, c.revertDetail) = revertOf(ev, u);
-      candidates.push_back(std::move(c));
+      if (c.revert != "whole change") // the whole change singles out no line
+        candidates.push_back(std::move(c));
     }
 }
 

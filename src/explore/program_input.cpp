@@ -150,12 +150,29 @@ ProgramInput applyValues(const ProgramInput &base, const std::vector<InputVar> &
 }
 
 TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
-  fs::create_directories(dir / "cwd");
+  // A name that climbs (`../tests/in.txt`: a test that went into a scratch directory
+  // first) lands inside the run's directory too: the working directory sits as deep as
+  // the names climb (at most kMaxClimb levels; a name that climbs further is not laid out).
+  constexpr size_t kMaxClimb = 8;
+  size_t climb = 0;
+  for (const auto &[name, bytes] : input.files) {
+    size_t up = 0;
+    for (const fs::path &part : fs::path(name).relative_path().lexically_normal())
+      if (part == "..")
+        ++up;
+      else
+        break;
+    if (up <= kMaxClimb)
+      climb = std::max(climb, up);
+  }
+  fs::path top = (dir / "cwd").lexically_normal(), cwd = top;
+  for (size_t i = 1; i <= climb; ++i)
+    cwd /= "in" + std::to_string(i);
+  fs::create_directories(cwd);
   writeFileAtomic(dir / "stdin", input.stdinBytes);
   for (const auto &[name, bytes] : input.files) {
-    fs::path to = dir / "cwd" / fs::path(name).relative_path();
-    // A name that climbs out of the directory (`../x`) is not laid out.
-    if (to.lexically_normal().string().rfind((dir / "cwd").lexically_normal().string(), 0) != 0)
+    fs::path to = (cwd / fs::path(name).relative_path()).lexically_normal();
+    if (to.string().rfind(top.string() + "/", 0) != 0)
       continue;
     fs::create_directories(to.parent_path());
     writeFileAtomic(to, bytes);
@@ -163,7 +180,7 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
   TestCase t;
   t.stdinFile = dir / "stdin";
   t.args = input.args;
-  t.workDir = dir / "cwd";
+  t.workDir = cwd;
   t.argv0 = input.argv0;
   t.env = input.env;
   return t;

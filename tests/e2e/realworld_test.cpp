@@ -378,3 +378,80 @@ TEST_CASE("a real autotools tool with a bug hidden in a 341-line snapshot commit
   CHECK(named);
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
+
+TEST_CASE("a real autotools tool whose fix needs a helper the large commit removed: the call's "
+          "hunk, reverted with what its build needs, ranks first",
+          "[realworld][project][revert]") {
+  // diffstat 1.62 -> 1.63 reversed (fixtures/realworld/README.md, "diffstat"): 678 changed
+  // lines of diffstat.c; -t stops quoting names. The quoting call's hunk does not build
+  // alone (show_quoted() went with the change), and its 39-hunk group does not build as
+  // a whole (unchanged lines call a function whose name the old text gives a local).
+  TempDir t;
+  fs::path repo = t.path / "diffstat";
+  ProcessResult r = debugBundle("diffstat.bundle", repo, "diffstat_table_quote.sh");
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  INFO(top.dump());
+  CHECK(top["file"] == "diffstat.c");
+  CHECK(top["line"] == 2090);
+  CHECK(top["revert"]["result"] == "fixes first difference");
+  std::string detail = top["revert"]["detail"];
+  CHECK(detail.starts_with("reverting diffstat.c:2090 with what its build needs (diffstat.c:2058 "
+                           "(old lines 2388-2507 deleted)"));
+  // A unit that did not build is never said to do anything alone; every such trial
+  // keeps the compiler's or the linker's words, with the tree's paths.
+  for (const auto &c : report["candidates"]) {
+    std::string d = c["revert"].value("detail", "");
+    if (d.find("does not build") != std::string::npos) {
+      CHECK(d.find("alone") == std::string::npos);
+      CHECK(d.find("only together") == std::string::npos);
+    }
+  }
+  for (const auto &trial : report["revert_trials"])
+    if (trial["result"] == "does not build") {
+      std::string e = trial.value("error", "");
+      CHECK(e.starts_with("diffstat.c:"));
+    }
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
+}
+
+TEST_CASE("a real yacc-built tool: hunks of its grammar file are reverted and rebuilt, and a "
+          "removed #include comes back with the hunks that need its declarations",
+          "[realworld][project][revert]") {
+  // cproto t20221013 -> t20221014 reversed (fixtures/realworld/README.md, "cproto"): a
+  // prototype's `static` no longer carries to its definition. The fix spans grammar.y
+  // (the function-name table), symbol.h, symbol.c and semantic.c (which must include
+  // symbol.h again).
+  TempDir t;
+  fs::path repo = t.path / "cproto";
+  ProcessResult r = debugBundle("cproto.bundle", repo, "cproto_static_proto.sh");
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  INFO(top.dump());
+  CHECK(top["file"] == "semantic.c");
+  CHECK(top["version"] == "old");
+  unsigned line = top["line"];
+  CHECK(
+      ((line >= 36 && line <= 47) || (line >= 806 && line <= 813) || (line >= 953 && line <= 955)));
+  CHECK(top["revert"]["result"] == "fixes");
+  bool grammarBuilt = false, includeBack = false;
+  for (const auto &trial : report["revert_trials"]) {
+    std::string hunks;
+    for (const auto &h : trial["hunks"])
+      hunks += h.get<std::string>() + " ";
+    if (hunks.find("grammar.y:") != std::string::npos && trial["result"] != "does not build")
+      grammarBuilt = true;
+    if (hunks.find("semantic.c:6 (old lines 7-7 deleted)") != std::string::npos &&
+        hunks.find("semantic.c:34") != std::string::npos && trial["result"] == "passes")
+      includeBack = true;
+  }
+  CHECK(grammarBuilt);
+  CHECK(includeBack);
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
+}

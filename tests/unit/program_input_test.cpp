@@ -84,14 +84,32 @@ TEST_CASE("an input is laid out for a run: stdin, its files, a working directory
           "[explore][input][files]") {
   fs::path dir = fs::temp_directory_path() / ("rl-materialise-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  ProgramInput in{"abc", {"-v"}, {{"input.txt", "1 2"}, {"data/grid.txt", "..#"}, {"../x", "no"}}};
+  ProgramInput in{"abc",
+                  {"-v"},
+                  {{"input.txt", "1 2"},
+                   {"data/grid.txt", "..#"},
+                   {"../x", "up"},
+                   {"../../tests/y", "up2"},
+                   {"../../../../../../../../../z", "too far"}}};
+  in.env = {{"LC_ALL", "C"}};
   TestCase t = materialiseInput(in, dir);
   REQUIRE(t.workDir.has_value());
   CHECK(readFile(*t.stdinFile) == "abc");
   CHECK(t.args == std::vector<std::string>{"-v"});
+  CHECK(t.env == std::map<std::string, std::string>{{"LC_ALL", "C"}});
   CHECK(readFile(*t.workDir / "input.txt") == "1 2");
   CHECK(readFile(*t.workDir / "data" / "grid.txt") == "..#");
-  // A name that climbs out of the run's directory is not laid out.
+  // A name that climbs (a test that went into a scratch directory first) is found where
+  // it names: the working directory sits deep enough, inside the run's directory.
+  CHECK(readFile(*t.workDir / ".." / "x") == "up");
+  CHECK(readFile(*t.workDir / ".." / ".." / "tests" / "y") == "up2");
+  CHECK(fs::path(*t.workDir)
+            .lexically_normal()
+            .string()
+            .starts_with((dir / "cwd").lexically_normal().string() + "/"));
+  // Nothing is written outside it, and a name that climbs too far is not laid out.
   CHECK_FALSE(fs::exists(dir / "x"));
+  CHECK_FALSE(fs::exists(dir / "z"));
+  CHECK_FALSE(fs::exists(dir / ".." / "z"));
   fs::remove_all(dir);
 }
