@@ -2,8 +2,9 @@
 // fixtures/projects (autotools, libtool with a shared library, CMake, Meson and Makefile
 // projects, each with a multi-file change and a shell-script, ctest or meson test), and
 // mujs built by its own
-// Makefile from ../shared/realworld, and mawk and byacc (fixtures/realworld bundles,
-// their committed configure), `rootline debug --test` from a cold cache and
+// Makefile from ../shared/realworld, and mawk, byacc, diffstat and cproto
+// (fixtures/realworld bundles, their committed configure), `rootline debug --test` from
+// a cold cache and
 // again from a warm one: wall time of each, the failing process found, and the rank of
 // the line the fixture names as the cause. Ratios are measured in one run.
 //
