@@ -17,10 +17,10 @@ struct TestCase {
   std::optional<fs::path> stdinFile;
   std::vector<std::string> args;
   double timeoutSeconds = 30;
-  uint64_t maxTraceBytes = 4ull << 30; // 4 GiB
-  uint64_t maxOutputBytes = 0;         // native runs only; 0 = no limit
-  std::optional<fs::path> workDir;     // the run's working directory; else rootline's
-  std::string argv0;                   // argv[0] when not the executable's path
+  uint64_t maxTraceBytes = 4ull << 30;    // 4 GiB
+  uint64_t maxOutputBytes = 0;            // native runs only; 0 = no limit
+  std::optional<fs::path> workDir;        // the run's working directory; else rootline's
+  std::string argv0;                      // argv[0] when not the executable's path
   std::map<std::string, std::string> env; // set for the run, over rootline's environment
 };
 

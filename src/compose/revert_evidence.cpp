@@ -1057,11 +1057,10 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
   // hunks) says no more about a line than all of it.
   bool most = u.hunks.size() >= 4 && u.hunks.size() * 5 >= allHunks * 4;
   if (!u.newLine && (u.hunks.size() == allHunks || most) && lines > 1) {
-    std::string whole =
-        u.hunks.size() == allHunks
-            ? "reverting the whole change (" + shortLabel(u.label) + ")"
-            : "reverting " + std::to_string(u.hunks.size()) + " of the change's " +
-                  std::to_string(allHunks) + " hunks (" + shortLabel(u.label) + ")";
+    std::string whole = u.hunks.size() == allHunks
+                            ? "reverting the whole change (" + shortLabel(u.label) + ")"
+                            : "reverting " + std::to_string(u.hunks.size()) + " of the change's " +
+                                  std::to_string(allHunks) + " hunks (" + shortLabel(u.label) + ")";
     if (u.alone == "passes" && u.hunks.size() != allHunks)
       return {"whole change", whole + " makes the test pass; that is most of the change, "
                                       "evidence for no line in particular"};
