@@ -384,19 +384,25 @@ static int rl_copy_to_capture(int in, off_t at, const char *suffix) {
   return out;
 }
 
+/* A copy of the file `name` (from offset `at`, or read to its end if at < 0) as
+ * p<N>.<suffix>; nothing when it cannot be opened. */
+static void rl_capture_file(const char *name, off_t at, const char *suffix) {
+  int in = open(name, O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return;
+  int out = rl_copy_to_capture(in, at, suffix);
+  if (out >= 0)
+    close(out);
+  close(in);
+}
+
 void rl_capture_input_file(uint32_t id, const char *name) {
   if (!rl_seq || rl_state != 1)
     return;
   int saved = errno;
-  int in = open(name, O_RDONLY | O_CLOEXEC);
-  if (in >= 0) {
-    char suffix[32];
-    snprintf(suffix, sizeof suffix, "in%u", id);
-    int out = rl_copy_to_capture(in, 0, suffix);
-    if (out >= 0)
-      close(out);
-    close(in);
-  }
+  char suffix[32];
+  snprintf(suffix, sizeof suffix, "in%u", id);
+  rl_capture_file(name, 0, suffix);
   errno = saved;
 }
 
@@ -446,29 +452,15 @@ static void rl_capture_argument_files(void) {
     if (index == 0 || len == 0 || arg[0] == '-' || arg[0] == '/' || stat(arg, &st) != 0 ||
         !S_ISREG(st.st_mode))
       continue;
-    int in = open(arg, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-      continue;
     char suffix[32];
     snprintf(suffix, sizeof suffix, "arg%u", index);
-    int out = rl_copy_to_capture(in, 0, suffix);
-    if (out >= 0)
-      close(out);
-    close(in);
+    rl_capture_file(arg, 0, suffix);
   }
 }
 
 /* A copy of the environment the process starts with (p<N>.env): a test may set
  * variables (LC_ALL, TZ, a tool's own) that the process alone needs again. */
-static void rl_capture_environment(void) {
-  int in = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-    return;
-  int out = rl_copy_to_capture(in, -1, "env");
-  if (out >= 0)
-    close(out);
-  close(in);
-}
+static void rl_capture_environment(void) { rl_capture_file("/proc/self/environ", -1, "env"); }
 
 static void rl_start(uint64_t parent_seq, uint64_t fork_offset) {
   rl_state = 1;

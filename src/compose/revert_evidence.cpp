@@ -694,6 +694,13 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
   auto holds = [&](std::pair<size_t, size_t> fh) {
     return std::find(out.hunks.begin(), out.hunks.end(), fh) != out.hunks.end();
   };
+  // Each changed file's old lines, split once (1-based line l is [l - 1]).
+  std::vector<std::optional<std::vector<std::string>>> oldLines(ev.files.size());
+  auto linesOf = [&](size_t f) -> const std::vector<std::string> & {
+    if (!oldLines[f])
+      oldLines[f] = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
+    return *oldLines[f];
+  };
   for (const std::string &name : quotedIdentifiers(buildError)) {
     std::optional<std::string> block;
     for (const auto &file : ev.files)
@@ -712,7 +719,7 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
     std::vector<std::pair<size_t, size_t>> declaring, above;
     for (size_t f = 0; f < ev.files.size(); ++f) {
       const SemanticDiff &diff = *ev.files[f].diff;
-      std::vector<std::string> raw = splitLinesKeepingEnds(diff.renamedOld);
+      const std::vector<std::string> &raw = linesOf(f);
       for (size_t h = 0; h < diff.changes.hunks.size(); ++h) {
         const DiffHunk &hunk = diff.changes.hunks[h];
         if (hunk.neutral || holds({f, h}))
@@ -735,8 +742,7 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
     if (declaring.empty())
       for (auto [f, h] : u.hunks) {
         const SemanticDiff &diff = *ev.files[f].diff;
-        unsigned from = functionStartAbove(splitLinesKeepingEnds(diff.renamedOld),
-                                           diff.changes.hunks[h].oldStart);
+        unsigned from = functionStartAbove(linesOf(f), diff.changes.hunks[h].oldStart);
         for (size_t k = h; k-- > 0;) {
           const DiffHunk &hunk = diff.changes.hunks[k];
           if (hunk.oldStart + hunk.oldLines <= from)
@@ -751,7 +757,7 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
     std::vector<std::pair<size_t, size_t>> includes;
     if (declaring.empty() && above.empty())
       for (auto [f, h] : u.hunks) {
-        std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
+        const std::vector<std::string> &raw = linesOf(f);
         for (size_t k = 0; k < ev.files[f].diff->changes.hunks.size(); ++k) {
           const DiffHunk &hunk = ev.files[f].diff->changes.hunks[k];
           bool include = false;
@@ -778,21 +784,26 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
   std::set<std::string> inUnit; // macros the unit's own old text defines
   for (auto [f, h] : out.hunks) {
     const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
-    std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
+    const std::vector<std::string> &raw = linesOf(f);
     std::string text;
     for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size(); ++l)
       text += raw[l - 1];
     for (const std::string &name : macroNames(text))
       inUnit.insert(name);
   }
+  std::map<size_t, std::set<std::string>> removedIn; // per file: macros the change removed
   for (auto [f, h] : out.hunks) {
     const RevertEvidence::ChangedFile &file = ev.files[f];
     const DiffHunk &hunk = file.diff->changes.hunks[h];
-    std::set<std::string> removed = macroNames(file.diff->renamedOld);
-    for (const std::string &name : macroNames(file.newText))
-      removed.erase(name);
-    for (const std::string &name : inUnit)
-      removed.erase(name);
+    auto [it, fresh] = removedIn.try_emplace(f);
+    std::set<std::string> &removed = it->second;
+    if (fresh) {
+      removed = macroNames(file.diff->renamedOld);
+      for (const std::string &name : macroNames(file.newText))
+        removed.erase(name);
+      for (const std::string &name : inUnit)
+        removed.erase(name);
+    }
     for (const std::string &name :
          identifiersOn(file.diff->renamedLineTokens, hunk.oldStart, hunk.oldLines))
       if (removed.count(name))
