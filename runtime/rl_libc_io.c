@@ -75,6 +75,7 @@ void rl_log_output(int fd, int32_t arg, const void *src, const void *bytes, size
   if (len == 0)
     return;
   int e = errno;
+  fd = rl_output_fd(fd);
   uint64_t off = (fd == 1 || fd == 2) ? rl_out_pos[fd] : 0;
   rl_ev_output(fd, off, arg, src, bytes, len);
   if (fd == 1 || fd == 2)

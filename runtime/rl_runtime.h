@@ -33,6 +33,20 @@ void rl_trace_forked_child(uint64_t parent_seq, uint64_t fork_offset);
  * when it is opened (p<N>.in<id>): a test may delete its files before it ends, and the
  * process is re-run alone from them. */
 void rl_capture_input_file(uint32_t id, const char *name);
+/* A copy of the file `name` (from offset `at`, or read to its end if at < 0) under the
+ * trace directory as p<N>.<suffix>; nothing when it cannot be opened. */
+void rl_capture_file(const char *name, long at, const char *suffix);
+/* Text written under the trace directory as p<N>.<suffix>. */
+void rl_capture_text(const char *text, unsigned long len, const char *suffix);
+/* Files the process opened for writing (docs/project.md, "Files a process writes"): a
+ * file named by ROOTLINE_STDOUT_FILE is logged as its stdout (OUTPUT events on fd 1;
+ * the real stdout's on fd RL_REAL_STDOUT_FD); under ROOTLINE_TRACE_DIR each such file
+ * is copied as it is when the process ends (p<N>.out<i>, named in p<N>.written). */
+#define RL_REAL_STDOUT_FD 1000
+void rl_opened_for_writing(int fd, const char *name);
+void rl_closed_for_writing(int fd);
+int rl_output_fd(int fd);
+void rl_capture_written_files(void);
 
 /* --- events used by the libc wrappers --------------------------------------- */
 /* Bytes consumed from stdin so far, and bytes written to fds 1 and 2 so far. */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -79,6 +80,60 @@ static struct rl_source *rl_new_source(void) {
   return NULL;
 }
 
+/* --- files opened for writing ------------------------------------------------------ */
+
+#define RL_MAX_WRITTEN 16
+
+static char rl_written_names[RL_MAX_WRITTEN][512];  /* as the program named them */
+static char rl_written_paths[RL_MAX_WRITTEN][4096]; /* where they are */
+static int rl_written_count;
+static int rl_stdout_file_fd = -1;
+
+void rl_opened_for_writing(int fd, const char *name) {
+  if (fd < 0 || !name)
+    return;
+  int e = errno;
+  const char *as_stdout = getenv("ROOTLINE_STDOUT_FILE");
+  if (as_stdout && *as_stdout && strcmp(as_stdout, name) == 0)
+    rl_stdout_file_fd = fd;
+  if (rl_trace_seq() && strlen(name) < sizeof rl_written_names[0]) {
+    int known = 0;
+    for (int i = 0; i < rl_written_count && !known; ++i)
+      known = strcmp(rl_written_names[i], name) == 0;
+    if (!known && rl_written_count < RL_MAX_WRITTEN &&
+        realpath(name, rl_written_paths[rl_written_count])) {
+      strcpy(rl_written_names[rl_written_count], name);
+      ++rl_written_count;
+    }
+  }
+  errno = e;
+}
+
+void rl_closed_for_writing(int fd) {
+  if (fd >= 0 && fd == rl_stdout_file_fd)
+    rl_stdout_file_fd = -1;
+}
+
+int rl_output_fd(int fd) {
+  if (rl_stdout_file_fd < 0)
+    return fd;
+  return fd == rl_stdout_file_fd ? 1 : fd == 1 ? RL_REAL_STDOUT_FD : fd;
+}
+
+/* p<N>.out<i> for each file, and p<N>.written naming them: "<i> <name>" per line. */
+void rl_capture_written_files(void) {
+  static char index[RL_MAX_WRITTEN * 600];
+  size_t len = 0;
+  for (int i = 0; i < rl_written_count; ++i) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "out%d", i);
+    rl_capture_file(rl_written_paths[i], 0, suffix);
+    len += (size_t)snprintf(index + len, sizeof index - len, "%d %s\n", i, rl_written_names[i]);
+  }
+  if (rl_written_count)
+    rl_capture_text(index, len, "written");
+}
+
 /* A stream opened for reading from `name`: a new source (none when the table is full:
  * its reads then stay opaque memory writes). */
 static void rl_opened(FILE *stream, const char *name, const char *mode) {
@@ -89,6 +144,8 @@ static void rl_opened(FILE *stream, const char *name, const char *mode) {
     return;
   }
   rl_forget(stream);
+  if (strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+'))
+    rl_opened_for_writing(fileno(stream), name);
   if (strchr(mode, 'r') || strchr(mode, '+')) {
     struct rl_source *s = rl_new_source();
     if (s) {
@@ -125,12 +182,15 @@ FILE *__rl_wrap_freopen(const char *name, const char *mode, FILE *stream) {
 
 int __rl_wrap_fclose(FILE *stream) {
   rl_forget(stream);
+  rl_closed_for_writing(rl_stream_fd(stream));
   return fclose(stream);
 }
 
 /* open(2): a descriptor opened for reading is a source too (read() logs its bytes). */
 static int rl_opened_fd(int fd, const char *name, int flags) {
   int e = errno;
+  if (fd >= 0 && (flags & O_ACCMODE) != O_RDONLY)
+    rl_opened_for_writing(fd, name);
   if (fd < 0) {
     rl_ev_open(0, name);
   } else if ((flags & O_ACCMODE) != O_WRONLY) {
@@ -171,5 +231,6 @@ int __rl_wrap_open64(const char *name, int flags, ...) {
 
 int __rl_wrap_close(int fd) {
   rl_forget_fd(fd);
+  rl_closed_for_writing(fd);
   return close(fd);
 }

@@ -195,6 +195,11 @@ static void rl_reserve(size_t n) {
 void rl_finish(void) {
   if (rl_state != 1)
     return;
+  if (rl_trace_seq()) {
+    int saved = errno;
+    rl_capture_written_files();
+    errno = saved;
+  }
   rl_reserve(1);
   rl_buf[rl_len++] = RL_EV_END;
   rl_flush();
@@ -384,16 +389,26 @@ static int rl_copy_to_capture(int in, off_t at, const char *suffix) {
   return out;
 }
 
-/* A copy of the file `name` (from offset `at`, or read to its end if at < 0) as
- * p<N>.<suffix>; nothing when it cannot be opened. */
-static void rl_capture_file(const char *name, off_t at, const char *suffix) {
+void rl_capture_file(const char *name, long at, const char *suffix) {
   int in = open(name, O_RDONLY | O_CLOEXEC);
   if (in < 0)
     return;
-  int out = rl_copy_to_capture(in, at, suffix);
+  int out = rl_copy_to_capture(in, (off_t)at, suffix);
   if (out >= 0)
     close(out);
   close(in);
+}
+
+void rl_capture_text(const char *text, unsigned long len, const char *suffix) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/p%llu.%s", rl_trace_dir, (unsigned long long)(rl_seq - 1),
+           suffix);
+  int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
+    return;
+  if (write(out, text, len) != (ssize_t)len) { /* a short copy: nothing more to do */
+  }
+  close(out);
 }
 
 void rl_capture_input_file(uint32_t id, const char *name) {
@@ -462,6 +477,17 @@ static void rl_capture_argument_files(void) {
  * variables (LC_ALL, TZ, a tool's own) that the process alone needs again. */
 static void rl_capture_environment(void) { rl_capture_file("/proc/self/environ", -1, "env"); }
 
+/* At exit, after the program's own handlers: its streams are flushed first (exit would
+ * do it next), so the copies of the files it wrote are whole. */
+static void rl_at_exit(void) {
+  if (rl_state == 1 && rl_seq) {
+    int saved = errno;
+    fflush(NULL);
+    errno = saved;
+  }
+  rl_finish();
+}
+
 static void rl_start(uint64_t parent_seq, uint64_t fork_offset) {
   rl_state = 1;
   rl_set_buffer_end();
@@ -500,7 +526,7 @@ void rl_ensure_init(void) {
     rl_capture_environment();
     errno = saved;
   }
-  atexit(rl_finish);
+  atexit(rl_at_exit);
   pthread_atfork(0, 0, rl_in_forked_child);
   rl_install_signal_handlers();
 }

@@ -32,6 +32,10 @@ struct ProgramInput {
   // Environment variables the program gets besides rootline's own: those a test set for
   // the process (docs/project.md, "Inputs of a process").
   std::map<std::string, std::string> env = {};
+  // The file (relative to its working directory) whose text is the program's output, in
+  // place of its stdout: what a test compares for a program that writes a file
+  // (docs/project.md, "Files a process writes"). Empty: stdout.
+  std::string outputFile = {};
   bool operator==(const ProgramInput &) const = default;
 };
 

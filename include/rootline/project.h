@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -155,21 +156,52 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
 struct ProcessBehaviour {
   std::map<uint64_t, std::string> output;
   std::map<uint64_t, std::string> opened; // input source id -> the name it was opened by
-  std::string ending;                     // "exit 0", "signal 11", "exec", "incomplete"
+  // The files it opened for writing, by the name it used, as they were when it ended
+  // (the runtime's copies; docs/project.md, "Files a process writes").
+  std::map<std::string, std::string> written;
+  std::string ending; // "exit 0", "signal 11", "exec", "incomplete"
 };
 ProcessBehaviour processBehaviour(const ProcessTrace &p);
 
-// The failing process of a test (docs/project.md): the first, in the order the old run
-// started them, whose behaviour differs in the new run.
+// The words of the lines a change removed and of the lines it added, in the two built
+// trees' sources, headers and generated configuration (config.h, Makefile, configure):
+// version strings and dates the change edited.
+struct EditedText {
+  std::set<std::string> removed, added;
+};
+EditedText editedText(const fs::path &oldTree, const fs::path &newTree);
+
+// What an output's difference consists of when it is only words the change edited (each
+// old-only word of a differing line among `removed`, each new-only one among `added`;
+// same lines otherwise): the pairs "old → new", else empty. A program that prints the
+// version's own text (`prog --version`) differs so in every change.
+std::vector<std::string> editedTextOnly(const std::string &oldText, const std::string &newText,
+                                        const EditedText &edited);
+
+// A process of the old run whose behaviour differs in the new run (docs/project.md).
 struct FailingProcess {
   size_t oldIndex = 0;              // into the old run's processes
   std::optional<size_t> newIndex;   // its counterpart, if the new run started one
   std::string why;                  // "its stdout differs at byte 4: ..."
   std::optional<uint64_t> outputFd; // the descriptor whose output differs first
+  std::string outputFile;           // else the file it wrote that differs first
   ProcessBehaviour oldBehaviour;    // what it did in the old run
+  // Its outputs differ only by words the change edited ("2.0-20200205 → 2.0-20200608").
+  std::vector<std::string> editedWords;
 };
+
+// Every process of the old run whose behaviour differs in the new run, in start order.
+std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &oldRun,
+                                               const std::vector<ProcessTrace> &newRun,
+                                               const EditedText &edited = {});
+
+// The failing process of a test among its differing processes: the first whose
+// difference is not only text the change edited; the first one when every one is.
+std::optional<FailingProcess> failingProcessOf(const std::vector<FailingProcess> &differing);
+// failingProcessOf(differingProcesses(...)).
 std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTrace> &oldRun,
-                                                    const std::vector<ProcessTrace> &newRun);
+                                                    const std::vector<ProcessTrace> &newRun,
+                                                    const EditedText &edited = {});
 
 // A process's command line as a shell would show it.
 std::string commandLine(const TraceProcess &p);

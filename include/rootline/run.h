@@ -22,6 +22,9 @@ struct TestCase {
   std::optional<fs::path> workDir;        // the run's working directory; else rootline's
   std::string argv0;                      // argv[0] when not the executable's path
   std::map<std::string, std::string> env; // set for the run, over rootline's environment
+  // A file under workDir read back as the run's stdout when it ends (the program's own
+  // stdout is then left out); traced runs log its writes as stdout.
+  std::string outputFile;
 };
 
 struct TracedProgram {

@@ -166,7 +166,9 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the " +
                        oldB.label + " run, " + std::to_string(newRun.processes.size()) +
                        " in the " + newB.label + " run";
-  std::optional<FailingProcess> f = firstDifferingProcess(oldRun.processes, newRun.processes);
+  std::vector<FailingProcess> differing =
+      differingProcesses(oldRun.processes, newRun.processes, editedText(oldB.home, newB.home));
+  std::optional<FailingProcess> f = failingProcessOf(differing);
   if (!f)
     throw Error("the test '" + opt.test + "' fails on the " + newB.label + " version (" +
                     statusText(newNative.result) + "), but no traced program behaves otherwise (" +
@@ -190,9 +192,22 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   notes.push_back("failing process: `" + commandLine(p) + "` in " +
                   (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
                   std::to_string(f->oldIndex + 1) + " of the " + oldB.label +
-                  " run: the first whose "
-                  "behaviour differs; " +
+                  " run: the first whose behaviour differs" +
+                  (f->oldIndex != differing.front().oldIndex
+                       ? std::string(" in more than text the change edited; ")
+                       : std::string("; ")) +
                   why);
+  // Earlier processes that print the versions' own text: passed over, and said so.
+  for (const FailingProcess &v : differing) {
+    if (v.oldIndex >= f->oldIndex)
+      break;
+    std::string words;
+    for (const std::string &w : v.editedWords)
+      words += (words.empty() ? "`" : ", `") + w + "`";
+    notes.push_back("passed over `" + commandLine(oldRun.processes[v.oldIndex].header.process) +
+                    "` (process " + std::to_string(v.oldIndex + 1) +
+                    "): its output differs only by text the change edited (" + words + ")");
+  }
   if (!oldRun.isolationNote.empty())
     notes.push_back(oldRun.isolationNote);
   if (!f->newIndex)
@@ -208,6 +223,23 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                     "program run alone with the same inputs");
   out.input = carvedInput(oldRun, f->oldIndex, f->oldBehaviour, notes);
   out.expectedStdout = f->oldBehaviour.output[1];
+  if (!f->outputFile.empty()) { // what the test compares is a file the process writes
+    fs::path file = fs::path(f->outputFile);
+    if (file.is_absolute()) {
+      fs::path rel = file.lexically_relative(p.cwd);
+      if (rel.empty() || rel.string().starts_with(".."))
+        throw Error("the failing process `" + commandLine(p) + "` writes the file that differs, " +
+                        f->outputFile +
+                        ", outside its working directory: rootline cannot run "
+                        "it alone there",
+                    ExitFailure);
+      file = rel;
+    }
+    out.input.outputFile = file.string();
+    out.expectedStdout = f->oldBehaviour.written[f->outputFile];
+    notes.push_back("the failing process's output is the file " + file.string() +
+                    " it writes: debugged as its output, in place of its stdout");
+  }
   out.oldProgram = oldProg;
   out.newProgram = newProg;
   return out;

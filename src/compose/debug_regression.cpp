@@ -115,6 +115,10 @@ DebugReport debugRegression(const DebugRequest &request) {
     report.hangLoop = debug::chooseHangCriteria(oldV, newV, report.expected.stdoutBytes, diffs);
   else
     debug::chooseCriteria(oldV, newV, report.expected.stdoutBytes, diffs, req.wholeBehaviour);
+  if (!req.input.outputFile.empty()) // its writes were logged as stdout
+    for (std::string *c : {&oldV.criterion, &newV.criterion})
+      if (size_t at = c->find("stdout byte"); at != std::string::npos)
+        c->replace(at, 6, "the file " + req.input.outputFile + ",");
   report.oldCriterion = oldV.criterion;
   report.newCriterion = newV.criterion;
 

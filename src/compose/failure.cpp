@@ -143,7 +143,9 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
   uint64_t errAt = commonPrefix(old1.stderrBytes, new1.stderrBytes);
   std::string stderrPart = "its stderr differs from byte " + std::to_string(errAt);
   report.failure =
-      outputDiffers ? "stdout differs from the expected output from byte " + std::to_string(at) +
+      outputDiffers ? (req.input.outputFile.empty() ? std::string("stdout")
+                                                    : "the file " + req.input.outputFile) +
+                          " differs from the expected output from byte " + std::to_string(at) +
                           firstValueText(report.expected.stdoutBytes, new1.stdoutBytes)
       : outcomeDiffers ? "the new version ends with " + new1.outcome + " instead of " +
                              old1.outcome + (stderrDiffers ? ", and " + stderrPart : "")

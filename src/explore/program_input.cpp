@@ -177,7 +177,14 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
     fs::create_directories(to.parent_path());
     writeFileAtomic(to, bytes);
   }
+  // An output file left by an earlier run in the same directory must not pass for this
+  // run's.
+  if (!input.outputFile.empty() && !input.files.count(input.outputFile)) {
+    std::error_code ignored;
+    fs::remove(cwd / input.outputFile, ignored);
+  }
   TestCase t;
+  t.outputFile = input.outputFile;
   t.stdinFile = dir / "stdin";
   t.args = input.args;
   t.workDir = cwd;

@@ -1,10 +1,11 @@
 // The failing process of a test: what each traced process did that others can see, read
 // from its trace, and the first process of the old run whose counterpart in the new run
-// did otherwise.
+// did otherwise in more than the text the change edited.
 #include "rootline/project.h"
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 namespace rootline {
 
@@ -17,6 +18,49 @@ std::string processKey(const TraceProcess &p) {
   for (const auto &a : p.argv)
     key += a + '\0';
   return key;
+}
+
+// The same key without the directory and with each argument's last path component
+// only: a script's `mktemp -d` directory differs from run to run.
+std::string looseProcessKey(const TraceProcess &p) {
+  std::string key = p.exe + "\n" + (p.parentSeq ? "fork\n" : "main\n");
+  for (const auto &a : p.argv)
+    key += a.substr(a.find_last_of('/') == std::string::npos ? 0 : a.find_last_of('/') + 1) + '\0';
+  return key;
+}
+
+// Each old process's counterpart in the new run: the new process with the same key
+// that is as many-th with it; else the first one left with the same loose key.
+std::vector<std::optional<size_t>> counterparts(const std::vector<ProcessTrace> &oldRun,
+                                                const std::vector<ProcessTrace> &newRun) {
+  std::map<std::string, std::vector<size_t>> newByKey, newByLooseKey;
+  for (size_t i = 0; i < newRun.size(); ++i) {
+    newByKey[processKey(newRun[i].header.process)].push_back(i);
+    newByLooseKey[looseProcessKey(newRun[i].header.process)].push_back(i);
+  }
+  std::vector<std::optional<size_t>> out(oldRun.size());
+  std::vector<bool> taken(newRun.size(), false);
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < oldRun.size(); ++i) {
+    std::string key = processKey(oldRun[i].header.process);
+    size_t k = seen[key]++;
+    auto it = newByKey.find(key);
+    if (it != newByKey.end() && k < it->second.size()) {
+      out[i] = it->second[k];
+      taken[*out[i]] = true;
+    }
+  }
+  for (size_t i = 0; i < oldRun.size(); ++i) {
+    if (out[i])
+      continue;
+    for (size_t j : newByLooseKey[looseProcessKey(oldRun[i].header.process)])
+      if (!taken[j]) {
+        out[i] = j;
+        taken[j] = true;
+        break;
+      }
+  }
+  return out;
 }
 
 std::string shellQuoted(const std::string &s) {
@@ -101,36 +145,62 @@ ProcessBehaviour processBehaviour(const ProcessTrace &p) {
   }
   if (b.ending == "incomplete" && reader.truncated())
     b.ending = "incomplete (trace cut short)";
+  // The files it wrote: "<i> <name>" lines in p<N>.written, each copied as p<N>.out<i>.
+  fs::path base = p.trace;
+  base.replace_extension();
+  std::error_code ec;
+  if (fs::exists(base.string() + ".written", ec)) {
+    std::istringstream index(readFile(base.string() + ".written"));
+    std::string line;
+    while (std::getline(index, line)) {
+      size_t space = line.find(' ');
+      if (space == std::string::npos)
+        continue;
+      fs::path copy = base.string() + ".out" + line.substr(0, space);
+      b.written[line.substr(space + 1)] = fs::exists(copy, ec) ? readFile(copy) : std::string();
+    }
+  }
   return b;
 }
 
-std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTrace> &oldRun,
-                                                    const std::vector<ProcessTrace> &newRun) {
-  // The new run's processes by key, each key's in start order.
-  std::map<std::string, std::vector<size_t>> newByKey;
-  for (size_t i = 0; i < newRun.size(); ++i)
-    newByKey[processKey(newRun[i].header.process)].push_back(i);
-  std::map<std::string, size_t> seen;
+std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &oldRun,
+                                               const std::vector<ProcessTrace> &newRun,
+                                               const EditedText &edited) {
+  std::vector<std::optional<size_t>> counterpart = counterparts(oldRun, newRun);
+  std::vector<FailingProcess> out;
   for (size_t i = 0; i < oldRun.size(); ++i) {
-    std::string key = processKey(oldRun[i].header.process);
-    size_t k = seen[key]++;
-    auto it = newByKey.find(key);
     FailingProcess f;
     f.oldIndex = i;
     f.oldBehaviour = processBehaviour(oldRun[i]);
-    if (it == newByKey.end() || k >= it->second.size()) {
+    if (!counterpart[i]) {
       f.why = "the new run did not start it";
-      return f;
+      out.push_back(std::move(f));
+      continue;
     }
-    f.newIndex = it->second[k];
+    f.newIndex = counterpart[i];
     ProcessBehaviour a = f.oldBehaviour, b = processBehaviour(newRun[*f.newIndex]);
     for (const auto &[fd, text] : a.output)
       b.output.try_emplace(fd);
     for (const auto &[fd, text] : b.output)
       a.output.try_emplace(fd);
+    // Files it wrote are compared by name, as they were when it ended (a descriptor may
+    // stand for several files in turn).
+    bool byName = !a.written.empty() || !b.written.empty();
+    for (const auto &[name, text] : a.written)
+      b.written.try_emplace(name);
+    for (const auto &[name, text] : b.written)
+      a.written.try_emplace(name);
+    bool onlyEdited = a.ending == b.ending;
     for (const auto &[fd, oldText] : a.output) {
       const std::string &newText = b.output[fd];
-      if (oldText == newText)
+      if (oldText == newText || (byName && fd > 2))
+        continue;
+      std::vector<std::string> words = editedTextOnly(oldText, newText, edited);
+      onlyEdited = onlyEdited && !words.empty();
+      for (std::string &w : words)
+        if (std::find(f.editedWords.begin(), f.editedWords.end(), w) == f.editedWords.end())
+          f.editedWords.push_back(std::move(w));
+      if (f.outputFd)
         continue;
       size_t at = 0;
       while (at < oldText.size() && at < newText.size() && oldText[at] == newText[at])
@@ -139,14 +209,48 @@ std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTra
       f.why = "its " + fdName(fd) + " differs in line " + std::to_string(lineNumber(oldText, at)) +
               ": " + excerpt(oldText, at) + " in the old run, " + excerpt(newText, at) +
               " in the new run";
-      return f;
     }
-    if (a.ending != b.ending) {
+    for (const auto &[name, oldText] : a.written) {
+      const std::string &newText = b.written[name];
+      if (oldText == newText)
+        continue;
+      std::vector<std::string> words = editedTextOnly(oldText, newText, edited);
+      onlyEdited = onlyEdited && !words.empty();
+      for (std::string &w : words)
+        if (std::find(f.editedWords.begin(), f.editedWords.end(), w) == f.editedWords.end())
+          f.editedWords.push_back(std::move(w));
+      if (f.outputFd || !f.outputFile.empty())
+        continue;
+      size_t at = 0;
+      while (at < oldText.size() && at < newText.size() && oldText[at] == newText[at])
+        ++at;
+      f.outputFile = name;
+      f.why = "the file " + name + " it writes differs in line " +
+              std::to_string(lineNumber(oldText, at)) + ": " + excerpt(oldText, at) +
+              " in the old run, " + excerpt(newText, at) + " in the new run";
+    }
+    if (!onlyEdited)
+      f.editedWords.clear();
+    if (!f.outputFd && f.outputFile.empty() && a.ending != b.ending)
       f.why = "it ends with " + a.ending + " in the old run and " + b.ending + " in the new run";
-      return f;
-    }
+    if (!f.why.empty())
+      out.push_back(std::move(f));
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTrace> &oldRun,
+                                                    const std::vector<ProcessTrace> &newRun,
+                                                    const EditedText &edited) {
+  return failingProcessOf(differingProcesses(oldRun, newRun, edited));
+}
+
+std::optional<FailingProcess> failingProcessOf(const std::vector<FailingProcess> &differing) {
+  if (differing.empty())
+    return std::nullopt;
+  auto real = std::find_if(differing.begin(), differing.end(),
+                           [](const FailingProcess &f) { return f.editedWords.empty(); });
+  return real == differing.end() ? differing.front() : *real;
 }
 
 } // namespace rootline

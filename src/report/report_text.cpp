@@ -17,6 +17,8 @@ nlohmann::json inputJson(const ProgramInput &in) {
     j["argv0"] = in.argv0;
   if (!in.env.empty())
     j["env"] = in.env;
+  if (!in.outputFile.empty())
+    j["output_file"] = in.outputFile;
   return j;
 }
 

@@ -1,4 +1,5 @@
 #include "rootline/error.h"
+#include "rootline/fs.h"
 #include "rootline/run.h"
 
 #include <csignal>
@@ -74,7 +75,18 @@ ProcessSpec specFor(const fs::path &exe, const TestCase &test) {
     spec.workDir = test.workDir->string();
   for (const auto &[name, value] : test.env)
     spec.extraEnv[name] = value;
+  if (!test.outputFile.empty())
+    spec.extraEnv["ROOTLINE_STDOUT_FILE"] = test.outputFile;
   return spec;
+}
+
+// The output file's text as the run's stdout (empty when the program did not write it).
+void readOutputFile(const TestCase &test, ProcessResult &r) {
+  if (test.outputFile.empty())
+    return;
+  fs::path file = test.workDir ? *test.workDir / test.outputFile : fs::path(test.outputFile);
+  std::error_code ec;
+  r.out = fs::is_regular_file(file, ec) ? readFile(file) : std::string();
 }
 
 } // namespace
@@ -94,6 +106,7 @@ TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs
     fs::remove(traceFile, ignored);
   TracedRun run;
   run.process = runProcess(spec);
+  readOutputFile(test, run.process);
   run.trace = traceFile;
   run.limitReached =
       !run.process.timedOut && run.process.signal == 0 && run.process.exitCode == 86 &&
@@ -104,7 +117,9 @@ TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs
 }
 
 ProcessResult runNative(const fs::path &exe, const TestCase &test) {
-  return runProcess(specFor(exe, test));
+  ProcessResult r = runProcess(specFor(exe, test));
+  readOutputFile(test, r);
+  return r;
 }
 
 } // namespace rootline

@@ -228,6 +228,34 @@ TEST_CASE(
   CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
 }
 
+TEST_CASE("debug --test: a process that prints the release the change bumped is passed over; "
+          "the failing process writes its output into a file (in place, in a mktemp "
+          "directory), debugged as its output",
+          "[project][cli]") {
+  ProjectCase c = debugProject("make_inplace", "sh tests/squeeze.sh");
+  // `./sqz --version` differs first, by the version string version.h changed: not the
+  // failure, and the report says why it was passed over.
+  CHECK(hasNote(c.report, "passed over `./sqz --version` (process 1)",
+                "differs only by text the change edited (`1.4-20240105 → 1.5-20240311`)"));
+  // Matched across runs although its directory (mktemp -d) has another name in each.
+  CHECK(hasNote(c.report, "failing process: `sqz notes.txt` in /tmp/",
+                "process 2 of the old run: the first whose behaviour differs in more than "
+                "text the change edited; the file notes.txt it writes differs in line 3"));
+  const nlohmann::json &input = c.report["test"]["input"];
+  CHECK(input["output_file"] == "notes.txt");
+  CHECK(input["files"]["notes.txt"] == "one  \n\n\n\ntwo\t\n\nthree\n");
+  // The expected output is the file as the old version left it.
+  CHECK(c.report["test"]["expected"]["stdout"] == "one\n\ntwo\n\nthree\n");
+  CHECK(c.report["failure"]["summary"].get<std::string>().starts_with(
+      "the file notes.txt differs from the expected output from byte 5"));
+  CHECK(c.report["failure"]["new_criterion"].get<std::string>().starts_with(
+      "the output at the file notes.txt, byte 5, printed at src/sqz.c:"));
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "src/sqz.c");
+  CHECK(c.report["candidates"][0]["line"] == 43);
+  CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
+}
+
 TEST_CASE("debug --test: a failing process whose stdout is right but whose exit status and "
           "error_at_line message differ is debugged from its first differing stderr byte",
           "[project][cli]") {

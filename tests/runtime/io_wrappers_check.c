@@ -1120,6 +1120,40 @@ static void c_stderr(void) {
                  {0, ANY_SRC, "\n"}, {1, ANY_SRC, "line\n"}, {0, NULL, "21\n"});
 }
 
+/* A file named by ROOTLINE_STDOUT_FILE: its writes are logged as stdout (fd 1, stdout's
+ * offsets) while it is open; the real stdout's as RL_REAL_STDOUT_FD. */
+static void test_output_file_as_stdout(void) {
+  set_test("the file ROOTLINE_STDOUT_FILE names is logged as stdout");
+  const char *name = "rl-output-file-check.txt";
+  setenv("ROOTLINE_STDOUT_FILE", name, 1);
+  rl_stub_reset();
+  rl_out_pos[1] = rl_out_pos[2] = 0;
+  int w = 1;
+  FILE *other = __rl_wrap_fopen(out_path, "w");
+  FILE *f = __rl_wrap_fopen(name, "w");
+  if (!f || !other) die("fopen");
+  int fd = fileno(f);
+  CHECK_EQ(rl_output_fd(fd), 1);
+  CHECK_EQ(rl_output_fd(1), RL_REAL_STDOUT_FD);
+  CHECK_EQ(rl_output_fd(fileno(other)), fileno(other));
+  FWRITE("abc", 1, 3, f);
+  FWRITE("zz", 1, 2, other);
+  FPUTS("de", f);
+  __rl_wrap_fclose(f);
+  __rl_wrap_fclose(other);
+  CHECK_EQ(rl_output_fd(fd), fd);
+  CHECK_EQ(rl_output_fd(1), 1);
+  const struct rl_stub_event *a = nth_tag(RL_EV_OUTPUT, 0), *b = nth_tag(RL_EV_OUTPUT, 1),
+                             *c = nth_tag(RL_EV_OUTPUT, 2);
+  CHECK(a && a->fd == 1 && a->offset == 0 && a->len == 3 && memcmp(a->bytes, "abc", 3) == 0);
+  CHECK(b && b->fd != 1 && b->len == 2);
+  CHECK(c && c->fd == 1 && c->offset == 3 && c->len == 2 && memcmp(c->bytes, "de", 2) == 0);
+  CHECK_EQ(rl_out_pos[1], 5);
+  unsetenv("ROOTLINE_STDOUT_FILE");
+  unlink(name);
+  rl_out_pos[1] = rl_out_pos[2] = 0;
+}
+
 static void test_fprintf_file(void) {
   static rec_t real, wrapped;
   static unsigned char a[256], b[256];
@@ -1301,6 +1335,7 @@ int main(void) {
   cmp_out("puts putchar putc fputc fputs fwrite write", 1, s_puts_etc, c_puts_etc);
   cmp_out("fprintf to unbuffered stderr", 2, s_stderr, c_stderr);
   test_fprintf_file();
+  test_output_file_as_stdout();
   test_sprintf();
 
   unlink(in_path);

@@ -135,3 +135,16 @@ void rl_ev_open(uint32_t id, const char *name) {
   ev->len = strlen(name);
   ev->bytes = (unsigned char *)strdup(name);
 }
+
+/* Single-file mode: no per-process captures. */
+uint64_t rl_trace_seq(void) { return 0; }
+void rl_capture_file(const char *name, long at, const char *suffix) {
+  (void)name;
+  (void)at;
+  (void)suffix;
+}
+void rl_capture_text(const char *text, unsigned long len, const char *suffix) {
+  (void)text;
+  (void)len;
+  (void)suffix;
+}
