@@ -78,8 +78,8 @@ Result debugOnce(const Row &row, const fs::path &cache) {
 
 std::vector<Row> rows(const fs::path &scratch) {
   std::vector<Row> out;
-  for (const char *name :
-       {"autotools_tally", "cmake_units", "make_pipeline", "meson_wordstat", "libtool_kvcheck"}) {
+  for (const char *name : {"autotools_tally", "cmake_units", "make_pipeline", "meson_wordstat",
+                           "libtool_kvcheck", "make_inplace"}) {
     fs::path dir = kSource / "fixtures" / "projects" / name;
     json p = json::parse(readFile(dir / "project.json"));
     Row r;
@@ -175,11 +175,15 @@ std::vector<Row> rows(const fs::path &scratch) {
   // lines of diffstat.c (fixtures/realworld/README.md, "diffstat").
   // cproto by configure, yacc and make: a fix across grammar.y, a header and two sources
   // (fixtures/realworld/README.md, "cproto"); the line: define_function_name's first.
+  // cindent through its own wrapper scripts, which ask its version first and have it
+  // rewrite a file in place (fixtures/realworld/README.md, "cindent").
   for (auto [name, bundle, script, file, line] :
        {std::tuple{"diffstat (real, autotools)", "diffstat.bundle", "diffstat_table_quote.sh",
                    "diffstat.c", 2090u},
         std::tuple{"cproto (real, yacc)", "cproto.bundle", "cproto_static_proto.sh", "semantic.c",
-                   44u}}) {
+                   44u},
+        std::tuple{"cindent (real, wrapper scripts)", "cindent.bundle",
+                   "cindent_indent_off_brace.sh", "io.c", 930u}}) {
     fs::path repo = scratch / fs::path(bundle).stem();
     ProcessSpec clone;
     clone.argv = {"/usr/bin/git", "clone", "-q",

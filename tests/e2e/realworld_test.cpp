@@ -418,6 +418,50 @@ TEST_CASE("a real autotools tool whose fix needs a helper the large commit remov
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
 
+TEST_CASE("a real GNU-style tool whose test runs it through its own wrapper script, which "
+          "asks for its version first and has it rewrite a file in place: the fix's lines "
+          "rank first",
+          "[realworld][project]") {
+  // cindent t20200205 -> t20200608 reversed (fixtures/realworld/README.md, "cindent"):
+  // the brace before an INDENT-OFF block is indented as code, and the blank line after
+  // INDENT-ON is dropped. The test runs scripts/vtt-indent, a shell script that runs
+  // `indent -version`, sed and then `indent --profile ... a.c` in a mktemp directory.
+  TempDir t;
+  fs::path repo = t.path / "cindent";
+  ProcessResult r = debugBundle("cindent.bundle", repo, "cindent_indent_off_brace.sh");
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  // The version check differs by the version string version.h changed: passed over.
+  bool passedOver = false, failing = false;
+  for (const auto &n : report["notes"]) {
+    std::string s = n.get<std::string>();
+    passedOver |= s.starts_with("passed over `indent -version` (process 1)") &&
+                  s.find("(`2.0-20200608 → 2.0-20200205`)") != std::string::npos;
+    failing |= s.starts_with("failing process: `indent --profile ./scripts/vtt-profile a.c` in "
+                             "/tmp/") &&
+               s.find("the file a.c it writes differs in line 8") != std::string::npos;
+  }
+  CHECK(passedOver);
+  CHECK(failing);
+  CHECK(report["test"]["input"]["output_file"] == "a.c");
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  INFO(top.dump());
+  CHECK(top["file"] == "io.c");
+  // The fix's two hunks in fill_buffer: bad lines 930-932 (where the flag is set) and
+  // 992-993 (the kept blank line).
+  unsigned line = top["line"];
+  CHECK(((line >= 930 && line <= 932) || (line >= 992 && line <= 996)));
+  // Both hunks are needed: the revert set is the fix's hunks, nothing else.
+  CHECK(top["revert"]["result"] == "fixes with others");
+  std::string detail = top["revert"]["detail"];
+  CHECK(detail.starts_with("reverting these 3 groups of hunks together makes the test pass: "
+                           "io.c:930, io.c:932"));
+  CHECK(detail.find("io.c:992") != std::string::npos);
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
+}
+
 TEST_CASE("a real yacc-built tool: hunks of its grammar file are reverted and rebuilt, and a "
           "removed #include comes back with the hunks that need its declarations",
           "[realworld][project][revert]") {
