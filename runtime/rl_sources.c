@@ -114,10 +114,15 @@ void rl_closed_for_writing(int fd) {
     rl_stdout_file_fd = -1;
 }
 
+/* The real stdout is never the run's stdout while a file stands for it, also before the
+ * file is opened (a banner printed first) and after it is closed. */
 int rl_output_fd(int fd) {
-  if (rl_stdout_file_fd < 0)
+  if (fd >= 0 && fd == rl_stdout_file_fd)
+    return 1;
+  if (fd != 1)
     return fd;
-  return fd == rl_stdout_file_fd ? 1 : fd == 1 ? RL_REAL_STDOUT_FD : fd;
+  const char *as_stdout = getenv("ROOTLINE_STDOUT_FILE");
+  return as_stdout && *as_stdout ? RL_REAL_STDOUT_FD : fd;
 }
 
 /* p<N>.out<i> for each file, and p<N>.written naming them: "<i> <name>" per line. */

@@ -190,49 +190,49 @@ std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &
       b.written.try_emplace(name);
     for (const auto &[name, text] : b.written)
       a.written.try_emplace(name);
+    // Its differing outputs: stdout and stderr first, then the files it wrote by name.
+    struct Differing {
+      std::optional<uint64_t> fd;
+      std::string file;
+      const std::string *oldText, *newText;
+      std::vector<std::string> editedWords;
+    };
+    std::vector<Differing> differing;
+    for (const auto &[fd, oldText] : a.output)
+      if (oldText != b.output[fd] && !(byName && fd > 2))
+        differing.push_back({fd, "", &oldText, &b.output[fd], {}});
+    for (const auto &[name, oldText] : a.written)
+      if (oldText != b.written[name])
+        differing.push_back({std::nullopt, name, &oldText, &b.written[name], {}});
     bool onlyEdited = a.ending == b.ending;
-    for (const auto &[fd, oldText] : a.output) {
-      const std::string &newText = b.output[fd];
-      if (oldText == newText || (byName && fd > 2))
-        continue;
-      std::vector<std::string> words = editedTextOnly(oldText, newText, edited);
-      onlyEdited = onlyEdited && !words.empty();
-      for (std::string &w : words)
+    for (Differing &d : differing) {
+      d.editedWords = editedTextOnly(*d.oldText, *d.newText, edited);
+      onlyEdited = onlyEdited && !d.editedWords.empty();
+      for (const std::string &w : d.editedWords)
         if (std::find(f.editedWords.begin(), f.editedWords.end(), w) == f.editedWords.end())
-          f.editedWords.push_back(std::move(w));
-      if (f.outputFd)
-        continue;
-      size_t at = 0;
-      while (at < oldText.size() && at < newText.size() && oldText[at] == newText[at])
-        ++at;
-      f.outputFd = fd;
-      f.why = "its " + fdName(fd) + " differs in line " + std::to_string(lineNumber(oldText, at)) +
-              ": " + excerpt(oldText, at) + " in the old run, " + excerpt(newText, at) +
-              " in the new run";
-    }
-    for (const auto &[name, oldText] : a.written) {
-      const std::string &newText = b.written[name];
-      if (oldText == newText)
-        continue;
-      std::vector<std::string> words = editedTextOnly(oldText, newText, edited);
-      onlyEdited = onlyEdited && !words.empty();
-      for (std::string &w : words)
-        if (std::find(f.editedWords.begin(), f.editedWords.end(), w) == f.editedWords.end())
-          f.editedWords.push_back(std::move(w));
-      if (f.outputFd || !f.outputFile.empty())
-        continue;
-      size_t at = 0;
-      while (at < oldText.size() && at < newText.size() && oldText[at] == newText[at])
-        ++at;
-      f.outputFile = name;
-      f.why = "the file " + name + " it writes differs in line " +
-              std::to_string(lineNumber(oldText, at)) + ": " + excerpt(oldText, at) +
-              " in the old run, " + excerpt(newText, at) + " in the new run";
+          f.editedWords.push_back(w);
     }
     if (!onlyEdited)
       f.editedWords.clear();
-    if (!f.outputFd && f.outputFile.empty() && a.ending != b.ending)
+    // The output debugged: the first that differs in more than edited text (a banner
+    // with the release on stdout, the result in a file), else the first.
+    auto shown = std::find_if(differing.begin(), differing.end(),
+                              [](const Differing &d) { return d.editedWords.empty(); });
+    if (shown == differing.end() && !differing.empty())
+      shown = differing.begin();
+    if (shown != differing.end()) {
+      const std::string &oldText = *shown->oldText, &newText = *shown->newText;
+      size_t at = 0;
+      while (at < oldText.size() && at < newText.size() && oldText[at] == newText[at])
+        ++at;
+      f.outputFd = shown->fd;
+      f.outputFile = shown->file;
+      f.why = (shown->fd ? "its " + fdName(*shown->fd) : "the file " + shown->file + " it writes") +
+              " differs in line " + std::to_string(lineNumber(oldText, at)) + ": " +
+              excerpt(oldText, at) + " in the old run, " + excerpt(newText, at) + " in the new run";
+    } else if (a.ending != b.ending) {
       f.why = "it ends with " + a.ending + " in the old run and " + b.ending + " in the new run";
+    }
     if (!f.why.empty())
       out.push_back(std::move(f));
   }

@@ -238,7 +238,9 @@ TEST_CASE("debug --test: a process that prints the release the change bumped is 
   CHECK(hasNote(c.report, "passed over `./sqz --version` (process 1)",
                 "differs only by text the change edited (`1.4-20240105 → 1.5-20240311`)"));
   // Matched across runs although its directory (mktemp -d) has another name in each.
-  CHECK(hasNote(c.report, "failing process: `sqz notes.txt` in /tmp/",
+  // Its stdout (the -v line with the release) differs too, but only by the release: the
+  // file is what is debugged.
+  CHECK(hasNote(c.report, "failing process: `sqz -v notes.txt` in /tmp/",
                 "process 2 of the old run: the first whose behaviour differs in more than "
                 "text the change edited; the file notes.txt it writes differs in line 3"));
   const nlohmann::json &input = c.report["test"]["input"];
@@ -252,7 +254,7 @@ TEST_CASE("debug --test: a process that prints the release the change bumped is 
       "the output at the file notes.txt, byte 5, printed at src/sqz.c:"));
   REQUIRE_FALSE(c.report["candidates"].empty());
   CHECK(c.report["candidates"][0]["file"] == "src/sqz.c");
-  CHECK(c.report["candidates"][0]["line"] == 43);
+  CHECK(c.report["candidates"][0]["line"] == 44);
   CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
 }
 

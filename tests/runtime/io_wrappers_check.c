@@ -1121,7 +1121,7 @@ static void c_stderr(void) {
 }
 
 /* A file named by ROOTLINE_STDOUT_FILE: its writes are logged as stdout (fd 1, stdout's
- * offsets) while it is open; the real stdout's as RL_REAL_STDOUT_FD. */
+ * offsets) while it is open; the real stdout's as RL_REAL_STDOUT_FD, always. */
 static void test_output_file_as_stdout(void) {
   set_test("the file ROOTLINE_STDOUT_FILE names is logged as stdout");
   const char *name = "rl-output-file-check.txt";
@@ -1142,7 +1142,7 @@ static void test_output_file_as_stdout(void) {
   __rl_wrap_fclose(f);
   __rl_wrap_fclose(other);
   CHECK_EQ(rl_output_fd(fd), fd);
-  CHECK_EQ(rl_output_fd(1), 1);
+  CHECK_EQ(rl_output_fd(1), RL_REAL_STDOUT_FD); /* also once the file is closed */
   const struct rl_stub_event *a = nth_tag(RL_EV_OUTPUT, 0), *b = nth_tag(RL_EV_OUTPUT, 1),
                              *c = nth_tag(RL_EV_OUTPUT, 2);
   CHECK(a && a->fd == 1 && a->offset == 0 && a->len == 3 && memcmp(a->bytes, "abc", 3) == 0);
@@ -1150,6 +1150,7 @@ static void test_output_file_as_stdout(void) {
   CHECK(c && c->fd == 1 && c->offset == 3 && c->len == 2 && memcmp(c->bytes, "de", 2) == 0);
   CHECK_EQ(rl_out_pos[1], 5);
   unsetenv("ROOTLINE_STDOUT_FILE");
+  CHECK_EQ(rl_output_fd(1), 1);
   unlink(name);
   rl_out_pos[1] = rl_out_pos[2] = 0;
 }
