@@ -147,8 +147,11 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   cmd->add_option("args", opt->args, "Program arguments of the test (after --)");
   addProjectOptions(*cmd, opt->project.build, opt->project.test,
                     "the project's programs it runs are traced, and the first process that "
-                    "behaves otherwise is debugged alone, from its stdin, arguments, the files "
-                    "it opened or its arguments named, and the variables the test set for it");
+                    "behaves otherwise (in more than the version text the change edited: a "
+                    "--version check is passed over) is debugged alone, from its stdin, "
+                    "arguments, the files it opened or its arguments named, and the variables "
+                    "the test set for it; a file it writes is its output when that is what "
+                    "differs");
   cmd->footer(
       "--src paths are relative to each tree (the repository's top for commits). With --repo,\n"
       "git's diff between the commits ranks and maps lines, and every report names both\n"

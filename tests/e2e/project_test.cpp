@@ -228,7 +228,7 @@ TEST_CASE(
   CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
 }
 
-TEST_CASE("debug --test: a process that prints the release the change bumped is passed over; "
+TEST_CASE("debug --test: a process that prints the release the change bumped is passed over, and "
           "the failing process writes its output into a file (in place, in a mktemp "
           "directory), debugged as its output",
           "[project][cli]") {
