@@ -46,6 +46,7 @@ void rl_capture_text(const char *text, unsigned long len, const char *suffix);
 void rl_opened_for_writing(int fd, const char *name);
 void rl_closed_for_writing(int fd);
 int rl_output_fd(int fd);
+void rl_forget_stdout_file(void); /* ROOTLINE_STDOUT_FILE changed (a test of the wrappers) */
 void rl_capture_written_files(void);
 
 /* --- events used by the libc wrappers --------------------------------------- */

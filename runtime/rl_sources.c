@@ -89,12 +89,27 @@ static char rl_written_paths[RL_MAX_WRITTEN][4096]; /* where they are */
 static int rl_written_count;
 static int rl_stdout_file_fd = -1;
 
+/* ROOTLINE_STDOUT_FILE, read once (every stdout write asks). */
+static const char *rl_stdout_file_name;
+static int rl_stdout_file_known;
+
+static const char *rl_stdout_file(void) {
+  if (!rl_stdout_file_known) {
+    const char *name = getenv("ROOTLINE_STDOUT_FILE");
+    rl_stdout_file_name = name && *name ? name : NULL;
+    rl_stdout_file_known = 1;
+  }
+  return rl_stdout_file_name;
+}
+
+void rl_forget_stdout_file(void) { rl_stdout_file_known = 0; }
+
 void rl_opened_for_writing(int fd, const char *name) {
   if (fd < 0 || !name)
     return;
   int e = errno;
-  const char *as_stdout = getenv("ROOTLINE_STDOUT_FILE");
-  if (as_stdout && *as_stdout && strcmp(as_stdout, name) == 0)
+  const char *as_stdout = rl_stdout_file();
+  if (as_stdout && strcmp(as_stdout, name) == 0)
     rl_stdout_file_fd = fd;
   if (rl_trace_seq() && strlen(name) < sizeof rl_written_names[0]) {
     int known = 0;
@@ -119,10 +134,7 @@ void rl_closed_for_writing(int fd) {
 int rl_output_fd(int fd) {
   if (fd >= 0 && fd == rl_stdout_file_fd)
     return 1;
-  if (fd != 1)
-    return fd;
-  const char *as_stdout = getenv("ROOTLINE_STDOUT_FILE");
-  return as_stdout && *as_stdout ? RL_REAL_STDOUT_FD : fd;
+  return fd == 1 && rl_stdout_file() ? RL_REAL_STDOUT_FD : fd;
 }
 
 /* p<N>.out<i> for each file, and p<N>.written naming them: "<i> <name>" per line. */

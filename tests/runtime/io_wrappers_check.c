@@ -1126,6 +1126,7 @@ static void test_output_file_as_stdout(void) {
   set_test("the file ROOTLINE_STDOUT_FILE names is logged as stdout");
   const char *name = "rl-output-file-check.txt";
   setenv("ROOTLINE_STDOUT_FILE", name, 1);
+  rl_forget_stdout_file();
   rl_stub_reset();
   rl_out_pos[1] = rl_out_pos[2] = 0;
   int w = 1;
@@ -1150,6 +1151,7 @@ static void test_output_file_as_stdout(void) {
   CHECK(c && c->fd == 1 && c->offset == 3 && c->len == 2 && memcmp(c->bytes, "de", 2) == 0);
   CHECK_EQ(rl_out_pos[1], 5);
   unsetenv("ROOTLINE_STDOUT_FILE");
+  rl_forget_stdout_file();
   CHECK_EQ(rl_output_fd(1), 1);
   unlink(name);
   rl_out_pos[1] = rl_out_pos[2] = 0;
