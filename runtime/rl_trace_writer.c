@@ -450,7 +450,17 @@ static void rl_capture_stdin(void) {
   }
 }
 
-/* A copy of each argument that names a file by a relative path (p<N>.arg<i>), as it is
+/* A path in a temporary directory (/tmp, /var/tmp, $TMPDIR): a test's scratch file,
+ * gone when the process is run alone later. */
+static int rl_in_temp_dir(const char *path) {
+  const char *tmp = getenv("TMPDIR");
+  size_t n = tmp ? strlen(tmp) : 0;
+  return strncmp(path, "/tmp/", 5) == 0 || strncmp(path, "/var/tmp/", 9) == 0 ||
+         (n > 1 && strncmp(path, tmp, n) == 0 && path[n] == '/');
+}
+
+/* A copy of each argument that names a file by a relative path, or by an absolute one in
+ * a temporary directory (p<N>.arg<i>), as it is
  * when the process starts: the process may hand it to a program it runs (`gzip -dc
  * FILE` through popen) rather than open it, and the test may delete it before it ends.
  * Debugged alone, the process finds it again. */
@@ -464,8 +474,8 @@ static void rl_capture_argument_files(void) {
     size_t len = strlen(arg);
     start += len + 1;
     struct stat st;
-    if (index == 0 || len == 0 || arg[0] == '-' || arg[0] == '/' || stat(arg, &st) != 0 ||
-        !S_ISREG(st.st_mode))
+    if (index == 0 || len == 0 || arg[0] == '-' || (arg[0] == '/' && !rl_in_temp_dir(arg)) ||
+        stat(arg, &st) != 0 || !S_ISREG(st.st_mode))
       continue;
     char suffix[32];
     snprintf(suffix, sizeof suffix, "arg%u", index);

@@ -63,6 +63,23 @@ variantBuilder(const BuiltProject &project, const std::string &programPath) {
 
 std::string statusText(const ProcessResult &r) { return r.outcome(); }
 
+// Where a run alone lays out a file the test had at an absolute path in a temporary
+// directory: the same path without its leading /, inside the run's directory.
+std::string relocatedName(const std::string &path) {
+  return fs::path(path).relative_path().string();
+}
+
+bool inTempDir(const std::string &path) {
+  return path.starts_with("/tmp/") || path.starts_with("/var/tmp/");
+}
+
+std::string joined(const std::set<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 // The inputs the process got, from the copies its runtime made: stdin, its arguments,
 // the files it opened for reading by a relative name, and the files its arguments named.
 ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessBehaviour &b,
@@ -76,8 +93,27 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
   in.args.assign(p.argv.begin() + (p.argv.empty() ? 0 : 1), p.argv.end());
   if (!p.argv.empty()) // the name the test ran it under, for both versions
     in.argv0 = p.argv[0];
+  // Arguments naming files in a temporary directory (the runtime copied them: a test's
+  // `mktemp -d` files, gone when the test ends) are laid out inside the run's directory
+  // and the argument names them there.
+  std::set<std::string> relocatedArgs;
+  for (size_t i = 1; i < p.argv.size(); ++i) {
+    fs::path copy = base.string() + ".arg" + std::to_string(i);
+    if (fs::path(p.argv[i]).is_absolute() && fs::exists(copy, ec)) {
+      std::string here = relocatedName(p.argv[i]);
+      in.files[here] = readFile(copy);
+      in.args[i - 1] = here;
+      relocatedArgs.insert(p.argv[i]);
+    }
+  }
+  if (!relocatedArgs.empty())
+    notes.push_back("the failing process's argument(s) " + joined(relocatedArgs) +
+                    " name files in the test's temporary directory: its runs alone get them "
+                    "inside their own directory, named without the leading /");
   for (const auto &[id, name] : b.opened) {
     fs::path copy = base.string() + ".in" + std::to_string(id);
+    if (relocatedArgs.count(name))
+      continue;
     if (fs::path(name).is_absolute()) {
       notes.push_back("the failing process opened " + name +
                       " by an absolute path: alternative inputs keep that file as it is");
@@ -111,7 +147,7 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
   // it runs reads them): the copies its runtime made then.
   for (size_t i = 1; i < p.argv.size(); ++i) {
     fs::path copy = base.string() + ".arg" + std::to_string(i);
-    if (!in.files.count(p.argv[i]) && fs::exists(copy, ec))
+    if (!relocatedArgs.count(p.argv[i]) && !in.files.count(p.argv[i]) && fs::exists(copy, ec))
       in.files[p.argv[i]] = readFile(copy);
   }
   return in;
@@ -227,18 +263,36 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     fs::path file = fs::path(f->outputFile);
     if (file.is_absolute()) {
       fs::path rel = file.lexically_relative(p.cwd);
-      if (rel.empty() || rel.string().starts_with(".."))
+      if (!rel.empty() && !rel.string().starts_with("..")) {
+        file = rel;
+      } else if (inTempDir(f->outputFile)) { // laid out like the arguments there
+        file = relocatedName(f->outputFile);
+        fs::path dir = fs::path(f->outputFile).parent_path();
+        for (size_t i = 1; i < p.argv.size(); ++i)
+          if (p.argv[i] == f->outputFile || fs::path(p.argv[i]) == dir)
+            out.input.args[i - 1] = relocatedName(p.argv[i]);
+      } else {
         throw Error("the failing process `" + commandLine(p) + "` writes the file that differs, " +
                         f->outputFile +
-                        ", outside its working directory: rootline cannot run "
-                        "it alone there",
+                        ", outside its working directory and outside a temporary directory: "
+                        "rootline cannot run it alone there",
                     ExitFailure);
-      file = rel;
+      }
     }
     out.input.outputFile = file.string();
     out.expectedStdout = f->oldBehaviour.written[f->outputFile];
     notes.push_back("the failing process's output is the file " + file.string() +
                     " it writes: debugged as its output, in place of its stdout");
+  }
+  // What the process printed of a relocated path, it prints of the path its run alone
+  // gets (a program that echoes its argument).
+  for (size_t i = 1; i < p.argv.size(); ++i) {
+    const std::string &was = p.argv[i], &now = out.input.args[i - 1];
+    if (was == now || !fs::path(was).is_absolute())
+      continue;
+    for (size_t at = 0; (at = out.expectedStdout.find(was, at)) != std::string::npos;
+         at += now.size())
+      out.expectedStdout.replace(at, was.size(), now);
   }
   out.oldProgram = oldProg;
   out.newProgram = newProg;

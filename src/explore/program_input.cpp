@@ -182,6 +182,10 @@ TestCase materialiseInput(const ProgramInput &input, const fs::path &dir) {
   if (!input.outputFile.empty() && !input.files.count(input.outputFile)) {
     std::error_code ignored;
     fs::remove(cwd / input.outputFile, ignored);
+    // Its directory is there for the program to write into (a relocated temporary one).
+    fs::path to = (cwd / input.outputFile).lexically_normal();
+    if (to.string().rfind(top.string() + "/", 0) == 0)
+      fs::create_directories(to.parent_path(), ignored);
   }
   TestCase t;
   t.outputFile = input.outputFile;

@@ -63,6 +63,71 @@ std::vector<std::optional<size_t>> counterparts(const std::vector<ProcessTrace> 
   return out;
 }
 
+// The new run's written files under the old run's names: the same name, else the same
+// last component, in order (a file in a script's `mktemp -d` directory).
+std::map<std::string, std::string> byOldNames(const std::map<std::string, std::string> &old,
+                                              std::map<std::string, std::string> written) {
+  auto last = [](const std::string &name) {
+    size_t slash = name.find_last_of('/');
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+  };
+  std::map<std::string, std::string> out;
+  for (const auto &[name, text] : old)
+    if (auto it = written.find(name); it != written.end()) {
+      out[name] = std::move(it->second);
+      written.erase(it);
+    }
+  for (const auto &[name, text] : old) {
+    if (out.count(name))
+      continue;
+    auto it = std::find_if(written.begin(), written.end(),
+                           [&](const auto &w) { return last(w.first) == last(name); });
+    if (it != written.end()) {
+      out[name] = std::move(it->second);
+      written.erase(it);
+    }
+  }
+  for (auto &[name, text] : written)
+    out.try_emplace(name, std::move(text));
+  return out;
+}
+
+// What the new process wrote, with the paths it had where the old one had others (its
+// `mktemp -d` directory, an argument in it) replaced by the old one's: a name chosen at
+// random in each run is no difference between the versions.
+void inOldRunsNames(const TraceProcess &oldP, const TraceProcess &newP, ProcessBehaviour &b) {
+  std::vector<std::pair<std::string, std::string>> names; // new -> old
+  auto add = [&](const std::string &n, const std::string &o) {
+    if (n != o && n.size() > 1 && n[0] == '/' && o.size() > 1 && o[0] == '/')
+      names.emplace_back(n, o);
+  };
+  add(newP.cwd, oldP.cwd);
+  for (size_t k = 0; k < newP.argv.size() && k < oldP.argv.size(); ++k) {
+    add(newP.argv[k], oldP.argv[k]);
+    add(fs::path(newP.argv[k]).parent_path().string(),
+        fs::path(oldP.argv[k]).parent_path().string());
+  }
+  if (names.empty())
+    return;
+  std::sort(names.begin(), names.end(),
+            [](const auto &x, const auto &y) { return x.first.size() > y.first.size(); });
+  auto rename = [&](std::string &text) {
+    for (const auto &[n, o] : names)
+      for (size_t at = 0; (at = text.find(n, at)) != std::string::npos; at += o.size())
+        text.replace(at, n.size(), o);
+  };
+  for (auto &[fd, text] : b.output)
+    rename(text);
+  std::map<std::string, std::string> written;
+  for (auto &[name, text] : b.written) {
+    std::string n = name;
+    rename(n);
+    rename(text);
+    written[n] = std::move(text);
+  }
+  b.written = std::move(written);
+}
+
 std::string shellQuoted(const std::string &s) {
   if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos)
     return s;
@@ -179,6 +244,7 @@ std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &
     }
     f.newIndex = counterpart[i];
     ProcessBehaviour a = f.oldBehaviour, b = processBehaviour(newRun[*f.newIndex]);
+    inOldRunsNames(oldRun[i].header.process, newRun[*f.newIndex].header.process, b);
     for (const auto &[fd, text] : a.output)
       b.output.try_emplace(fd);
     for (const auto &[fd, text] : b.output)
@@ -186,6 +252,7 @@ std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &
     // Files it wrote are compared by name, as they were when it ended (a descriptor may
     // stand for several files in turn).
     bool byName = !a.written.empty() || !b.written.empty();
+    b.written = byOldNames(a.written, std::move(b.written));
     for (const auto &[name, text] : a.written)
       b.written.try_emplace(name);
     for (const auto &[name, text] : b.written)

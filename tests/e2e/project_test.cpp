@@ -258,6 +258,30 @@ TEST_CASE("debug --test: a process that prints the release the change bumped is 
   CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
 }
 
+TEST_CASE("debug --test: a failing process given its file by an absolute path in the test's "
+          "mktemp directory gets it inside its own run directory, and the random names are no "
+          "difference between the runs",
+          "[project][cli]") {
+  ProjectCase c = debugProject("make_inplace", "sh tests/squeeze_abs.sh");
+  // Its stdout names the file (another mktemp name in each run) and the release: neither
+  // is the failure; the file it rewrote is.
+  CHECK(hasNote(c.report, "failing process: `sqz -v /tmp/", "the file /tmp/tmp."));
+  CHECK(hasNote(c.report, "failing process: `sqz -v /tmp/", "it writes differs in line 3"));
+  CHECK(hasNote(c.report, "the failing process's argument(s) /tmp/",
+                "name files in the test's temporary directory"));
+  const nlohmann::json &input = c.report["test"]["input"];
+  REQUIRE(input["args"].size() == 2);
+  std::string arg = input["args"][1];
+  CHECK(arg.starts_with("tmp/tmp."));
+  CHECK(arg.ends_with("/notes.txt"));
+  CHECK(input["output_file"] == arg);
+  CHECK(input["files"][arg] == "one  \n\n\n\ntwo\t\n\nthree\n");
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  CHECK(c.report["candidates"][0]["file"] == "src/sqz.c");
+  CHECK(c.report["candidates"][0]["line"] == 44);
+  CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
+}
+
 TEST_CASE("debug --test: a failing process whose stdout is right but whose exit status and "
           "error_at_line message differ is debugged from its first differing stderr byte",
           "[project][cli]") {
