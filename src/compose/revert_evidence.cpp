@@ -4,6 +4,7 @@
 // symlink farms under the cache, named by their content, so the build cache serves a
 // trial a second time.
 #include "compose/debug_stages.h"
+#include "compose/revert_units.h"
 
 #include "rootline/c_tokens.h"
 #include "rootline/error.h"
@@ -20,6 +21,68 @@
 #include <unistd.h>
 
 namespace rootline::debug {
+
+std::string hunkLabel(const RevertEvidence::ChangedFile &f, const DiffHunk &h) {
+  if (!h.newLines)
+    return f.newPath + ":" + std::to_string(h.newStart) + " (old lines " +
+           std::to_string(h.oldStart) + "-" + std::to_string(h.oldStart + h.oldLines - 1) +
+           " deleted)";
+  std::string s = f.newPath + ":" + std::to_string(h.newStart);
+  if (h.newLines > 1)
+    s += "-" + std::to_string(h.newStart + h.newLines - 1);
+  return s;
+}
+
+// The identifiers on some lines of a file's token lines (space-separated tokens).
+std::set<std::string> identifiersOn(const std::vector<std::string> &tokenLines, unsigned first,
+                                    unsigned count) {
+  std::set<std::string> out;
+  for (unsigned l = first; l < first + count && l < tokenLines.size(); ++l) {
+    size_t start = 0;
+    const std::string &line = tokenLines[l];
+    while (start < line.size()) {
+      size_t end = line.find(' ', start);
+      end = end == std::string::npos ? line.size() : end;
+      std::string t = line.substr(start, end - start);
+      if (!t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_') &&
+          !isCKeyword(t))
+        out.insert(t);
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+// The identifiers a compiler message quotes ('foo', ‘foo’).
+std::set<std::string> quotedIdentifiers(const std::string &message) {
+  std::set<std::string> out;
+  std::string cur;
+  bool in = false;
+  for (size_t i = 0; i < message.size(); ++i) {
+    char c = message[i];
+    if (c == '`') { // the linker's `name'
+      in = true;
+      cur.clear();
+      continue;
+    }
+    bool quote =
+        c == '\'' || message.compare(i, 3, "\u2018") == 0 || message.compare(i, 3, "\u2019") == 0;
+    if (quote) {
+      if (in && !cur.empty() && (std::isalpha(static_cast<unsigned char>(cur[0])) || cur[0] == '_'))
+        out.insert(cur);
+      cur.clear();
+      in = !in;
+      if (c != '\'')
+        i += 2;
+    } else if (in) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+        cur += c;
+      else
+        in = false, cur.clear();
+    }
+  }
+  return out;
+}
 
 namespace {
 
@@ -65,37 +128,6 @@ std::vector<RevertEvidence::ChangedFile> changedFiles(const DebugRequest &req, D
     RevertEvidence::ChangedFile f{o, n, &diffs.semantic(n, true), readFile(newFile)};
     if (!f.diff->changes.hunks.empty())
       out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::string hunkLabel(const RevertEvidence::ChangedFile &f, const DiffHunk &h) {
-  if (!h.newLines)
-    return f.newPath + ":" + std::to_string(h.newStart) + " (old lines " +
-           std::to_string(h.oldStart) + "-" + std::to_string(h.oldStart + h.oldLines - 1) +
-           " deleted)";
-  std::string s = f.newPath + ":" + std::to_string(h.newStart);
-  if (h.newLines > 1)
-    s += "-" + std::to_string(h.newStart + h.newLines - 1);
-  return s;
-}
-
-// The identifiers on some lines of a file's token lines (space-separated tokens).
-std::set<std::string> identifiersOn(const std::vector<std::string> &tokenLines, unsigned first,
-                                    unsigned count) {
-  std::set<std::string> out;
-  for (unsigned l = first; l < first + count && l < tokenLines.size(); ++l) {
-    size_t start = 0;
-    const std::string &line = tokenLines[l];
-    while (start < line.size()) {
-      size_t end = line.find(' ', start);
-      end = end == std::string::npos ? line.size() : end;
-      std::string t = line.substr(start, end - start);
-      if (!t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_') &&
-          !isCKeyword(t))
-        out.insert(t);
-      start = end + 1;
-    }
   }
   return out;
 }
@@ -558,37 +590,6 @@ DebugCandidate unitCandidate(const RevertEvidence::Unit &unit,
 
 namespace {
 
-// The identifiers a compiler message quotes ('foo', ‘foo’).
-std::set<std::string> quotedIdentifiers(const std::string &message) {
-  std::set<std::string> out;
-  std::string cur;
-  bool in = false;
-  for (size_t i = 0; i < message.size(); ++i) {
-    char c = message[i];
-    if (c == '`') { // the linker's `name'
-      in = true;
-      cur.clear();
-      continue;
-    }
-    bool quote =
-        c == '\'' || message.compare(i, 3, "\u2018") == 0 || message.compare(i, 3, "\u2019") == 0;
-    if (quote) {
-      if (in && !cur.empty() && (std::isalpha(static_cast<unsigned char>(cur[0])) || cur[0] == '_'))
-        out.insert(cur);
-      cur.clear();
-      in = !in;
-      if (c != '\'')
-        i += 2;
-    } else if (in) {
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-        cur += c;
-      else
-        in = false, cur.clear();
-    }
-  }
-  return out;
-}
-
 // Smaller units for a group whose revert did not build: each of its hunks alone, and
 // each hunk with the groups that hold a name the build error quotes (a changed
 // signature and its calls).
@@ -634,204 +635,6 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
       out.push_back(std::move(merged));
     }
   }
-  return out;
-}
-
-// A unit whose revert did not build because its old text uses a name the change took
-// away: the same unit with what declares that name put back. A removed macro comes
-// back as its old `#define` block (oldMacroBlock); a removed helper, table or global as
-// the hunk whose old text declares it at file scope; a removed local as the nearest
-// hunk above, in the same file, whose old text holds it. The next build error may name
-// another such name: the grown unit grows again, a few times at most.
-constexpr unsigned kMaxGrowth = 6;
-
-// The names a C text `#define`s.
-std::set<std::string> macroNames(const std::string &text) {
-  std::set<std::string> out;
-  for (const std::string &line : splitLinesKeepingEnds(text)) {
-    size_t at = line.find_first_not_of(" \t");
-    if (at == std::string::npos || line[at] != '#')
-      continue;
-    at = line.find_first_not_of(" \t", at + 1);
-    if (at == std::string::npos || line.compare(at, 6, "define") != 0)
-      continue;
-    at = line.find_first_not_of(" \t", at + 6);
-    size_t end = at;
-    while (end < line.size() &&
-           (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
-      ++end;
-    if (at != std::string::npos && end > at)
-      out.insert(line.substr(at, end - at));
-  }
-  return out;
-}
-
-// The line of the function header above `line` (1-based) in a C text: the nearest line
-// that starts in the first column with a name and holds a `(`, or a `{` in the first
-// column; 1 when none.
-unsigned functionStartAbove(const std::vector<std::string> &raw, unsigned line) {
-  for (unsigned l = std::min<size_t>(line, raw.size()); l-- > 1;) {
-    const std::string &t = raw[l - 1];
-    if (t.empty())
-      continue;
-    if (t[0] == '{')
-      return l;
-    if ((std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_') &&
-        t.find('(') != std::string::npos)
-      return l;
-  }
-  return 1;
-}
-
-std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t unit,
-                                              const std::string &buildError) {
-  const RevertEvidence::Unit &u = ev.units[unit];
-  if (u.grown >= kMaxGrowth)
-    return std::nullopt;
-  RevertEvidence::Unit out = u;
-  std::string names;
-  bool added = false;
-  auto holds = [&](std::pair<size_t, size_t> fh) {
-    return std::find(out.hunks.begin(), out.hunks.end(), fh) != out.hunks.end();
-  };
-  // Each changed file's old lines, split once (1-based line l is [l - 1]).
-  std::vector<std::optional<std::vector<std::string>>> oldLines(ev.files.size());
-  auto linesOf = [&](size_t f) -> const std::vector<std::string> & {
-    if (!oldLines[f])
-      oldLines[f] = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
-    return *oldLines[f];
-  };
-  for (const std::string &name : quotedIdentifiers(buildError)) {
-    std::optional<std::string> block;
-    for (const auto &file : ev.files)
-      if ((block = oldMacroBlock(file.diff->renamedOld, name)))
-        break;
-    if (block) {
-      if (out.oldDefinitions.find(*block) != std::string::npos)
-        continue;
-      out.oldDefinitions += *block;
-      names += (names.empty() ? "`" : ", `") + name + "`";
-      added = true;
-      continue;
-    }
-    // Hunks of the change (any group) whose old text declares `name` at file scope:
-    // a line that starts in its first column and holds the name.
-    std::vector<std::pair<size_t, size_t>> declaring, above;
-    for (size_t f = 0; f < ev.files.size(); ++f) {
-      const SemanticDiff &diff = *ev.files[f].diff;
-      const std::vector<std::string> &raw = linesOf(f);
-      for (size_t h = 0; h < diff.changes.hunks.size(); ++h) {
-        const DiffHunk &hunk = diff.changes.hunks[h];
-        if (hunk.neutral || holds({f, h}))
-          continue;
-        for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size();
-             ++l) {
-          const std::string &text = raw[l - 1];
-          // (`} Symbol;` ends a typedef; a `#define` comes back as a macro, above.)
-          bool fileScope =
-              !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && text[0] != '#';
-          if (fileScope && identifiersOn(diff.renamedLineTokens, l, 1).count(name)) {
-            declaring.push_back({f, h});
-            break;
-          }
-        }
-      }
-    }
-    // Else a local: the hunks above one of the unit's own, in its function (from the
-    // old text's function header on), whose old text holds it.
-    if (declaring.empty())
-      for (auto [f, h] : u.hunks) {
-        const SemanticDiff &diff = *ev.files[f].diff;
-        unsigned from = functionStartAbove(linesOf(f), diff.changes.hunks[h].oldStart);
-        for (size_t k = h; k-- > 0;) {
-          const DiffHunk &hunk = diff.changes.hunks[k];
-          if (hunk.oldStart + hunk.oldLines <= from)
-            break;
-          if (!hunk.neutral && !holds({f, k}) &&
-              identifiersOn(diff.renamedLineTokens, hunk.oldStart, hunk.oldLines).count(name))
-            above.push_back({f, k});
-        }
-      }
-    // Else a type or a function a header declares: the `#include` lines the change
-    // removed from the unit's files may be what brought it.
-    std::vector<std::pair<size_t, size_t>> includes;
-    if (declaring.empty() && above.empty())
-      for (auto [f, h] : u.hunks) {
-        const std::vector<std::string> &raw = linesOf(f);
-        for (size_t k = 0; k < ev.files[f].diff->changes.hunks.size(); ++k) {
-          const DiffHunk &hunk = ev.files[f].diff->changes.hunks[k];
-          bool include = false;
-          for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size();
-               ++l) {
-            size_t at = raw[l - 1].find_first_not_of(" \t");
-            include = include || (at != std::string::npos && raw[l - 1][at] == '#' &&
-                                  raw[l - 1].find("include", at) != std::string::npos);
-          }
-          if (include && !hunk.neutral && !holds({f, k}))
-            includes.push_back({f, k});
-        }
-      }
-    for (auto fh : !declaring.empty() ? declaring : !above.empty() ? above : includes)
-      if (!holds(fh)) {
-        out.hunks.push_back(fh);
-        added = true;
-      }
-  }
-  if (!added)
-    return std::nullopt;
-  // Every other macro the unit's old text uses that the change removed from its file
-  // comes back at once: one build per missing macro would spend the trials.
-  std::set<std::string> inUnit; // macros the unit's own old text defines
-  for (auto [f, h] : out.hunks) {
-    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
-    const std::vector<std::string> &raw = linesOf(f);
-    std::string text;
-    for (unsigned l = hunk.oldStart; l < hunk.oldStart + hunk.oldLines && l <= raw.size(); ++l)
-      text += raw[l - 1];
-    for (const std::string &name : macroNames(text))
-      inUnit.insert(name);
-  }
-  std::map<size_t, std::set<std::string>> removedIn; // per file: macros the change removed
-  for (auto [f, h] : out.hunks) {
-    const RevertEvidence::ChangedFile &file = ev.files[f];
-    const DiffHunk &hunk = file.diff->changes.hunks[h];
-    auto [it, fresh] = removedIn.try_emplace(f);
-    std::set<std::string> &removed = it->second;
-    if (fresh) {
-      removed = macroNames(file.diff->renamedOld);
-      for (const std::string &name : macroNames(file.newText))
-        removed.erase(name);
-      for (const std::string &name : inUnit)
-        removed.erase(name);
-    }
-    for (const std::string &name :
-         identifiersOn(file.diff->renamedLineTokens, hunk.oldStart, hunk.oldLines))
-      if (removed.count(name))
-        if (auto block = oldMacroBlock(file.diff->renamedOld, name);
-            block && out.oldDefinitions.find(*block) == std::string::npos) {
-          out.oldDefinitions += *block;
-          names += (names.empty() ? "`" : ", `") + name + "`";
-        }
-  }
-  std::sort(out.hunks.begin(), out.hunks.end());
-  out.label.clear();
-  for (auto [f, h] : out.hunks)
-    out.label += (out.label.empty() ? "" : " + ") +
-                 hunkLabel(ev.files[f], ev.files[f].diff->changes.hunks[h]);
-  if (!names.empty())
-    out.oldDefinitionsNote =
-        u.oldDefinitionsNote.empty()
-            ? " (with the old definition of " + names + " put back)"
-            : u.oldDefinitionsNote.substr(0, u.oldDefinitionsNote.size() - 10) + ", " + names +
-                  " put back)";
-  out.label += out.oldDefinitionsNote;
-  out.alone.clear();
-  out.appliedAlone.clear();
-  out.buildError.clear();
-  out.newLine = 0;
-  out.grown = u.grown + 1;
-  if (out.grownFrom.empty())
-    out.grownFrom = u.label;
   return out;
 }
 
