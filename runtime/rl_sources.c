@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RL_MAX_SOURCES 64
@@ -111,7 +112,10 @@ void rl_opened_for_writing(int fd, const char *name) {
   const char *as_stdout = rl_stdout_file();
   if (as_stdout && strcmp(as_stdout, name) == 0)
     rl_stdout_file_fd = fd;
-  if (rl_trace_seq() && strlen(name) < sizeof rl_written_names[0]) {
+  /* Only regular files are copied at the end: a FIFO or a terminal would block the copy. */
+  struct stat st;
+  if (rl_trace_seq() && strlen(name) < sizeof rl_written_names[0] && fstat(fd, &st) == 0 &&
+      S_ISREG(st.st_mode)) {
     int known = 0;
     for (int i = 0; i < rl_written_count && !known; ++i)
       known = strcmp(rl_written_names[i], name) == 0;
@@ -142,6 +146,9 @@ void rl_capture_written_files(void) {
   static char index[RL_MAX_WRITTEN * 600];
   size_t len = 0;
   for (int i = 0; i < rl_written_count; ++i) {
+    struct stat st; /* still a regular file (not replaced by a FIFO since) */
+    if (stat(rl_written_paths[i], &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
     char suffix[32];
     snprintf(suffix, sizeof suffix, "out%d", i);
     rl_capture_file(rl_written_paths[i], 0, suffix);
