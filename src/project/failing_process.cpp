@@ -20,12 +20,19 @@ std::string processKey(const TraceProcess &p) {
   return key;
 }
 
+// A path's last component ("notes.txt" of "/tmp/tmp.X/notes.txt"); the whole of a name
+// without a slash.
+std::string lastComponent(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // The same key without the directory and with each argument's last path component
 // only: a script's `mktemp -d` directory differs from run to run.
 std::string looseProcessKey(const TraceProcess &p) {
   std::string key = p.exe + "\n" + (p.parentSeq ? "fork\n" : "main\n");
   for (const auto &a : p.argv)
-    key += a.substr(a.find_last_of('/') == std::string::npos ? 0 : a.find_last_of('/') + 1) + '\0';
+    key += lastComponent(a) + '\0';
   return key;
 }
 
@@ -67,10 +74,6 @@ std::vector<std::optional<size_t>> counterparts(const std::vector<ProcessTrace> 
 // last component, in order (a file in a script's `mktemp -d` directory).
 std::map<std::string, std::string> byOldNames(const std::map<std::string, std::string> &old,
                                               std::map<std::string, std::string> written) {
-  auto last = [](const std::string &name) {
-    size_t slash = name.find_last_of('/');
-    return slash == std::string::npos ? name : name.substr(slash + 1);
-  };
   std::map<std::string, std::string> out;
   for (const auto &[name, text] : old)
     if (auto it = written.find(name); it != written.end()) {
@@ -80,8 +83,9 @@ std::map<std::string, std::string> byOldNames(const std::map<std::string, std::s
   for (const auto &[name, text] : old) {
     if (out.count(name))
       continue;
-    auto it = std::find_if(written.begin(), written.end(),
-                           [&](const auto &w) { return last(w.first) == last(name); });
+    auto it = std::find_if(written.begin(), written.end(), [&](const auto &w) {
+      return lastComponent(w.first) == lastComponent(name);
+    });
     if (it != written.end()) {
       out[name] = std::move(it->second);
       written.erase(it);
