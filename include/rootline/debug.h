@@ -331,8 +331,11 @@ struct DebugReport {
   std::map<std::string, std::string> renamedFiles;
   std::vector<NeutralEdit> neutralEdits;
   std::vector<RevertTrial> reverts;
-  // The smallest set of hunks found whose revert alone makes the test pass (labels).
+  // The smallest set of hunks found whose revert alone makes the test pass (labels),
+  // and whether delta debugging finished on it: no group of it can be left out. False
+  // when the budget ended first; the set passes but may hold groups it does not need.
   std::vector<std::string> minimalRevert;
+  bool minimalRevertOneMinimal = false;
   // Aligned runs: the first divergence on the slice, the dual slice's size (line
   // executions of the slices whose counterpart differs or is missing, of all of them),
   // and the changed lines that compute the same values.

@@ -337,9 +337,10 @@ struct RevertEvidence {
   // the groups its build error names.
   std::vector<Unit> units;
   size_t groups = 0;
-  size_t skippedFiles = 0;    // changed files the program is not built from
-  std::vector<size_t> fixing; // units whose revert alone makes the test pass
-  std::set<size_t> minimal;   // else the smallest set found whose revert does
+  size_t skippedFiles = 0;          // changed files the program is not built from
+  std::vector<size_t> fixing;       // units whose revert alone makes the test pass
+  std::set<size_t> minimal;         // else the smallest set found whose revert does
+  bool minimalIsOneMinimal = false; // no group of `minimal` can be left out (all tried)
 };
 // `builtFrom`: the source files (new-side relative paths) either version's program is
 // compiled from; changed C files outside it (tests, tools) are never tried. Empty: all.

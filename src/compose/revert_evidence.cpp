@@ -4,6 +4,7 @@
 // symlink farms under the cache, named by their content, so the build cache serves a
 // trial a second time.
 #include "compose/debug_stages.h"
+#include "compose/delta_debugging.h"
 #include "compose/revert_units.h"
 
 #include "rootline/c_tokens.h"
@@ -437,9 +438,6 @@ private:
   std::map<std::set<size_t>, std::string> buildErrors_;
 };
 
-// Delta debugging over the units (Zeller, ESEC/FSE 1999), in revert form: the
-// smallest set found whose revert makes the test pass. Reverting every unit is the old
-// version (plus neutral edits), which passes.
 // What reverting a unit costs to build, roughly: a header edit recompiles every unit
 // that includes it, a source edit one unit.
 size_t buildCost(const RevertEvidence::Unit &u,
@@ -448,43 +446,6 @@ size_t buildCost(const RevertEvidence::Unit &u,
   for (auto [f, h] : u.hunks)
     (fs::path(files[f].newPath).extension() == ".h" ? headers : sources).insert(f);
   return sources.size() + 10 * headers.size();
-}
-
-// `c`: the units in the order to try them (cheapest builds first, so more trials fit in
-// the stage's share).
-std::set<size_t> minimalRevert(Trials &trials, std::vector<size_t> c) {
-  bool confirmed = false; // some trial passed on c (reverting everything is assumed)
-  size_t n = 2;
-  while (c.size() >= 2 && !trials.exhausted()) {
-    size_t chunk = (c.size() + n - 1) / n;
-    bool reduced = false;
-    for (size_t start = 0; start < c.size() && !reduced && !trials.exhausted(); start += chunk) {
-      std::vector<size_t> part(c.begin() + static_cast<long>(start),
-                               c.begin() + static_cast<long>(std::min(c.size(), start + chunk)));
-      std::vector<size_t> rest;
-      for (size_t u : c)
-        if (std::find(part.begin(), part.end(), u) == part.end())
-          rest.push_back(u);
-      for (const auto *candidate : {&part, &rest}) {
-        if (candidate->empty() || candidate->size() == c.size() || trials.exhausted())
-          continue;
-        if (trials.run({candidate->begin(), candidate->end()}, "revert") == "passes") {
-          n = candidate == &part ? 2 : std::max<size_t>(n - 1, 2);
-          c = *candidate;
-          reduced = confirmed = true;
-          break;
-        }
-      }
-    }
-    if (!reduced) {
-      if (n >= c.size())
-        break;
-      n = std::min(c.size(), n * 2);
-    }
-  }
-  if (!confirmed)
-    return {};
-  return {c.begin(), c.end()};
 }
 
 // The unit holding a candidate's line, if any: its group, or a smaller unit tried
@@ -771,11 +732,20 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     for (size_t u : byCost)
       if (u < ev.groups)
         groups.push_back(u);
-    ev.minimal = minimalRevert(trials, groups);
+    // Cheapest builds first, so more trials fit in the stage's share.
+    ReducedRevert reduced = reduceRevert(
+        groups,
+        [&](const std::vector<size_t> &set) {
+          return trials.run({set.begin(), set.end()}, "revert") == "passes";
+        },
+        [&] { return trials.exhausted(); });
+    ev.minimal = {reduced.units.begin(), reduced.units.end()};
+    ev.minimalIsOneMinimal = reduced.oneMinimal;
     if (ev.minimal.size() == ev.groups)
       ev.minimal.clear(); // the whole change: nothing learnt
     for (size_t u : ev.minimal)
       report.minimalRevert.push_back(units[u].label);
+    report.minimalRevertOneMinimal = ev.minimalIsOneMinimal;
   }
   if (deadline.expired())
     stages.cut("the budget ended after " + std::to_string(trials.count()) + " revert trial(s)");
@@ -854,8 +824,13 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
     std::string set;
     for (size_t m : ev.minimal)
       set += (set.empty() ? "" : ", ") + ev.units[m].label;
+    // Cut by the budget, the set passes but may hold groups it does not need.
+    std::string cut = ev.minimalIsOneMinimal
+                          ? ""
+                          : " (the budget ended before each was tried without the others)";
     return {"fixes with others", "reverting these " + std::to_string(ev.minimal.size()) +
-                                     " groups of hunks together makes the test pass: " + set};
+                                     " groups of hunks together makes the test pass" + cut + ": " +
+                                     set};
   }
   // One group that is the whole change and more than one line: reverting it is the
   // old version, evidence for no line in particular.

@@ -200,6 +200,7 @@ json reportJson(const DebugReport &r) {
           {"neutral_edits", neutral},
           {"revert_trials", reverts},
           {"minimal_revert", r.minimalRevert},
+          {"minimal_revert_one_minimal", r.minimalRevertOneMinimal},
           {"stats",
            {{"solver_calls", r.solverCalls},
             {"formula_nodes", r.formulaNodes},
@@ -315,7 +316,10 @@ std::string reportMarkdown(const DebugReport &r) {
     md << ".\n\n";
   }
   if (!r.minimalRevert.empty()) {
-    md << "Smallest set of hunks whose revert makes the test pass:";
+    md << (r.minimalRevertOneMinimal
+               ? "Smallest set of hunks whose revert makes the test pass:"
+               : "A set of hunks whose revert makes the test pass (the budget ended before "
+                 "it was reduced further):");
     for (const auto &h : r.minimalRevert)
       md << " `" << h << "`";
     md << ".\n\n";

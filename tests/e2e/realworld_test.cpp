@@ -453,12 +453,19 @@ TEST_CASE("a real GNU-style tool whose test runs it through its own wrapper scri
   // 992-993 (the kept blank line).
   unsigned line = top["line"];
   CHECK(((line >= 930 && line <= 932) || (line >= 992 && line <= 996)));
-  // Both hunks are needed: the revert set is the fix's hunks, nothing else.
+  // Both hunks are needed: the revert set is the fix's hunks, nothing else, once delta
+  // debugging has tried each without the others. On a busy machine the budget may end
+  // first: the set then still holds the fix's hunks and says it was not reduced further.
   CHECK(top["revert"]["result"] == "fixes with others");
   std::string detail = top["revert"]["detail"];
-  CHECK(detail.starts_with("reverting these 3 groups of hunks together makes the test pass: "
-                           "io.c:930, io.c:932"));
+  CHECK(detail.find("io.c:930, io.c:932") != std::string::npos);
   CHECK(detail.find("io.c:992") != std::string::npos);
+  if (report["minimal_revert_one_minimal"] == true)
+    CHECK(detail.starts_with("reverting these 3 groups of hunks together makes the test "
+                             "pass: io.c:930, io.c:932"));
+  else
+    CHECK(detail.find("(the budget ended before each was tried without the others): ") !=
+          std::string::npos);
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
 

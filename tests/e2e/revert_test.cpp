@@ -100,6 +100,7 @@ TEST_CASE("two hunks that fail only together are found as a minimal revert set",
                               [](auto &c) { return c.revert == "fixes"; });
   CHECK_FALSE(anyAlone);
   CHECK(rep.minimalRevert == std::vector<std::string>{"main.c:6", "main.c:8"});
+  CHECK(rep.minimalRevertOneMinimal);
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].revert == "fixes with others");
 }

@@ -19,7 +19,8 @@ using nlohmann::json;
 
 namespace {
 
-ProcessResult run(const std::vector<std::string> &argv, const fs::path &dir, double timeout = 300) {
+ProcessResult runIn(const std::vector<std::string> &argv, const fs::path &dir,
+                    double timeout = 300) {
   ProcessSpec spec;
   spec.argv = argv;
   spec.workDir = dir.string();
@@ -54,13 +55,13 @@ Explored exploreFunction(const TempDir &t, const std::string &file, const std::s
 // Builds the generated unit tests with CMake and runs one of their executables.
 ProcessResult buildAndRun(const Explored &e, const std::string &exe) {
   fs::path unit = e.out / "unit", build = unit / "build";
-  ProcessResult conf = run({ROOTLINE_CMAKE, "-S", unit.string(), "-B", build.string()}, unit);
+  ProcessResult conf = runIn({ROOTLINE_CMAKE, "-S", unit.string(), "-B", build.string()}, unit);
   INFO(conf.out << conf.err);
   REQUIRE(conf.exitedWith(0));
-  ProcessResult made = run({ROOTLINE_CMAKE, "--build", build.string()}, unit);
+  ProcessResult made = runIn({ROOTLINE_CMAKE, "--build", build.string()}, unit);
   INFO(made.out << made.err);
   REQUIRE(made.exitedWith(0));
-  return run({(build / exe).string()}, unit, 60);
+  return runIn({(build / exe).string()}, unit, 60);
 }
 
 bool anyStdout(const json &cases, const std::string &needle) {
