@@ -115,6 +115,13 @@ ProjectExecutables programExecutables(const BuiltProject &project, const Project
 // The compiler wrapper installed beside rootline (ROOTLINE_CC_WRAPPER overrides).
 fs::path ccWrapperPath();
 
+// `dir` holding the usual compiler names (cc, gcc, c99, c89, clang; c++, g++, clang++)
+// as links to the wrapper, to put first on a build's PATH: a Makefile that names its
+// compiler (`CC= gcc`) instead of honouring $CC still compiles through rootline-cc.
+fs::path compilerNamesDir(const fs::path &wrapper, const fs::path &dir);
+// PATH with `dir` first.
+std::string pathWithCompilerNames(const fs::path &dir);
+
 } // namespace rootline
 
 namespace rootline {

@@ -5,6 +5,12 @@
 //   the code change gave. Address arithmetic cancels: `p - q` of two addresses is an
 //   offset, not noise. A value loaded through a noisy address (a hash bucket) is the
 //   value stored there, not noise: what the program found is what it means.
+// - a noisy slot: a value loaded through a noisy address (a collision chain's head or a
+//   node's key, read where a seeded hash pointed), and what the same function computes
+//   from it, through its own variables. What is there is the slot's, so a branch on it
+//   (`ts != NULL`) is decided by noise; returned, or stored where it outlives the call,
+//   it is what the lookup found. A value a store put at a noisy address is one too where
+//   it is read (a scan over a table's nodes finds it where noise placed it).
 // - noise control: the instance ran because a branch decided by noise went its way (a
 //   collision chain walked one step further).
 // - from the change: computed from, or run because of, an execution of a changed line.
@@ -28,12 +34,18 @@ struct RunTaint {
     Environment = 2,  // data: the clock, the process id, a random source
     NoiseControl = 4, // ran under a branch decided by noise
     FromChange = 8,   // data or control: reached from a changed line's execution
+    NoisySlot = 16,   // data, within one function's variables: loaded from a noisy address
+    NoisyPlace = 32,  // a store: to an address noise chose
   };
   std::vector<uint8_t> flags; // per instance, [0, known)
   uint64_t known = 0;
 
   bool noisyValue(uint64_t instance) const {
     return instance < known && (flags[instance] & (Address | Environment));
+  }
+  // A branch on a noisy value or on a noisy slot's pointer.
+  bool noisyDecision(uint64_t instance) const {
+    return instance < known && (flags[instance] & (Address | Environment | NoisySlot));
   }
   bool noisyControl(uint64_t instance) const {
     return instance < known && (flags[instance] & NoiseControl);

@@ -28,6 +28,12 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
   out.flags.assign(records.size(), 0);
   // Per instruction id: 0 unknown, 1 on a changed line, 2 not.
   std::vector<uint8_t> changedLine(index.instructionCount(), 0);
+  // A noisy slot does not leave the function that loaded it (a lookup's result,
+  // returned, is what it found). Asked only of defs that carry one, which are few.
+  auto functionOf = [&](uint64_t d) -> const llvm::Function * {
+    const llvm::Instruction *def = index.instruction(records.id(d));
+    return def ? def->getFunction() : nullptr;
+  };
   DeadlineCheck check(deadline);
   uint64_t i = 0;
   InstanceDeps r;
@@ -39,14 +45,18 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
     if (!inst)
       continue;
     records.decode(i, r);
+    const llvm::Function *function = inst->getFunction();
     auto flagOf = [&](uint64_t d) -> uint8_t { return d < i ? out.flags[d] : 0; };
     const uint64_t *defs = r.defs.data();
     uint8_t noise = 0, change = 0;
     auto addAll = [&](unsigned from, unsigned to, bool data) {
       for (unsigned k = from; k < to; ++k) {
         uint8_t f = flagOf(defs[k]);
-        if (data)
+        if (data) {
           noise |= f & kData;
+          if ((f & RunTaint::NoisySlot) && functionOf(defs[k]) == function)
+            noise |= RunTaint::NoisySlot;
+        }
         change |= f & RunTaint::FromChange;
       }
     };
@@ -54,9 +64,27 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
     if (llvm::isa<llvm::LoadInst>(inst)) {
       addAll(0, ops, false); // the address: which slot, not what is in it
       addAll(ops, all, true);
-    } else if (llvm::isa<llvm::StoreInst>(inst)) {
+      // Read from a slot noise chose: what is there is the slot's (a chain's head, a
+      // node's key), so a branch on it here is decided by noise.
+      // So is what is read through it here (`ts->shrlen`, `ts->u.hnext`), and what a
+      // store put where noise chose (a scan over a table's nodes finds it there).
+      for (unsigned k = 0; k < ops; ++k)
+        if (uint8_t f = flagOf(defs[k]);
+            (f & kData) || ((f & RunTaint::NoisySlot) && functionOf(defs[k]) == function))
+          noise |= RunTaint::NoisySlot;
+      for (unsigned k = ops; k < all; ++k)
+        if (flagOf(defs[k]) & RunTaint::NoisyPlace)
+          noise |= RunTaint::NoisySlot;
+    } else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(inst)) {
       addAll(0, std::min(1u, ops), true); // the value stored
       addAll(std::min(1u, ops), all, false);
+      // A noisy slot stays in the function's own variables (at -O0, its allocas); in
+      // memory that outlives the call it is what the lookup found.
+      if (!llvm::isa<llvm::AllocaInst>(store->getPointerOperand()->stripPointerCasts()))
+        noise &= ~RunTaint::NoisySlot;
+      for (unsigned k = std::min(1u, ops); k < ops; ++k)
+        if (flagOf(defs[k]) & kData)
+          noise |= RunTaint::NoisyPlace; // a slot noise chose (a hash table's node)
     } else {
       addAll(0, all, true);
       if (llvm::isa<llvm::PtrToIntInst>(inst))
@@ -79,7 +107,8 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
       change |= p & RunTaint::FromChange;
       // Under a branch that noise decided, or inside a call made under one. A call's
       // noisy arguments do not make its callee's control noisy.
-      if ((p & RunTaint::NoiseControl) || (records.isBranch(r.parent) && (p & kData)))
+      if ((p & RunTaint::NoiseControl) ||
+          (records.isBranch(r.parent) && (p & (kData | RunTaint::NoisySlot))))
         noise |= RunTaint::NoiseControl;
     }
     out.flags[i] = noise | change;
@@ -100,13 +129,16 @@ void markNoise(ExecutionLog &log, const RunTaint &taint, const DynamicTrace &tra
       x.noisyIndex = taint.noisyValue(trace.operandDef(x.instance, 1));
       break;
     case LineEffect::Branch:
+      x.noise = taint.noisyDecision(x.instance);
+      break;
     case LineEffect::Return:
       x.noise = taint.noisyValue(x.instance);
       break;
     case LineEffect::Argument:
       x.noise = taint.noisyValue(trace.operandDef(x.instance, x.ordinal));
       break;
-    case LineEffect::Call:
+    case LineEffect::Call: // made because a branch noise decided went its way (`&&`)
+      x.noise = taint.noisyControl(x.instance);
       break;
     }
   }

@@ -107,9 +107,10 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
     }
   }
   if (!relocatedArgs.empty())
-    notes.push_back("the failing process's argument(s) " + joined(relocatedArgs) +
-                    " name files in the test's temporary directory: its runs alone get them "
-                    "inside their own directory, named without the leading /");
+    notes.push_back(
+        "the failing process's argument(s) " + joined(relocatedArgs) +
+        " name files in a temporary directory (/tmp, /var/tmp or $TMPDIR): its runs alone get them "
+        "inside their own directory, named without the leading /");
   for (const auto &[id, name] : b.opened) {
     fs::path copy = base.string() + ".in" + std::to_string(id);
     if (relocatedArgs.count(name))

@@ -208,6 +208,14 @@ std::optional<NearbyHome> nearbyHome(const std::string &command,
   return best;
 }
 
+// The real C++ compiler for the wrapper: ROOTLINE_CXX_REAL, else clang++ beside clang.
+std::string cxxRealPath() {
+  if (const char *c = getenv("ROOTLINE_CXX_REAL"); c && *c)
+    return c;
+  fs::path besideClang = fs::path(clangPath()).parent_path() / "clang++";
+  return present(besideClang) ? besideClang.string() : "clang++-19";
+}
+
 // Runs a build command in `home`, moved to the work path for the time, with rootline-cc
 // as the compiler (the caller holds the work path's lock).
 ProcessResult runBuildAtWorkPath(const fs::path &home, const std::string &command,
@@ -227,6 +235,10 @@ ProcessResult runBuildAtWorkPath(const fs::path &home, const std::string &comman
   spec.extraEnv["ROOTLINE_CC_STORE"] = store.string();
   spec.extraEnv["ROOTLINE_CC_LOG"] = linkLog.string();
   spec.extraEnv["ROOTLINE_CC_REAL"] = clangPath();
+  // The C++ compiler by its own name, found before the compiler names go first on PATH.
+  spec.extraEnv["ROOTLINE_CXX_REAL"] = cxxRealPath();
+  spec.extraEnv["PATH"] =
+      pathWithCompilerNames(compilerNamesDir(wrapper, store.parent_path() / "compiler-names"));
   spec.extraEnv["ROOTLINE_CC_PREFIX_MAP"] = projectWorkPath().string() + "=" + home.string();
   return runProcess(spec);
 }

@@ -229,7 +229,11 @@ Settings readSettings(const char *argv0) {
   std::string lang = env("ROOTLINE_CC_LANG");
   if (lang != "" && lang != "c" && lang != "c++")
     throw Fatal("ROOTLINE_CC_LANG must be 'c' or 'c++', not '" + lang + "'", ExitBadInput);
-  s.cxx = fs::path(argv0).filename() == "rootline-c++" || lang == "c++";
+  // Run as rootline-c++, or under a C++ compiler's usual name (a build's PATH holds
+  // c++, g++ and clang++ as links to the wrapper: docs/project.md, "The compiler").
+  std::string name = fs::path(argv0).filename().string();
+  s.cxx = name == "rootline-c++" || name == "c++" || name == "g++" || name == "clang++" ||
+          lang == "c++";
   const char *realVar = s.cxx ? "ROOTLINE_CXX_REAL" : "ROOTLINE_CC_REAL";
   s.realName = env(realVar);
   if (s.realName.empty())
