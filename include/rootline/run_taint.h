@@ -12,7 +12,9 @@
 //   it is what the lookup found. A value a store put at a noisy address is one too where
 //   it is read (a scan over a table's nodes finds it where noise placed it).
 // - noise control: the instance ran because a branch decided by noise went its way (a
-//   collision chain walked one step further).
+//   collision chain walked one step further). Under a branch on a noisy value, callees
+//   too; under a branch on a noisy slot, only that function's own code (what a callee
+//   does with the value a lookup found is not noise).
 // - from the change: computed from, or run because of, an execution of a changed line.
 // Forward over the dependences the slice stage recorded; instances past `known` (the
 // replay stopped, or the deadline ended the pass) are unknown.
@@ -30,12 +32,13 @@ namespace rootline {
 
 struct RunTaint {
   enum : uint8_t {
-    Address = 1,      // data: computed from an address
-    Environment = 2,  // data: the clock, the process id, a random source
-    NoiseControl = 4, // ran under a branch decided by noise
-    FromChange = 8,   // data or control: reached from a changed line's execution
-    NoisySlot = 16,   // data, within one function's variables: loaded from a noisy address
-    NoisyPlace = 32,  // a store: to an address noise chose
+    Address = 1,           // data: computed from an address
+    Environment = 2,       // data: the clock, the process id, a random source
+    NoiseControl = 4,      // ran under a branch decided by noise
+    FromChange = 8,        // data or control: reached from a changed line's execution
+    NoisySlot = 16,        // data, within one function's variables: loaded from a noisy address
+    NoisyPlace = 32,       // a store: to an address noise chose
+    NoiseControlHere = 64, // ran under a branch on a noisy slot, in that branch's function
   };
   std::vector<uint8_t> flags; // per instance, [0, known)
   uint64_t known = 0;
@@ -48,7 +51,7 @@ struct RunTaint {
     return instance < known && (flags[instance] & (Address | Environment | NoisySlot));
   }
   bool noisyControl(uint64_t instance) const {
-    return instance < known && (flags[instance] & NoiseControl);
+    return instance < known && (flags[instance] & (NoiseControl | NoiseControlHere));
   }
   // Unknown instances count as reached from the change: nothing is left out unseen.
   bool fromChange(uint64_t instance) const {

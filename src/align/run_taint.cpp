@@ -3,6 +3,7 @@
 #include "rootline/alignment.h"
 
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 
 #include <set>
 #include <string>
@@ -85,6 +86,13 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
       for (unsigned k = std::min(1u, ops); k < ops; ++k)
         if (flagOf(defs[k]) & kData)
           noise |= RunTaint::NoisyPlace; // a slot noise chose (a hash table's node)
+    } else if (llvm::isa<llvm::MemTransferInst>(inst)) {
+      // A struct copy (`*io1 = *io2`): the bytes are what the source held, wherever it
+      // was; which slots they go to and come from is not what they mean.
+      addAll(0, ops, false);
+      addAll(ops, all, true);
+      if (ops > 0 && (flagOf(defs[0]) & kData))
+        noise |= RunTaint::NoisyPlace;
     } else {
       addAll(0, all, true);
       if (llvm::isa<llvm::PtrToIntInst>(inst))
@@ -106,10 +114,15 @@ RunTaint taintRun(const DynamicTrace &trace, const ModuleIndex &index,
       uint8_t p = out.flags[r.parent];
       change |= p & RunTaint::FromChange;
       // Under a branch that noise decided, or inside a call made under one. A call's
-      // noisy arguments do not make its callee's control noisy.
-      if ((p & RunTaint::NoiseControl) ||
-          (records.isBranch(r.parent) && (p & (kData | RunTaint::NoisySlot))))
+      // noisy arguments do not make its callee's control noisy. A branch on a noisy slot
+      // (a lookup's walk) decides its own function's code only: what a call made there
+      // does is the callee's (an interpreter's dispatch reads a value a lookup found).
+      bool branch = records.isBranch(r.parent);
+      if ((p & RunTaint::NoiseControl) || (branch && (p & kData)))
         noise |= RunTaint::NoiseControl;
+      else if (((p & RunTaint::NoiseControlHere) || (branch && (p & RunTaint::NoisySlot))) &&
+               functionOf(r.parent) == function)
+        noise |= RunTaint::NoiseControlHere;
     }
     out.flags[i] = noise | change;
   }

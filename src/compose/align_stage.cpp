@@ -4,6 +4,7 @@
 // executions: in the dual slice (its values or branches differ) or computing the same
 // values in both runs (behaviour-neutral for this failure).
 #include "compose/debug_stages.h"
+#include "compose/varying_executions.h"
 #include "rootline/run_taint.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -216,14 +217,14 @@ private:
   std::map<std::string, std::vector<unsigned>> counterparts_; // by old path
 };
 
-ExecutionLog recordExecutions(const Version &v, LineNames &names,
+ExecutionLog recordExecutions(const Version &v, const fs::path &traceFile, LineNames &names,
                               const std::set<AlignedLine> &wanted, const Deadline &deadline,
                               Stages &stages) {
   LineExecutionRecorder recorder(
       *v.index, [&](const llvm::Instruction *inst) { return names.of(v, inst); },
       [&](AlignedLine l) { return wanted.count(l) > 0; }, &v.slice.member,
       [&](const llvm::Function *f) { return names.functionName(v, f); });
-  TraceReader reader(v.traceFile, v.program.module.key);
+  TraceReader reader(traceFile, v.program.module.key);
   ReplayLimits limits;
   limits.deadline = deadline;
   limits.stopAtMismatch = true;
@@ -594,8 +595,10 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     return out;
   }
 
-  ExecutionLog oldLog = recordExecutions(oldV, names, wanted, deadline.share(0.5, 0.1), stages);
-  ExecutionLog newLog = recordExecutions(newV, names, wanted, deadline.share(0.8, 0.1), stages);
+  ExecutionLog oldLog =
+      recordExecutions(oldV, oldV.traceFile, names, wanted, deadline.share(0.5, 0.1), stages);
+  ExecutionLog newLog =
+      recordExecutions(newV, newV.traceFile, names, wanted, deadline.share(0.8, 0.1), stages);
   out.complete = oldLog.complete && newLog.complete;
   // What noise computed, and what the change reached, in each run (run_taint.h).
   auto taintOf = [&](const Version &v) {
@@ -624,6 +627,28 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     return name;
   });
   StoreTarget newTarget = namedOnce(storeTarget);
+  // The old version run again with its stack elsewhere: what differs there is noise.
+  std::vector<bool> varies;
+  if (oldLog.complete && newLog.complete) {
+    RecordExecutions again = [&](const fs::path &trace, const Deadline &d) {
+      return recordExecutions(oldV, trace, names, wanted, d, stages);
+    };
+    varies = varyingExecutions(oldV, oldLog, again, oldTarget, deadline.share(0.6, 1.0), stages);
+    if (varies.empty())
+      stages.note("the old version's second run (its stack elsewhere) did not finish within "
+                  "the stage's share: only the taint tells noise");
+  }
+  // A line some execution of which differs between the two old runs behaves by noise:
+  // which iteration varied depends on the addresses each run got, so all of its
+  // executions are left out (a count kept under a noisy branch may come out the same).
+  std::set<AlignedLine> varyingLines;
+  for (size_t i = 0; i < varies.size(); ++i)
+    if (varies[i])
+      varyingLines.insert(oldLog.executions[i].line);
+  auto varied = [&](size_t oldExecution) {
+    return oldExecution < oldLog.executions.size() &&
+           varyingLines.count(oldLog.executions[oldExecution].line) > 0;
+  };
   // A variable's name as the new version spells it (`st->column`): the change's renames
   // applied to each identifier.
   // Named once per load instruction: the origin check asks for every differing pair.
@@ -762,9 +787,14 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       it->second = initialisesOnlyNewLocals(newV, n, oldLocalStored);
     return it->second;
   };
-  size_t leftOut = 0, unexplained = 0;
+  size_t leftOut = 0, unexplained = 0, varying = 0;
+  // Whether the last paired execution before one only the new run has varied between
+  // the old runs (the branch that led here went another way in the second old run).
+  bool afterVaried = false;
   for (size_t j = 0; j < newLog.executions.size(); ++j) {
     const LineExecution &n = newLog.executions[j];
+    if (a.newPeer[j] != Alignment::npos)
+      afterVaried = varied(a.newPeer[j]);
     bool differs = a.newStatus[j] == Aligned::Differs;
     if (!n.inSlice && !(differs && oldLog.executions[a.newPeer[j]].inSlice))
       continue;
@@ -781,7 +811,9 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
                       !newTarget(e->inst).empty() && !oldStored.count(newTarget(e->inst));
       if (newState)
         continue;
-      if ((e && e->noise) || (eo && eo->noise) || (d.control && (n.noise || o.noise)))
+      if (varied(a.newPeer[j]))
+        ++varying;
+      else if ((e && e->noise) || (eo && eo->noise) || (d.control && (n.noise || o.noise)))
         ++leftOut;
       else if (d.control || !e || !eo || newTaint.fromChange(e->instance) ||
                oldTaint.fromChange(eo->instance))
@@ -791,7 +823,9 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
         consider(fallback, at, &n, &o);
       }
     } else if (a.newStatus[j] == Aligned::Unmatched && out.complete) {
-      if (n.noise)
+      if (afterVaried || varyingLines.count(n.line))
+        ++varying;
+      else if (n.noise)
         ++leftOut;
       else if (!onlyNewVariables(newLog, n, oldStored, newTarget) &&
                !(n.effectCount == 0 && newLocalsOnly(n)))
@@ -805,7 +839,9 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
           std::max(lastPeerEnd, static_cast<double>(newLog.executions[a.oldPeer[i]].last));
     else if (oldLog.executions[i].inSlice) {
       const LineExecution &o = oldLog.executions[i];
-      if (o.noise)
+      if (varied(i))
+        ++varying;
+      else if (o.noise)
         ++leftOut;
       else
         consider(first, lastPeerEnd + 0.5, nullptr, &o);
@@ -818,6 +854,11 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
                 " differing execution(s) of the slices were decided by noise (values made "
                 "from addresses, the clock, process ids or random numbers) and are left out "
                 "of the first divergence");
+  if (varying)
+    stages.note(std::to_string(varying) +
+                " differing execution(s) of the slices also differ between two runs of the "
+                "old version (the second with its stack elsewhere) and are left out of the "
+                "first divergence");
   if (unexplained && first.at != fallback.at)
     stages.note(std::to_string(unexplained) +
                 " differing value(s) that no changed line's execution reaches are not taken "

@@ -241,6 +241,32 @@ const char *kChainsOld = "#include <stdint.h>\n"
                          "  return 0;\n"
                          "}\n";
 
+// A seed read from a local's address bytes (memcpy, no cast: the taint does not see it),
+// spread over a loop whose bound comes from a changed line. The new version's main has a
+// larger frame, so the seed differs between the versions, and between two runs of the
+// old version with their stacks placed apart. The real change is the sign at the end.
+const char *kBytesSeedOld = "#include <stdio.h>\n"
+                            "#include <string.h>\n"
+                            "static unsigned spread(int width) {\n"
+                            "  char mark = 0;\n"
+                            "  char *where = &mark;\n"
+                            "  unsigned seed;\n"
+                            "  memcpy(&seed, &where, sizeof seed);\n"
+                            "  unsigned odd = 0;\n"
+                            "  for (int b = 4; b < 4 + width; b++)\n"
+                            "    if ((seed >> b) & 1)\n"
+                            "      odd++;\n"
+                            "  return (odd & 0u) + (unsigned)mark;\n"
+                            "}\n"
+                            "int main(void) {\n"
+                            "  int x;\n"
+                            "  if (scanf(\"%d\", &x) != 1) return 1;\n"
+                            "  int width = 8;\n"
+                            "  unsigned odd = spread(width);\n"
+                            "  printf(\"%d\\n\", x + 1 + (int)(odd - odd));\n"
+                            "  return 0;\n"
+                            "}\n";
+
 // A call moved to another function that returns the same value but counts its calls:
 // the line's values are the same, what it does is not.
 const char *kCallsOld = "#include <stdio.h>\n"
@@ -292,6 +318,28 @@ TEST_CASE("a collision chain's head read from a seeded bucket does not decide th
   // Not get()'s `while (e != NULL)` (line 24) nor its body: the seeds differ (another
   // pid), so whether a name's bucket is empty differs too; that is noise.
   CHECK(rep.firstDivergence->line == 44);
+}
+
+TEST_CASE("what differs between two runs of the old version is never the first divergence, "
+          "even where the taint cannot see the noise",
+          "[debug][align]") {
+  TempDir t;
+  std::string newText = kBytesSeedOld;
+  newText.replace(newText.find("int width = 8;"), 14,
+                  "int width = 4 * 2;\n  char pad[64] = {0};\n  (void)pad;");
+  newText.replace(newText.find("x + 1 +"), 7, "x - 1 +");
+  DebugReport rep = debugRegression(twoVersions(t.path, kBytesSeedOld, newText, "4\n"));
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 21);
+  REQUIRE(rep.firstDivergence.has_value());
+  INFO(rep.firstDivergence->text);
+  // Not spread()'s `if ((seed >> b) & 1)` (line 10): the two versions' seeds differ by
+  // the frame, and the old version's own two runs differ there too.
+  CHECK(rep.firstDivergence->line == 21);
+  bool noted = false;
+  for (const auto &st : rep.stages)
+    noted |= st.note.find("also differ between two runs of the old version") != std::string::npos;
+  CHECK(noted);
 }
 
 TEST_CASE("a call moved to another function with the same result is not 'the same values'",

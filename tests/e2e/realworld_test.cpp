@@ -469,6 +469,44 @@ TEST_CASE("a real GNU-style tool whose test runs it through its own wrapper scri
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
 
+TEST_CASE("a real interpreter whose Makefile names gcc and whose string hashes are seeded by "
+          "the clock and addresses: the fix's line ranks first and is the first divergence",
+          "[realworld][project]") {
+  // Lua 8b752ddf reversed (fixtures/realworld/README.md, "lua"): `_ENV[1 < 2]` indexes
+  // with a jump expression, and the bad code generator does not put it in a register.
+  TempDir t;
+  fs::path repo = t.path / "lua";
+  ProcessSpec clone;
+  clone.argv = {"/usr/bin/git", "clone", "-q",
+                (fixturesDir() / "realworld" / "lua.bundle").string(), repo.string()};
+  clone.timeoutSeconds = 120;
+  REQUIRE(runProcess(clone).exitedWith(0));
+  ProcessResult r = runRootline(
+      {"--json", "debug", "--repo", repo.string(), "--good", "good-index", "--bad", "bad-index",
+       "--build", "make", "--test",
+       "./lua -e '_ENV[true] = 10 local function aux () return _ENV[1 < 2] end print(aux()) "
+       "assert(aux() == 10)'"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0)); // without `gcc` on the build's PATH: "linked no C program"
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(report["candidates"].empty());
+  const auto &top = report["candidates"][0];
+  INFO(top.dump());
+  CHECK(top["file"] == "lcode.c");
+  CHECK(top["line"] == 994);
+  CHECK(top["revert"]["result"] == "fixes");
+  CHECK(top["revert"]["detail"] == "reverting lcode.c:994 alone makes the test pass");
+  // The seed (lstate.c), the string table's chains (lstring.c), the tables' nodes
+  // (ltable.c) and the collector (lgc.c) differ between any two runs: none of them is
+  // where the runs part.
+  const auto &first = report["alignment"]["first_divergence"];
+  REQUIRE(first.is_object());
+  INFO(first.dump());
+  CHECK(first["file"] == "lcode.c");
+  CHECK(first["line"] == 994);
+  CHECK(git(repo, {"status", "--porcelain"}).out.empty());
+}
+
 TEST_CASE("a real yacc-built tool: hunks of its grammar file are reverted and rebuilt, and a "
           "removed #include comes back with the hunks that need its declarations",
           "[realworld][project][revert]") {
