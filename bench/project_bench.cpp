@@ -198,6 +198,34 @@ std::vector<Row> rows(const fs::path &scratch) {
       out.push_back(r);
     }
   }
+  // Lua by its own makefile, which names gcc (fixtures/realworld/README.md, "lua"): two
+  // one-commit fixes of a seeded interpreter, the test script given on the command line.
+  {
+    fs::path repo = scratch / "lua";
+    ProcessSpec clone;
+    clone.argv = {"/usr/bin/git", "clone", "-q",
+                  (kSource / "fixtures" / "realworld" / "lua.bundle").string(), repo.string()};
+    if (runProcess(clone).exitedWith(0)) {
+      Row index;
+      index.name = "lua index (real, make)";
+      index.build = "make";
+      index.test = "./lua -e '_ENV[true] = 10 local function aux () return _ENV[1 < 2] end "
+                   "print(aux()) assert(aux() == 10)'";
+      index.file = "lcode.c";
+      index.line = 994;
+      index.versions = {"--repo", repo.string(), "--good", "good-index", "--bad", "bad-index"};
+      out.push_back(index);
+      Row arith = index;
+      arith.name = "lua arith (real, make)";
+      arith.test =
+          "./lua -e 'local f = load(\"local a = 0\\nlocal b = 1\\nlocal c = b % a\\n\", "
+          "\"=chunk\") local ok, msg = pcall(f) print(msg) assert(msg:find(\"chunk:3:\"))'";
+      arith.file = "lvm.c";
+      arith.line = 1475;
+      arith.versions = {"--repo", repo.string(), "--good", "good-arith", "--bad", "bad-arith"};
+      out.push_back(arith);
+    }
+  }
   return out;
 }
 
