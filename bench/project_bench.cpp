@@ -40,6 +40,13 @@ struct Result {
   std::string process, evidence;
 };
 
+// A clone of a git bundle at `repo`; false when git could not make it.
+bool cloned(const fs::path &bundle, const fs::path &repo) {
+  ProcessSpec clone;
+  clone.argv = {"/usr/bin/git", "clone", "-q", bundle.string(), repo.string()};
+  return runProcess(clone).exitedWith(0);
+}
+
 Result debugOnce(const Row &row, const fs::path &cache) {
   ProcessSpec spec;
   spec.argv = {ROOTLINE_BINARY, "--json", "debug"};
@@ -95,9 +102,7 @@ std::vector<Row> rows(const fs::path &scratch) {
   fs::path bundle = (kSource / ".." / "shared" / "realworld" / "mujs.bundle").lexically_normal();
   if (fs::exists(bundle)) {
     fs::path repo = scratch / "mujs";
-    ProcessSpec clone;
-    clone.argv = {"/usr/bin/git", "clone", "-q", bundle.string(), repo.string()};
-    if (runProcess(clone).exitedWith(0)) {
+    if (cloned(bundle, repo)) {
       writeFileAtomic(scratch / "expected.txt", "it's%20(a)%20test*\nx'y%60z\n");
       Row r;
       r.name = "mujs (real, Makefile)";
@@ -116,8 +121,6 @@ std::vector<Row> rows(const fs::path &scratch) {
   fs::path cjson = (kSource / ".." / "shared" / "realworld" / "cjson.bundle").lexically_normal();
   if (fs::exists(cjson)) {
     fs::path repo = scratch / "cjson";
-    ProcessSpec clone;
-    clone.argv = {"/usr/bin/git", "clone", "-q", cjson.string(), repo.string()};
     ProcessSpec trees;
     trees.argv = {"/bin/sh", "-c",
                   "set -e; cd " + scratch.string() +
@@ -125,7 +128,7 @@ std::vector<Row> rows(const fs::path &scratch) {
                       "git -C cjson archive a78d975 | tar -x -C cj-old && "
                       "git -C cjson archive a78d975 | tar -x -C cj-new && "
                       "git -C cjson show f28a468:cJSON.c > cj-new/cJSON.c"};
-    if (runProcess(clone).exitedWith(0) && runProcess(trees).exitedWith(0)) {
+    if (cloned(cjson, repo) && runProcess(trees).exitedWith(0)) {
       Row r;
       r.name = "cJSON (real, CMake)";
       r.build = "cmake -B build -DBUILD_SHARED_LIBS=Off -DENABLE_CJSON_UTILS=Off && "
@@ -141,10 +144,7 @@ std::vector<Row> rows(const fs::path &scratch) {
   // (fixtures/realworld/README.md, "mawk"), tested by a shell script.
   {
     fs::path repo = scratch / "mawk";
-    ProcessSpec clone;
-    clone.argv = {"/usr/bin/git", "clone", "-q",
-                  (kSource / "fixtures" / "realworld" / "mawk.bundle").string(), repo.string()};
-    if (runProcess(clone).exitedWith(0)) {
+    if (cloned(kSource / "fixtures" / "realworld" / "mawk.bundle", repo)) {
       Row r;
       r.name = "mawk (real, autotools)";
       r.test = "sh " + (kSource / "fixtures" / "realworld" / "mawk_match_dollar.sh").string();
@@ -158,10 +158,7 @@ std::vector<Row> rows(const fs::path &scratch) {
   // 341-line snapshot of NULL-for-0 edits (fixtures/realworld/README.md, "byacc").
   {
     fs::path repo = scratch / "byacc";
-    ProcessSpec clone;
-    clone.argv = {"/usr/bin/git", "clone", "-q",
-                  (kSource / "fixtures" / "realworld" / "byacc.bundle").string(), repo.string()};
-    if (runProcess(clone).exitedWith(0)) {
+    if (cloned(kSource / "fixtures" / "realworld" / "byacc.bundle", repo)) {
       Row r;
       r.name = "byacc (inj., autotools)";
       r.test = "sh " + (kSource / "fixtures" / "realworld" / "byacc_prec_conflicts.sh").string();
@@ -185,10 +182,7 @@ std::vector<Row> rows(const fs::path &scratch) {
         std::tuple{"cindent (real, wrapper scripts)", "cindent.bundle",
                    "cindent_indent_off_brace.sh", "io.c", 930u}}) {
     fs::path repo = scratch / fs::path(bundle).stem();
-    ProcessSpec clone;
-    clone.argv = {"/usr/bin/git", "clone", "-q",
-                  (kSource / "fixtures" / "realworld" / bundle).string(), repo.string()};
-    if (runProcess(clone).exitedWith(0)) {
+    if (cloned(kSource / "fixtures" / "realworld" / bundle, repo)) {
       Row r;
       r.name = name;
       r.test = "sh " + (kSource / "fixtures" / "realworld" / script).string();
@@ -202,10 +196,7 @@ std::vector<Row> rows(const fs::path &scratch) {
   // one-commit fixes of a seeded interpreter, the test script given on the command line.
   {
     fs::path repo = scratch / "lua";
-    ProcessSpec clone;
-    clone.argv = {"/usr/bin/git", "clone", "-q",
-                  (kSource / "fixtures" / "realworld" / "lua.bundle").string(), repo.string()};
-    if (runProcess(clone).exitedWith(0)) {
+    if (cloned(kSource / "fixtures" / "realworld" / "lua.bundle", repo)) {
       Row index;
       index.name = "lua index (real, make)";
       index.build = "make";

@@ -296,15 +296,20 @@ TEST_CASE("a real CMake project built by its own CMake and tested by its own cte
   CHECK_FALSE(fs::exists(t.path / "new" / "build"));
 }
 
-// `rootline --json debug` between the tags `good` and `bad` of a clone (in `repo`) of
-// fixtures/realworld/<bundle>, tested by `sh <script>` of fixtures/realworld.
-static ProcessResult debugBundle(const std::string &bundle, const fs::path &repo,
-                                 const std::string &script) {
+// A clone (in `repo`) of fixtures/realworld/<bundle>.
+static void cloneFixtureBundle(const std::string &bundle, const fs::path &repo) {
   ProcessSpec spec;
   spec.argv = {"/usr/bin/git", "clone", "-q", (fixturesDir() / "realworld" / bundle).string(),
                repo.string()};
   spec.timeoutSeconds = 120;
   REQUIRE(runProcess(spec).exitedWith(0));
+}
+
+// `rootline --json debug` between the tags `good` and `bad` of a clone (in `repo`) of
+// fixtures/realworld/<bundle>, tested by `sh <script>` of fixtures/realworld.
+static ProcessResult debugBundle(const std::string &bundle, const fs::path &repo,
+                                 const std::string &script) {
+  cloneFixtureBundle(bundle, repo);
   return runRootline({"--json", "debug", "--repo", repo.string(), "--good", "good", "--bad", "bad",
                       "--test", "sh " + (fixturesDir() / "realworld" / script).string()});
 }
@@ -476,11 +481,7 @@ TEST_CASE("a real interpreter whose Makefile names gcc and whose string hashes a
   // with a jump expression, and the bad code generator does not put it in a register.
   TempDir t;
   fs::path repo = t.path / "lua";
-  ProcessSpec clone;
-  clone.argv = {"/usr/bin/git", "clone", "-q",
-                (fixturesDir() / "realworld" / "lua.bundle").string(), repo.string()};
-  clone.timeoutSeconds = 120;
-  REQUIRE(runProcess(clone).exitedWith(0));
+  cloneFixtureBundle("lua.bundle", repo);
   ProcessResult r = runRootline(
       {"--json", "debug", "--repo", repo.string(), "--good", "good-index", "--bad", "bad-index",
        "--build", "make", "--test",
