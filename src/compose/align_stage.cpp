@@ -760,8 +760,11 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
   } first, fallback;
   // What the change explains comes first: a value computed from a changed line's
   // execution (data or memory dependences, in either run), a branch that went another
-  // way, code that ran in one run only. A value difference the change does not reach is
-  // a fallback; anything decided by noise is never taken.
+  // way on such a value or under a branch that did, code that ran in one run only. A
+  // value or a branch the change does not reach is a fallback: in a deterministic program
+  // it went another way by noise the taint did not see (a table's layout chosen by a
+  // seeded hash, the second run of the old version not varying there by chance).
+  // Anything decided by noise is never taken.
   auto consider = [&](Moment &m, double at, const LineExecution *n, const LineExecution *o) {
     if (m.at < 0 || at < m.at)
       m = {at, n, o};
@@ -815,8 +818,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
         ++varying;
       else if ((e && e->noise) || (eo && eo->noise) || (d.control && (n.noise || o.noise)))
         ++leftOut;
-      else if (d.control || !e || !eo || newTaint.fromChange(e->instance) ||
-               oldTaint.fromChange(eo->instance))
+      else if (!e || !eo || newTaint.fromChange(e->instance) || oldTaint.fromChange(eo->instance))
         consider(first, at, &n, &o);
       else {
         ++unexplained;
@@ -827,9 +829,15 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
         ++varying;
       else if (n.noise)
         ++leftOut;
-      else if (!onlyNewVariables(newLog, n, oldStored, newTarget) &&
-               !(n.effectCount == 0 && newLocalsOnly(n)))
+      else if (onlyNewVariables(newLog, n, oldStored, newTarget) ||
+               (n.effectCount == 0 && newLocalsOnly(n)))
+        continue;
+      else if (newTaint.fromChange(n.first))
         consider(first, static_cast<double>(n.first), &n, nullptr);
+      else {
+        ++unexplained;
+        consider(fallback, static_cast<double>(n.first), &n, nullptr);
+      }
     }
   }
   double lastPeerEnd = -1;
@@ -843,8 +851,12 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
         ++varying;
       else if (o.noise)
         ++leftOut;
-      else
+      else if (oldTaint.fromChange(o.first))
         consider(first, lastPeerEnd + 0.5, nullptr, &o);
+      else {
+        ++unexplained;
+        consider(fallback, lastPeerEnd + 0.5, nullptr, &o);
+      }
     }
   }
   if (first.at < 0)
@@ -861,7 +873,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
                 "first divergence");
   if (unexplained && first.at != fallback.at)
     stages.note(std::to_string(unexplained) +
-                " differing value(s) that no changed line's execution reaches are not taken "
+                " differing execution(s) that no changed line's execution reaches (a value, a "
+                "branch, code that ran in one run only) are not taken "
                 "for the first divergence");
   if (first.newExec || first.oldExec) {
     const LineExecution &at = first.newExec ? *first.newExec : *first.oldExec;
