@@ -632,13 +632,23 @@ CarvedCall carvedState(const Carver &c) {
           targetOf(*w);
     from = static_cast<unsigned>(to);
   }
+  // A word that points into a carved object points into its copy. By the carved
+  // objects' own extents: an object the call freed (the array a realloc moved) is no
+  // longer live at the call's end, but the call read the pointer to it.
+  auto carvedAt = [&](uint64_t value) -> std::optional<std::pair<size_t, uint64_t>> {
+    auto it = index.upper_bound(value);
+    if (it == index.begin())
+      return std::nullopt;
+    --it;
+    if (value - it->first >= out.objects[it->second].size)
+      return std::nullopt;
+    return std::make_pair(it->second, value - it->first);
+  };
   for (size_t k = 0; k < out.objects.size(); ++k)
     for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
       if (auto w = word(out.objects[k], off); w && *w) {
-        if (const auto *o = containing(*w); o && index.count(o->first)) {
-          size_t t = index[o->first];
-          if (*w - o->first < out.objects[t].size)
-            out.pointers.push_back({k, off, t, *w - o->first});
+        if (auto t = carvedAt(*w)) {
+          out.pointers.push_back({k, off, t->first, t->second});
         } else if (auto f = functionOf(*w)) {
           out.functionWords.push_back({k, off, *f});
         }
