@@ -9,12 +9,15 @@
 // the line the fixture names as the cause. Ratios are measured in one run.
 //
 // Usage: ./build/bench/project_bench
-// ($ROOTLINE_BENCH_REPORTS=DIR keeps each row's JSON report there, by project name.)
+// ($ROOTLINE_BENCH_REPORTS=DIR keeps each row's JSON report there, by row name: lua_index.json.)
+// The runnable evidence column lists the cause's: revert, unit test, local alternative,
+// alternative input (docs/report-schema.md).
 #include "rootline/fs.h"
 #include "rootline/process.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +41,7 @@ struct Result {
   int exit = -1;
   unsigned rank = 0; // 0: not among the candidates
   std::string process, evidence;
+  std::string runnable; // the cause's runnable_evidence, joined by '+'
 };
 
 // A clone of a git bundle at `repo`; false when git could not make it.
@@ -45,6 +49,13 @@ bool cloned(const fs::path &bundle, const fs::path &repo) {
   ProcessSpec clone;
   clone.argv = {"/usr/bin/git", "clone", "-q", bundle.string(), repo.string()};
   return runProcess(clone).exitedWith(0);
+}
+
+// A row's report file name: its name up to the parenthesis, spaces as '_' ("lua index").
+std::string reportName(const std::string &row) {
+  std::string name = row.substr(0, row.find(" ("));
+  std::replace(name.begin(), name.end(), ' ', '_');
+  return name;
 }
 
 Result debugOnce(const Row &row, const fs::path &cache) {
@@ -64,7 +75,7 @@ Result debugOnce(const Row &row, const fs::path &cache) {
   // $ROOTLINE_BENCH_REPORTS: a directory that keeps each row's JSON report, to read
   // its claims afterwards.
   if (const char *keep = std::getenv("ROOTLINE_BENCH_REPORTS"))
-    writeFileAtomic(fs::path(keep) / (row.name.substr(0, row.name.find(' ')) + ".json"), p.out);
+    writeFileAtomic(fs::path(keep) / (reportName(row.name) + ".json"), p.out);
   json j = json::parse(p.out, nullptr, false);
   if (j.is_discarded())
     return r;
@@ -78,6 +89,8 @@ Result debugOnce(const Row &row, const fs::path &cache) {
       r.rank = c["rank"];
       r.evidence =
           c.contains("revert") && c["revert"].is_object() ? c["revert"].value("result", "") : "";
+      for (const auto &e : c.value("runnable_evidence", json::array()))
+        r.runnable += (r.runnable.empty() ? "" : "+") + e.get<std::string>();
       break;
     }
   return r;
@@ -224,24 +237,27 @@ std::vector<Row> rows(const fs::path &scratch) {
 
 int main() {
   fs::path scratch = makeWorkDir("project-bench");
-  std::printf("%-24s %9s %9s %7s  %-6s %-18s %s\n", "project", "cold s", "warm s", "warm/c", "rank",
-              "revert evidence", "failing process");
-  unsigned first = 0, total = 0;
+  std::printf("%-24s %9s %9s %7s  %-6s %-18s %-32s %s\n", "project", "cold s", "warm s", "warm/c",
+              "rank", "revert evidence", "runnable evidence", "failing process");
+  unsigned first = 0, runnable = 0, total = 0;
   for (const Row &row : rows(scratch)) {
     fs::path cache = scratch / ("cache-" + std::to_string(total));
     Result cold = debugOnce(row, cache);
     Result warm = debugOnce(row, cache);
     ++total;
     first += warm.rank == 1;
-    std::printf("%-24s %9.1f %9.1f %6.2fx  %-6s %-18s %s\n", row.name.c_str(), cold.seconds,
+    runnable += warm.rank == 1 && !warm.runnable.empty();
+    std::printf("%-24s %9.1f %9.1f %6.2fx  %-6s %-18s %-32s %s\n", row.name.c_str(), cold.seconds,
                 warm.seconds, warm.seconds / std::max(cold.seconds, 1e-9),
                 warm.exit != 0 ? "error"
                 : warm.rank    ? std::to_string(warm.rank).c_str()
                                : "-",
-                warm.evidence.c_str(), warm.process.c_str());
+                warm.evidence.c_str(), warm.runnable.empty() ? "-" : warm.runnable.c_str(),
+                warm.process.c_str());
     std::fflush(stdout);
   }
-  std::printf("cause at rank 1: %u of %u\n", first, total);
+  std::printf("cause at rank 1: %u of %u; at rank 1 with runnable evidence: %u of %u\n", first,
+              total, runnable, total);
   std::error_code ec;
   fs::remove_all(scratch, ec);
   return 0;

@@ -469,3 +469,75 @@ int main(void) {
   std::string text = readFile(t.path / "report" / rep["unit_test"]["file"].get<std::string>());
   CHECK(text.find("rl_static.tri_area") != std::string::npos);
 }
+
+TEST_CASE("a function that ends the process on the old version (a refused value) and returns on "
+          "the new one gets a differential unit test that expects that end",
+          "[debug][unittest]") {
+  // The change widens the range parse_level accepts: "150" was refused (exit 2), now it
+  // is added. Interpreters raise errors the same way, with no handler set in the test:
+  // Lua's luaL_error aborts.
+  const char *oldSrc = R"(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A level is a number from 0 to 99. */
+static int parse_level(const char *text) {
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (*end != '\0' || v < 0 || v > 99) {
+    fprintf(stderr, "invalid level '%s'\n", text);
+    exit(2);
+  }
+  return (int)v;
+}
+
+int main(void) {
+  char line[64];
+  int total = 0;
+  while (fgets(line, sizeof line, stdin)) {
+    line[strcspn(line, "\n")] = '\0';
+    char *eq = strchr(line, '=');
+    if (eq)
+      total += parse_level(eq + 1);
+  }
+  printf("total %d\n", total);
+  return 0;
+}
+)";
+  std::string newSrc = oldSrc;
+  newSrc.replace(newSrc.find("v > 99)"), 7, "v > 999)");
+  TempDir t;
+  writeText(t.path / "in.txt", "a=5\nb=150\n");
+  writeText(t.path / "old" / "main.c", oldSrc);
+  writeText(t.path / "new" / "main.c", newSrc);
+  fs::path out = t.path / "report";
+  ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
+                                 "--new", (t.path / "new" / "main.c").string(), "--stdin",
+                                 (t.path / "in.txt").string(), "--out", out.string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  std::string notes;
+  for (const auto &s : rep["stages"])
+    notes += s.value("note", "") + "\n";
+  INFO(notes); // before: "none of the 2 carved calls … (1 do not return on the old version's code)"
+  REQUIRE(rep["unit_test"].is_object());
+  const nlohmann::json &u = rep["unit_test"];
+  CHECK(u["function"] == "parse_level");
+  CHECK(u["occurrence"] == 2);
+  CHECK(u["old_result"] == "ends with exit 2\n");
+  CHECK(u["new_result"].get<std::string>().starts_with("returns 150\n"));
+  CHECK(u["summary"].get<std::string>().find(
+            "the old version ends with exit 2, the new one returns 150") != std::string::npos);
+  // Apart from rootline: the test expects the end on the old version's file and sees the
+  // new one return.
+  fs::path test = out / u["file"].get<std::string>();
+  REQUIRE(fs::exists(test));
+  ProcessResult onOld = buildAndRun(test, t.path / "old" / "main.c", t.path / "t-old");
+  INFO(onOld.out << onOld.err);
+  CHECK(onOld.exitedWith(0));
+  ProcessResult onNew = buildAndRun(test, t.path / "new" / "main.c", t.path / "t-new");
+  INFO(onNew.out << onNew.err);
+  CHECK_FALSE(onNew.exitedWith(0));
+  CHECK(onNew.out.find("FAILED") != std::string::npos);
+}
