@@ -119,10 +119,19 @@ std::vector<std::string> changesOf(const std::vector<LocalValue> &values,
 // What the call returns, from a harness run's output ("return 5", "return").
 std::string returnedText(const std::string &output) {
   std::istringstream in(output);
-  for (std::string line; std::getline(in, line);)
+  for (std::string line; std::getline(in, line);) {
     if (line.rfind("returns", 0) == 0)
       return "return" + line.substr(7);
+    if (line.rfind("ends with ", 0) == 0)
+      return "end with " + line.substr(10);
+  }
   return "do not return";
+}
+
+// What a harness run printed, and how it ended when it did not exit 0 (the call exited
+// the process, or aborted): "ends with exit 2".
+std::string harnessResult(const RunSummary &run) {
+  return run.stdoutBytes + (run.outcome == "exit 0" ? "" : "ends with " + run.outcome + "\n");
 }
 
 // The harness built against one version: its function's unit (through the harness's
@@ -261,8 +270,8 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
   } catch (const Error &e) {
     return skip(std::string("the harness does not tell the versions apart: ") + e.what());
   }
-  lc.oldResult = nested.oldRun.stdoutBytes;
-  lc.newResult = nested.newRun.stdoutBytes;
+  lc.oldResult = harnessResult(nested.oldRun);
+  lc.newResult = harnessResult(nested.newRun);
   lc.direction = nested.direction;
   lc.decided = !nested.direction.empty() && nested.direction.rfind("undecided", 0) != 0;
   lc.oldConstraints = nested.oldConstraints;
@@ -281,8 +290,8 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
     a.line = c.line;
     a.stdinText = input.stdinBytes;
     a.changes = changesOf(inputs, a.stdinText);
-    a.oldResult = o.stdoutBytes;
-    a.newResult = n.stdoutBytes;
+    a.oldResult = harnessResult(o);
+    a.newResult = harnessResult(n);
     a.agree = agree;
     // What the composition says the alternative does to the branch it flips, in the
     // inputs' names: "it makes the old version's `(int)t->value > (int)m->limit` false

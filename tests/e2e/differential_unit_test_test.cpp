@@ -511,9 +511,10 @@ int main(void) {
   writeText(t.path / "old" / "main.c", oldSrc);
   writeText(t.path / "new" / "main.c", newSrc);
   fs::path out = t.path / "report";
-  ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
-                                 "--new", (t.path / "new" / "main.c").string(), "--stdin",
-                                 (t.path / "in.txt").string(), "--out", out.string()});
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(), "--new",
+                   (t.path / "new" / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
+                   "--local-darwin", "always", "--out", out.string()});
   INFO(r.err);
   REQUIRE(r.exitedWith(0));
   nlohmann::json rep = nlohmann::json::parse(r.out);
@@ -529,6 +530,10 @@ int main(void) {
   CHECK(u["new_result"].get<std::string>().starts_with("returns 150\n"));
   CHECK(u["summary"].get<std::string>().find(
             "the old version ends with exit 2, the new one returns 150") != std::string::npos);
+  // Local Darwin's harness says how the old version's call ended, not "does nothing more".
+  REQUIRE(rep["local_darwin"].is_object());
+  CHECK(rep["local_darwin"]["old_result"] == "ends with exit 2\n");
+  CHECK(rep["local_darwin"]["new_result"].get<std::string>().starts_with("returns 150\n"));
   // Apart from rootline: the test expects the end on the old version's file and sees the
   // new one return.
   fs::path test = out / u["file"].get<std::string>();
