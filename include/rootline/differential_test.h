@@ -35,6 +35,9 @@ std::string callRecorderSource(const std::vector<const CarvedCall *> &calls,
                                const llvm::Function &fn);
 // The recorder's output, per call occurrence.
 std::map<uint64_t, std::string> recordedCalls(const std::string &output);
+// How one recorded call ended: its "ends with exit 2" / "ends with signal 6" line, or
+// "returns" when it returned.
+std::string recordedEnd(const std::string &result);
 
 // The cmocka test of one call: it passes when the call returns and leaves `expected`
 // (the old version's recorded result). `origin` says where the call was carved from.

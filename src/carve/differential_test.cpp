@@ -613,6 +613,13 @@ std::map<uint64_t, std::string> recordedCalls(const std::string &output) {
   return out;
 }
 
+std::string recordedEnd(const std::string &result) {
+  size_t at = result.rfind("ends with ");
+  if (at == std::string::npos || (at > 0 && result[at - 1] != '\n'))
+    return "returns";
+  return result.substr(at, result.find('\n', at) - at);
+}
+
 std::string differentialTestSource(const CarvedCall &call, const llvm::Function &fn,
                                    const std::string &origin, const std::string &expected) {
   std::ostringstream s;
@@ -627,9 +634,7 @@ std::string differentialTestSource(const CarvedCall &call, const llvm::Function 
   std::string testName = "test_" + name + "_call_" + std::to_string(call.occurrence);
   // A call that does not return on the old version (an error raised with no handler
   // set aborts): the test makes it in a child and expects the same end.
-  size_t end = expected.rfind("ends with ");
-  if (end != std::string::npos && (end == 0 || expected[end - 1] == '\n')) {
-    std::string how = expected.substr(end, expected.find('\n', end) - end);
+  if (std::string how = recordedEnd(expected); how != "returns") {
     s << "\n/* The old version's " << name << " does not return in that state: it " << how
       << ". */\n";
     s << "static void " << testName << "(void **unused) {\n  (void)unused;\n"

@@ -86,14 +86,6 @@ std::string callText(const CarvedCall &call, const llvm::Function &fn) {
   return s + ")";
 }
 
-// How a recorded call ended: its "ends with ..." line, or "returns" when it returned.
-std::string endOf(const std::string &result) {
-  size_t at = result.rfind("ends with ");
-  if (at == std::string::npos || (at > 0 && result[at - 1] != '\n'))
-    return "returns";
-  return result.substr(at, result.find('\n', at) - at);
-}
-
 ProcessResult runTest(const fs::path &exe, const Deadline &deadline,
                       double seconds = kTestRunSeconds) {
   ProcessSpec spec;
@@ -218,9 +210,9 @@ std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Ve
       // no handler set, a failed assert) and the new one does otherwise, a test can
       // expect that end. Not a fault (the carved state may lack what the call reached)
       // nor the 1-s alarm (a busy machine may ring it too).
-      std::string end = endOf(a);
+      std::string end = recordedEnd(a);
       bool deliberate = end.starts_with("ends with exit ") || end == "ends with signal 6";
-      if (a.empty() || (end != "returns" && (!deliberate || end == endOf(b)))) {
+      if (a.empty() || (end != "returns" && (!deliberate || end == recordedEnd(b)))) {
         ++oldFails;
         continue;
       }
