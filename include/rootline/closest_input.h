@@ -64,6 +64,15 @@ public:
   std::optional<z3::model> nearSeedFloats(const z3::expr_vector &assumptions, const z3::expr &focus,
                                           const Deadline &deadline);
 
+  // Queries with a product or a remainder of two unknowns (in `focus` or in the
+  // solver's assertions) take Z3 seconds, and it overruns its timeout while it
+  // bit-blasts them. Before the solver: the seed with one of `focus`'s integer inputs
+  // moved, found by evaluation (integer_search.h). The model changes one input, to the
+  // value nearest its seed the search met: it needs no closest(). Nullopt when the query
+  // is linear or the search found nothing (the caller then asks the solver).
+  std::optional<z3::model> nearSeedIntegers(const z3::expr_vector &assumptions,
+                                            const z3::expr &focus, const Deadline &deadline);
+
   unsigned checks() const { return checks_; } // solver checks made, in all
 
   // Sets the solver's timeout, unless it already has that one: Z3 re-reads every
@@ -101,6 +110,11 @@ private:
   std::vector<Var> vars_;
   unsigned checks_ = 0, guards_ = 0;
   std::optional<unsigned> timeoutMs_; // the timeout last set on solver_
+  // Whether the solver's first `nonlinearScanned_` assertions hold a nonlinear operation
+  // (scanned once each, as the solver grows).
+  unsigned nonlinearScanned_ = 0;
+  bool nonlinearAsserted_ = false;
+  double fruitlessSearchSeconds_ = 0; // nearSeedIntegers' since it last found a model
 };
 
 // `model`'s values for the inputs `focus` mentions and the seed's for all others, when

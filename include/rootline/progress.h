@@ -20,6 +20,9 @@ public:
 
   // Progress on stderr when enabled, in place when stderr is a terminal.
   static Progress toStderr(bool enabled);
+  // Progress of work nested in `parent`'s current stage (a job within a job): its
+  // stages and counts show as the parent's counts, after `prefix`.
+  Progress(Progress &parent, std::string prefix);
 
   bool enabled() const { return out_ != nullptr; }
   // A new stage ("build", "trace", "slice", "symbolic", "compose", "evidence", "rank").
@@ -34,6 +37,8 @@ private:
   void print(bool force);
   std::FILE *out_;
   bool terminal_;
+  Progress *parent_ = nullptr;
+  std::string prefix_;
   std::chrono::steady_clock::time_point start_, lastPrint_;
   std::string stage_, detail_;
   bool printedAny_ = false, lineOpen_ = false, stageShown_ = true;

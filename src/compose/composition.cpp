@@ -157,7 +157,12 @@ private:
         assumptions.push_back(guard);
         std::optional<z3::model> model;
         z3::check_result r = z3::unknown;
-        if (solvers_ == Solvers::FreshOnly) {
+        if (auto evaluated = closer.nearSeedIntegers(assumptions, !seq[i].taken, deadline)) {
+          // Products and remainders of unknowns: a model found by evaluation, before the
+          // solver takes seconds over them.
+          r = z3::sat;
+          model = std::move(evaluated);
+        } else if (solvers_ == Solvers::FreshOnly) {
           // r stays unknown: the fresh solver below answers.
         } else if (solvers_ == Solvers::TryIncremental) {
           r = inc.check(assumptions); // no float anchoring in this try

@@ -53,6 +53,7 @@ public:
   void remark(const std::string &what); // a caveat for the report's notes
   void update(const std::string &detail);
   void end();
+  Progress *progress() const { return progress_; } // null: silent
 
 private:
   DebugReport &report_;

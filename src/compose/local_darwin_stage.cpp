@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 namespace rootline::debug {
@@ -264,6 +265,12 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
   local.carveStages = false;
   stages.update("composing at " + chosen.function + " over " + std::to_string(inputCount) +
                 " named value(s)");
+  // The nested job's stages show as this stage's counts: it can take most of the budget.
+  std::optional<Progress> nestedProgress;
+  if (stages.progress()) {
+    nestedProgress.emplace(*stages.progress(), "at " + chosen.function + ": ");
+    local.progress = &*nestedProgress;
+  }
   DebugReport nested;
   try {
     nested = debugRegression(local);

@@ -30,7 +30,7 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       from.push_back(ctx.bv_const(in.name.c_str(), in.bits));
       to.push_back(ctx.bv_val(*seed, in.bits));
     }
-  size_t lines = 0, found = 0, n = 0;
+  size_t lines = 0, foundCount = 0, n = 0;
   for (auto &[line, v] : findings.lines) {
     if (v.newDiffStore == kNoDef || lines >= kMaxLines || deadline.expired())
       continue;
@@ -56,11 +56,17 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       if (deadline.expired())
         break;
       s.push();
-      s.add(same ? a == b : (a != b && other));
-      if (s.check() == z3::sat) {
-        ClosestInput closer(s, failing, vars);
-        z3::model m = closer.closest(z3::expr_vector(ctx), s.get_model(),
-                                     deadline.atMost(kValueClosestSeconds));
+      z3::expr focus = same ? a == b : (a != b && other);
+      s.add(focus);
+      ClosestInput closer(s, failing, vars);
+      // A product or remainder of unknowns: first by evaluation, which is closest already.
+      std::optional<z3::model> found =
+          closer.nearSeedIntegers(z3::expr_vector(ctx), focus, deadline.atMost(kQueryMs / 1000.0));
+      if (!found && s.check() == z3::sat)
+        found = closer.closest(z3::expr_vector(ctx), s.get_model(),
+                               deadline.atMost(kValueClosestSeconds));
+      if (found) {
+        const z3::model &m = *found;
         ValueEvidence e;
         e.sameValue = same;
         e.input = applyModel(failing, vars, m);
@@ -82,14 +88,14 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         e.demonstrates = "on an input where " + values + " here, the versions " +
                          (e.outputsAgree ? "behave alike" : "behave differently");
         v.valueEvidence.push_back(std::move(e));
-        ++found;
+        ++foundCount;
       }
       s.pop();
     }
   }
   if (lines)
-    stages.note(std::to_string(found) + " value-evidence input(s) for " + std::to_string(lines) +
-                " changed line(s) whose values differ");
+    stages.note(std::to_string(foundCount) + " value-evidence input(s) for " +
+                std::to_string(lines) + " changed line(s) whose values differ");
 }
 
 } // namespace rootline::debug

@@ -5,10 +5,12 @@
 #include "rootline/closest_input.h"
 
 #include "explore/float_search.h"
+#include "explore/integer_search.h"
 #include "rootline/expr_text.h"
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -23,6 +25,12 @@ namespace {
 constexpr unsigned kAnchorMs = 250;
 // nearSeedFloats frees at most this many of the query's float inputs, one at a time.
 constexpr size_t kAnchorTries = 2;
+// The evaluation search over integer inputs gets at most this long per query, and
+// stops for a solver once its searches have found nothing for this long since the last
+// one that found a model: where one input's step does not satisfy a query, the solver
+// settles it sooner (a query over stores into symbolic arrays costs a millisecond per
+// evaluation).
+constexpr double kIntegerSearchSeconds = 0.1, kFruitlessSearchSeconds = 0.5;
 // Above this many assertions the evaluation search costs more than it saves.
 constexpr size_t kMaxSearchedFormulas = 4000;
 
@@ -351,6 +359,43 @@ std::optional<z3::model> ClosestInput::nearSeedFloats(const z3::expr_vector &ass
       return m;
   }
   return std::nullopt;
+}
+
+std::optional<z3::model> ClosestInput::nearSeedIntegers(const z3::expr_vector &assumptions,
+                                                        const z3::expr &focus,
+                                                        const Deadline &deadline) {
+  if (fruitlessSearchSeconds_ >= kFruitlessSearchSeconds)
+    return std::nullopt; // this solver's queries are not the kind one step settles
+  z3::expr_vector all = solver_.assertions();
+  if (all.size() > kMaxSearchedFormulas)
+    return std::nullopt;
+  for (; nonlinearScanned_ < all.size() && !nonlinearAsserted_; ++nonlinearScanned_)
+    nonlinearAsserted_ = hasNonlinearArithmetic(all[nonlinearScanned_]);
+  if (!nonlinearAsserted_ && !hasNonlinearArithmetic(focus))
+    return std::nullopt;
+  std::set<std::string> mentioned = variablesOf(focus);
+  std::vector<IntegerInput> free;
+  for (const Var &v : vars_)
+    if (!v.input.isFloat() && mentioned.count(v.input.name))
+      free.push_back({v.expr, v.input.bits, v.seed, signedToken(v.input),
+                      v.input.kind != InputVar::Kind::Token || v.input.conv == 'c'});
+  if (free.empty())
+    return std::nullopt;
+  auto base = seedModel(assumptions);
+  if (!base)
+    return std::nullopt;
+  std::vector<z3::expr> formulas;
+  for (unsigned k = 0; k < all.size(); ++k)
+    formulas.push_back(all[k]);
+  // A short try: when one input's step does not do it, the solver's answer is cheaper.
+  auto start = std::chrono::steady_clock::now();
+  auto found =
+      searchOneInteger(*base, focus, formulas, free, deadline.atMost(kIntegerSearchSeconds));
+  fruitlessSearchSeconds_ =
+      found ? 0
+            : fruitlessSearchSeconds_ +
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return found;
 }
 
 z3::model ClosestInput::closest(const z3::expr_vector &assumptions, const z3::model &first,

@@ -1,5 +1,6 @@
 #include "float_search.h"
 
+#include "explore/model_with.h"
 #include "rootline/symbolic.h"
 #include "symbolic/float_ops.h"
 
@@ -82,19 +83,7 @@ public:
 
   // `base` with `x` set to `bits`.
   z3::model with(const FloatInput &x, uint64_t bits) const {
-    z3::context &ctx = x.var.ctx();
-    z3::model m(ctx);
-    z3::func_decl d = x.var.decl();
-    for (unsigned i = 0; i < base_.num_consts(); ++i) {
-      z3::func_decl c = base_.get_const_decl(i);
-      if (!z3::eq(c, d)) {
-        z3::expr value = base_.get_const_interp(c);
-        m.add_const_interp(c, value);
-      }
-    }
-    z3::expr value = ctx.bv_val(bits, x.bits);
-    m.add_const_interp(d, value);
-    return m;
+    return modelWith(base_, x.var, bits, x.bits);
   }
 
   bool holds(const FloatInput &x, double v) { return holdsBits(x, inputBitsOfFloat(v, x.bits)); }

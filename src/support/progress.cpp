@@ -14,6 +14,10 @@ Progress::Progress(std::FILE *out, bool terminal)
     : out_(out), terminal_(terminal), start_(std::chrono::steady_clock::now()), lastPrint_(start_) {
 }
 
+Progress::Progress(Progress &parent, std::string prefix)
+    : out_(parent.out_), terminal_(parent.terminal_), parent_(&parent), prefix_(std::move(prefix)),
+      start_(parent.start_), lastPrint_(parent.lastPrint_) {}
+
 Progress::~Progress() { finish(); }
 
 Progress Progress::toStderr(bool enabled) {
@@ -30,6 +34,8 @@ void Progress::stage(const std::string &name, const std::string &detail) {
   stage_ = name;
   detail_ = detail;
   stageShown_ = false;
+  if (parent_)
+    return parent_->update(prefix_ + name + (detail.empty() ? "" : ": " + detail));
   print(false);
 }
 
@@ -37,6 +43,8 @@ void Progress::update(const std::string &detail) {
   if (!out_)
     return;
   detail_ = detail;
+  if (parent_)
+    return parent_->update(prefix_ + stage_ + (detail.empty() ? "" : ": " + detail));
   print(false);
 }
 
@@ -65,7 +73,7 @@ void Progress::print(bool force) {
 }
 
 void Progress::finish() {
-  if (out_ && lineOpen_) {
+  if (out_ && lineOpen_ && !parent_) {
     std::fprintf(out_, "\r\033[K");
     std::fflush(out_);
     lineOpen_ = false;

@@ -106,6 +106,31 @@ TEST_CASE("progress on a terminal updates one line in place and clears it", "[bu
   std::fclose(f);
 }
 
+TEST_CASE("a job nested in a stage shows its stages as that stage's counts", "[budget]") {
+  // local Darwin's nested debug: before, its seconds passed with nothing on stderr.
+  std::FILE *f = std::tmpfile();
+  REQUIRE(f);
+  {
+    Progress p(f, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    p.stage("local darwin");
+    {
+      Progress nested(p, "at power: ");
+      std::this_thread::sleep_for(std::chrono::milliseconds(300)); // in place: every 0.2 s
+      nested.stage("evidence", "value evidence for 1 changed line(s)");
+      nested.finish(); // the parent's line is the parent's to end
+    }
+    CHECK(contents(f).substr(contents(f).size() - 4) != "\r\033[K");
+    p.finish();
+  }
+  std::string out = contents(f);
+  INFO(out);
+  CHECK(out.find("s] local darwin\r") != std::string::npos);
+  CHECK(out.find("s] local darwin: at power: evidence: value evidence for 1 changed line(s)") !=
+        std::string::npos);
+  std::fclose(f);
+}
+
 TEST_CASE("disabled progress prints nothing", "[budget]") {
   Progress p = Progress::toStderr(false);
   CHECK_FALSE(p.enabled());
