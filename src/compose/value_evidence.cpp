@@ -61,7 +61,7 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       ClosestInput closer(s, failing, vars);
       // A product or remainder of unknowns: first by evaluation, which is closest already.
       std::optional<z3::model> found =
-          closer.nearSeedIntegers(z3::expr_vector(ctx), focus, deadline.atMost(kQueryMs / 1000.0));
+          closer.nearSeedIntegers(z3::expr_vector(ctx), focus, deadline); // bounded inside
       if (!found && s.check() == z3::sat)
         found = closer.closest(z3::expr_vector(ctx), s.get_model(),
                                deadline.atMost(kValueClosestSeconds));

@@ -6,6 +6,7 @@
 
 #include "explore/float_search.h"
 #include "explore/integer_search.h"
+#include "explore/model_with.h"
 #include "rootline/expr_text.h"
 
 #include <algorithm>
@@ -248,13 +249,6 @@ bool assume(z3::model &m, const z3::expr_vector &assumptions) {
     z3::expr value = m.ctx().bool_val(!negated);
     m.add_const_interp(d, value);
   }
-  return true;
-}
-
-template <typename Formulas> bool holdsAll(z3::model &candidate, const Formulas &formulas) {
-  for (const z3::expr &f : formulas)
-    if (!candidate.eval(f, true).is_true())
-      return false;
   return true;
 }
 

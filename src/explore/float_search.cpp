@@ -91,11 +91,7 @@ public:
     if (exhausted())
       return false;
     --left_;
-    z3::model m = with(x, bits);
-    for (const z3::expr &f : formulas_)
-      if (!m.eval(f, true).is_true())
-        return false;
-    return true;
+    return holdsAll(with(x, bits), formulas_);
   }
 
 private:

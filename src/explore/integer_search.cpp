@@ -156,10 +156,7 @@ public:
       return false;
     }
     --fullLeft_;
-    for (const z3::expr &f : formulas_)
-      if (!m.eval(f, true).is_true())
-        return false;
-    return true;
+    return holdsAll(m, formulas_);
   }
 
 private:

@@ -1,5 +1,6 @@
-// A model with one bit-vector constant set to another value: the searches by evaluation
-// (float_search.h, integer_search.h) try one input's candidate values this way.
+// Models checked by evaluation, without the solver: the searches (float_search.h,
+// integer_search.h) try one input's candidate values this way, and ClosestInput puts
+// seed values back.
 #pragma once
 
 #include <z3++.h>
@@ -24,6 +25,14 @@ inline z3::model modelWith(const z3::model &base, const z3::expr &var, uint64_t 
   z3::expr v = ctx.bv_val(value, bits);
   m.add_const_interp(d, v);
   return m;
+}
+
+// Whether every formula evaluates to true in `m` (model completion on).
+template <typename Formulas> bool holdsAll(const z3::model &m, const Formulas &formulas) {
+  for (const z3::expr &f : formulas)
+    if (!m.eval(f, true).is_true())
+      return false;
+  return true;
 }
 
 } // namespace rootline
