@@ -114,6 +114,7 @@ private:
   // (scanned once each, as the solver grows).
   unsigned nonlinearScanned_ = 0;
   bool nonlinearAsserted_ = false;
+  bool tooManyToSearch_ = false;      // past kMaxSearchedFormulas assertions
   double fruitlessSearchSeconds_ = 0; // nearSeedIntegers' since it last found a model
 };
 

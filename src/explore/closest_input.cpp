@@ -358,11 +358,13 @@ std::optional<z3::model> ClosestInput::nearSeedFloats(const z3::expr_vector &ass
 std::optional<z3::model> ClosestInput::nearSeedIntegers(const z3::expr_vector &assumptions,
                                                         const z3::expr &focus,
                                                         const Deadline &deadline) {
-  if (fruitlessSearchSeconds_ >= kFruitlessSearchSeconds)
+  if (fruitlessSearchSeconds_ >= kFruitlessSearchSeconds || tooManyToSearch_)
     return std::nullopt; // this solver's queries are not the kind one step settles
   z3::expr_vector all = solver_.assertions();
-  if (all.size() > kMaxSearchedFormulas)
+  if (all.size() > kMaxSearchedFormulas) {
+    tooManyToSearch_ = true; // assertions only grow: no need to fetch them again
     return std::nullopt;
+  }
   for (; nonlinearScanned_ < all.size() && !nonlinearAsserted_; ++nonlinearScanned_)
     nonlinearAsserted_ = hasNonlinearArithmetic(all[nonlinearScanned_]);
   if (!nonlinearAsserted_ && !hasNonlinearArithmetic(focus))
