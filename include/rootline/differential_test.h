@@ -51,14 +51,25 @@ std::string differentialTestSource(const CarvedCall &call, const llvm::Function 
 std::string localHarnessSource(const CarvedCall &call, const llvm::Function &fn,
                                const std::vector<LocalValue> &values);
 
+// Names the version whose call was carved gives this version's symbols, where the
+// change renamed them: {symbol this module defines → the carved version's name}.
+// The rest gives each such symbol its other name too, so that one test source links
+// against both versions (a callback `add_word` the new version calls `count_word`).
+using OtherNames = std::map<std::string, std::string>;
+// The other names of the change's renames (old name → new name) for one version's rest,
+// when the call was carved from `carvedInNew`'s version.
+OtherNames otherNamesFor(const std::map<std::string, std::string> &renames, bool restIsNew,
+                         bool carvedInNew);
+
 // The same as bitcode (with its debug information), named by its content key.
 fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string &moduleKey,
-                                   const llvm::Function &fn);
+                                   const llvm::Function &fn, const OtherNames &otherNames = {});
 // The program `module` (content key `moduleKey`) without the definitions of `fn`'s unit
 // and with its main renamed, compiled to an object; cached by key and unit. Throws
 // Error when it does not compile within `timeoutSeconds`.
 fs::path programWithoutUnit(const llvm::Module &module, const std::string &moduleKey,
-                            const llvm::Function &fn, double timeoutSeconds);
+                            const llvm::Function &fn, double timeoutSeconds,
+                            const OtherNames &otherNames = {});
 
 // Compiles the test (its source written into `dir`) with the unit's flags and links it
 // with the rest of the program; returns the executable. Throws Error when it does not

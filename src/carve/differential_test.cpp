@@ -759,17 +759,32 @@ std::string localHarnessSource(const CarvedCall &call, const llvm::Function &fn,
   return s.str();
 }
 
+OtherNames otherNamesFor(const std::map<std::string, std::string> &renames, bool restIsNew,
+                         bool carvedInNew) {
+  OtherNames out;
+  if (restIsNew == carvedInNew)
+    return out; // the test names the carved version's own symbols
+  for (const auto &[oldName, newName] : renames)
+    if (restIsNew)
+      out.emplace(newName, oldName);
+    else
+      out.emplace(oldName, newName);
+  return out;
+}
+
 fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string &moduleKey,
-                                   const llvm::Function &fn) {
+                                   const llvm::Function &fn, const OtherNames &otherNames) {
   const llvm::DICompileUnit *cu = fn.getSubprogram() ? fn.getSubprogram()->getUnit() : nullptr;
   if (!cu)
     throw Error(fn.getName().str() + " has no compile unit in the debug information");
   // A warm cache compiles nothing: the object is kept by module and unit.
   Hasher key;
-  key.add("rootline-unit-rest-v5")
+  key.add("rootline-unit-rest-v6")
       .add(moduleKey)
       .add(cu->getDirectory().str())
       .add(cu->getFilename().str());
+  for (const auto &[name, other] : otherNames)
+    key.add(name).add(other);
   fs::path dir = cacheRoot() / "unit-rest" / key.hex();
   // Named by its key: linkBitcodeModule takes a name for the content.
   fs::path out = dir / ("rest-" + key.hex() + ".bc");
@@ -846,6 +861,20 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
                                             kStaticAliasPrefix + g->getName().str(), g, rest.get());
     alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
+  // A symbol the change renamed also answers to the carved version's name, unless this
+  // version has a symbol of that name of its own.
+  for (const auto &[name, other] : otherNames) {
+    llvm::GlobalValue *g = rest->getNamedValue(name);
+    if (!g || g->isDeclaration() || g->getName().starts_with("llvm."))
+      continue;
+    std::string symbol = g->hasLocalLinkage() ? kStaticAliasPrefix + other : other;
+    if (rest->getNamedValue(symbol) || rest->getNamedValue(other))
+      continue;
+    auto *alias =
+        llvm::GlobalAlias::create(g->getValueType(), g->getAddressSpace(),
+                                  llvm::GlobalValue::ExternalLinkage, symbol, g, rest.get());
+    alias->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
   if (llvm::Function *m = rest->getFunction("main"); m && !m->isDeclaration())
     m->setName("rootline_program_main");
   // The other units' realloc() calls come to the test's hook, as the unit's own do
@@ -862,8 +891,9 @@ fs::path programWithoutUnitBitcode(const llvm::Module &module, const std::string
 }
 
 fs::path programWithoutUnit(const llvm::Module &module, const std::string &moduleKey,
-                            const llvm::Function &fn, double timeoutSeconds) {
-  fs::path bc = programWithoutUnitBitcode(module, moduleKey, fn);
+                            const llvm::Function &fn, double timeoutSeconds,
+                            const OtherNames &otherNames) {
+  fs::path bc = programWithoutUnitBitcode(module, moduleKey, fn, otherNames);
   fs::path obj = bc.parent_path() / "rest.o";
   if (fs::exists(obj))
     return obj;

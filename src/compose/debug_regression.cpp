@@ -314,9 +314,9 @@ DebugReport debugRegression(const DebugRequest &request) {
     if (debug::localDarwinCertain(req, report))
       localReserve = std::min(kLocalDarwinMaxSeconds, kLocalDarwinShare * budget.remaining());
     try { // evidence, never a reason for the report not to come out
-      chosen = debug::makeDifferentialUnitTest(oldV, newV, req.input, work.path,
-                                               budget.before(kReportReserveSeconds + localReserve),
-                                               stages, report);
+      chosen = debug::makeDifferentialUnitTest(
+          oldV, newV, req.input, diffs.wholeChangeRenames(), work.path,
+          budget.before(kReportReserveSeconds + localReserve), stages, report);
     } catch (const std::exception &e) {
       stages.note(std::string("no differential unit test: ") + e.what());
     }

@@ -11,6 +11,7 @@
 #include "rootline/alignment.h"
 #include "rootline/carve.h"
 #include "rootline/debug.h"
+#include "rootline/differential_test.h"
 #include "rootline/memory_check.h"
 #include "rootline/module_index.h"
 #include "rootline/neutral_edits.h"
@@ -428,14 +429,17 @@ struct ChosenCall {
   CarvedCall call;
   std::string callText;
   std::string oldResult, newResult; // recorded on each version's function
+  // The carved version's names for symbols the change renamed, per version's rest.
+  OtherNames oldOtherNames, newOtherNames;
 };
 // The first line where two recorded call results differ, in words: "the old version
 // returns 1, the new one returns 0", or the object whose bytes differ.
 std::string resultDifference(const std::string &oldState, const std::string &newState);
-std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Version &newV,
-                                                   const ProgramInput &input, const fs::path &work,
-                                                   const Deadline &deadline, Stages &stages,
-                                                   DebugReport &report);
+// `renames`: the change's renames, old name → new name (Diffs::wholeChangeRenames).
+std::optional<ChosenCall>
+makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,
+                         const std::map<std::string, std::string> &renames, const fs::path &work,
+                         const Deadline &deadline, Stages &stages, DebugReport &report);
 
 // Local Darwin (docs/debug.md, "Local Darwin"): the chosen call made again by a harness
 // that reads its integer arguments and fields from stdin, debugged as a program of its

@@ -137,7 +137,8 @@ std::string harnessResult(const RunSummary &run) {
 
 // The harness built against one version: its function's unit (through the harness's
 // #include of the unit's source), and the rest of that version's program.
-BuiltVersion buildHarness(const fs::path &source, const Version &v, const llvm::Function &fn) {
+BuiltVersion buildHarness(const fs::path &source, const Version &v, const llvm::Function &fn,
+                          const OtherNames &otherNames) {
   std::optional<UnitSource> unit = unitSourceOf(fn);
   if (!unit)
     throw Error("`" + fn.getName().str() + "` has no compile unit in the debug information");
@@ -152,7 +153,7 @@ BuiltVersion buildHarness(const fs::path &source, const Version &v, const llvm::
   recipe.libs = v.program.recipe.libs;
   recipe.origin = "local Darwin harness";
   BuiltModule harness = buildModule(recipe);
-  fs::path rest = programWithoutUnitBitcode(*v.module.module, v.program.module.key, fn);
+  fs::path rest = programWithoutUnitBitcode(*v.module.module, v.program.module.key, fn, otherNames);
   BuiltModule linked = linkBitcodeModule({harness.unitBitcode.at(0), rest});
   std::vector<std::string> linkFlags = v.program.linkFlags;
   for (const auto &l : recipe.libs)
@@ -243,8 +244,8 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
   DebugRequest local;
   try {
     stages.update("building the harness of " + chosen.function + " for both versions");
-    local.oldBuilt = buildHarness(source, oldV, *of);
-    local.newBuilt = buildHarness(source, newV, *nf);
+    local.oldBuilt = buildHarness(source, oldV, *of, chosen.oldOtherNames);
+    local.newBuilt = buildHarness(source, newV, *nf, chosen.newOtherNames);
   } catch (const Error &e) {
     return skip(std::string("the harness does not build: ") + e.what());
   }

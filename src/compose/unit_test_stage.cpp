@@ -125,10 +125,10 @@ std::string resultDifference(const std::string &oldState, const std::string &new
   return "the results differ";
 }
 
-std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Version &newV,
-                                                   const ProgramInput &input, const fs::path &work,
-                                                   const Deadline &deadline, Stages &stages,
-                                                   DebugReport &report) {
+std::optional<ChosenCall>
+makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,
+                         const std::map<std::string, std::string> &renames, const fs::path &work,
+                         const Deadline &deadline, Stages &stages, DebugReport &report) {
   if (report.candidates.empty())
     return std::nullopt;
   // The rank-1 candidate's function; when its line is in none (a macro, a table, a
@@ -169,12 +169,15 @@ std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Ve
 
   fs::path dir = work / "unit-test";
   fs::path oldRest, newRest;
+  bool carvedInNew = &from == &newV;
+  OtherNames oldOther = otherNamesFor(renames, false, carvedInNew),
+             newOther = otherNamesFor(renames, true, carvedInNew);
   try {
     stages.update("building the program without " + name + "'s unit");
     oldRest = programWithoutUnit(*oldV.module.module, oldV.program.module.key, *of,
-                                 deadline.clamp(kBuildSeconds, 0.5));
+                                 deadline.clamp(kBuildSeconds, 0.5), oldOther);
     newRest = programWithoutUnit(*newV.module.module, newV.program.module.key, *nf,
-                                 deadline.clamp(kBuildSeconds, 0.5));
+                                 deadline.clamp(kBuildSeconds, 0.5), newOther);
   } catch (const Error &e) {
     return skip(e.what());
   }
@@ -229,7 +232,8 @@ std::optional<ChosenCall> makeDifferentialUnitTest(const Version &oldV, const Ve
                     : std::string()));
     const std::string &oldResult = oldResults[chosen->occurrence],
                       &newResult = newResults[chosen->occurrence];
-    result = ChosenCall{pick, name, *chosen, callText(*chosen, *nf), oldResult, newResult};
+    result = ChosenCall{pick,      name,      *chosen,  callText(*chosen, *nf),
+                        oldResult, newResult, oldOther, newOther};
     std::string test = differentialTestSource(*chosen, *nf, origin, oldResult);
     stages.update("checking the test of call " + std::to_string(chosen->occurrence) + " of " +
                   name + " on both versions");

@@ -470,6 +470,78 @@ int main(void) {
   CHECK(text.find("rl_static.tri_area") != std::string::npos);
 }
 
+TEST_CASE("a callback the change renamed (static in another unit) is reached in the other "
+          "version under its old name, so the differential unit test links against both",
+          "[debug][unittest]") {
+  // The new version renames tri_area, static in shapes.c, to triangle_area; the call is
+  // carved from the new run, whose shape points at triangle_area.
+  TempDir t;
+  const std::string header =
+      R"(struct shape { const char *name; double (*area)(const struct shape *); double w, h; };
+void make_shape(struct shape *s, const char *kind, double w, double h);
+)";
+  const std::string oldShapes = R"(#include <string.h>
+#include "shapes.h"
+static double rect_area(const struct shape *s) { return s->w * s->h; }
+static double tri_area(const struct shape *s) { return s->w * s->h / 2; }
+void make_shape(struct shape *s, const char *kind, double w, double h) {
+  s->name = kind;
+  s->area = strcmp(kind, "tri") == 0 ? tri_area : rect_area;
+  s->w = w;
+  s->h = h;
+}
+)";
+  std::string newShapes = oldShapes;
+  for (size_t at; (at = newShapes.find("tri_area")) != std::string::npos;)
+    newShapes.replace(at, 8, "triangle_area");
+  const std::string oldMain = R"(#include <stdio.h>
+#include "shapes.h"
+static int priced(const struct shape *s, double rate) {
+  return (int)(s->area(s) * rate + 0.5);
+}
+int main(void) {
+  char kind[16];
+  double w, h;
+  struct shape s;
+  while (scanf("%15s %lf %lf", kind, &w, &h) == 3) {
+    make_shape(&s, kind, w, h);
+    printf("%s %d\n", kind, priced(&s, 150));
+  }
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("s->area(s) * rate + 0.5"), 23, "s->area(s) * rate");
+  // Two commits: git's diff over both files gives the change's renames.
+  fs::path repo = t.path / "repo";
+  fs::create_directories(repo);
+  REQUIRE(git(repo, {"init", "-q"}).exitedWith(0));
+  for (bool old : {true, false}) {
+    writeText(repo / "shapes.c", old ? oldShapes : newShapes);
+    writeText(repo / "shapes.h", header);
+    writeText(repo / "main.c", old ? oldMain : newMain);
+    REQUIRE(git(repo, {"add", "-A"}).exitedWith(0));
+    REQUIRE(git(repo, {"commit", "-qm", old ? "old" : "new"}).exitedWith(0));
+  }
+  writeText(t.path / "in.txt", "tri 3 0.5\n");
+  ProcessResult r =
+      runRootline({"--json", "debug", "--repo", repo.string(), "--good", "HEAD~1", "--bad", "HEAD",
+                   "--src", "main.c", "shapes.c", "--stdin", (t.path / "in.txt").string(), "--out",
+                   (t.path / "report").string()});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["function"] == "priced");
+  INFO(rep["stages"].dump());
+  REQUIRE(rep["unit_test"].is_object());
+  CHECK(rep["unit_test"]["call"] == "priced(s = a 32-byte local, rate = a floating-point value)");
+  CHECK(rep["unit_test"]["passes_old"] == true);
+  CHECK(rep["unit_test"]["fails_new"] == true);
+  std::string text = readFile(t.path / "report" / rep["unit_test"]["file"].get<std::string>());
+  CHECK(text.find("rl_static.triangle_area") != std::string::npos);
+}
+
 TEST_CASE("a function that ends the process on the old version (a refused value) and returns on "
           "the new one gets a differential unit test that expects that end",
           "[debug][unittest]") {
