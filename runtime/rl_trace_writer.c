@@ -255,6 +255,19 @@ static void rl_install_signal_handlers(void) {
     sigemptyset(&sa.sa_mask);
     sigaction(sigs[i], &sa, 0);
   }
+  /* A write to a pipe whose reader has gone (`prog | head -n 1`) ends the process: its
+   * trace says so rather than ending empty. Only where SIGPIPE would kill it: a
+   * process that inherits it ignored must go on ignoring it. */
+  struct sigaction pipe_now;
+  if (sigaction(SIGPIPE, 0, &pipe_now) == 0 && !(pipe_now.sa_flags & SA_SIGINFO) &&
+      pipe_now.sa_handler == SIG_DFL) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = rl_on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, 0);
+  }
 }
 
 /* A child forked from uninstrumented code (daemon(), a library) has no writer thread
@@ -483,6 +496,23 @@ static void rl_capture_argument_files(void) {
   }
 }
 
+/* Where stdout and stderr go when the process starts (p<N>.fds: "1 /dev/full" lines,
+ * readlink's text): what a test sends to /dev/null or /dev/full it never sees. */
+static void rl_capture_output_sinks(void) {
+  char text[2 * 4200];
+  size_t len = 0;
+  for (int fd = 1; fd <= 2; ++fd) {
+    char link[64], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0)
+      continue;
+    target[n] = 0;
+    len += (size_t)snprintf(text + len, sizeof text - len, "%d %s\n", fd, target);
+  }
+  rl_capture_text(text, len, "fds");
+}
+
 /* A copy of the environment the process starts with (p<N>.env): a test may set
  * variables (LC_ALL, TZ, a tool's own) that the process alone needs again. */
 static void rl_capture_environment(void) { rl_capture_file("/proc/self/environ", -1, "env"); }
@@ -534,6 +564,7 @@ void rl_ensure_init(void) {
     rl_capture_stdin();
     rl_capture_argument_files();
     rl_capture_environment();
+    rl_capture_output_sinks();
     errno = saved;
   }
   atexit(rl_at_exit);

@@ -51,6 +51,9 @@ struct DebugRequest {
   // The failing process of a test command: its stdout, its ending and its stderr all
   // count, in that order (the test compared the whole behaviour, not just stdout).
   bool wholeBehaviour = false;
+  // That process as the test ran it, for messages: "`mawk -f wc.awk mawktest.dat` (process
+  // 5 of the old run)".
+  std::string processName;
   ConditionKind condition = ConditionKind::Rsc;
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
@@ -142,6 +145,7 @@ struct DebugCandidate {
   // (does not build alone), or "" (not tried).
   std::string revert;
   std::string revertDetail; // one sentence for the reader
+  unsigned revertLines = 0; // changed lines of the unit the revert evidence is about
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one
   // sentence; empty when none.
   std::string memoryError;

@@ -167,6 +167,9 @@ struct ProcessBehaviour {
   // (the runtime's copies; docs/project.md, "Files a process writes").
   std::map<std::string, std::string> written;
   std::string ending; // "exit 0", "signal 11", "exec", "incomplete"
+  // Its stdout or stderr went to /dev/null or /dev/full when it started: the test never
+  // sees what it wrote there (`mawk '{print}' <big >/dev/full`, checked by its status).
+  std::set<uint64_t> unseen;
 };
 ProcessBehaviour processBehaviour(const ProcessTrace &p);
 

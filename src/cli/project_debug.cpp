@@ -86,7 +86,9 @@ ProgramInput carvedInput(const TestCommandRun &run, size_t index, const ProcessB
                          std::vector<std::string> &notes) {
   ProgramInput in;
   const TraceProcess &p = run.processes[index].header.process;
-  fs::path base = run.traceDir / ("p" + std::to_string(index));
+  // Its files are named by its start number, not by its place in the list: a process
+  // killed before its first write left an empty trace, which the list leaves out.
+  fs::path base = run.traceDir / ("p" + std::to_string(run.processes[index].number()));
   std::error_code ec;
   if (fs::exists(base.string() + ".stdin", ec))
     in.stdinBytes = readFile(base.string() + ".stdin");
@@ -241,9 +243,15 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     std::string words;
     for (const std::string &w : v.editedWords)
       words += (words.empty() ? "`" : ", `") + w + "`";
-    notes.push_back("passed over `" + commandLine(oldRun.processes[v.oldIndex].header.process) +
-                    "` (process " + std::to_string(v.oldIndex + 1) +
-                    "): its output differs only by text the change edited (" + words + ")");
+    std::string passed = "passed over `" +
+                         commandLine(oldRun.processes[v.oldIndex].header.process) + "` (process " +
+                         std::to_string(v.oldIndex + 1) + "): ";
+    if (!v.newIndex && v.editedWords.empty())
+      notes.push_back(passed + "the " + newB.label +
+                      " run has no counterpart of it (a writer its reader's early exit ended "
+                      "before it began, or a command only the old run ran)");
+    else
+      notes.push_back(passed + "its output differs only by text the change edited (" + words + ")");
   }
   if (!oldRun.isolationNote.empty())
     notes.push_back(oldRun.isolationNote);
@@ -297,6 +305,8 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   }
   out.oldProgram = oldProg;
   out.newProgram = newProg;
+  out.name = "`" + commandLine(p) + "` (process " + std::to_string(f->oldIndex + 1) + " of the " +
+             oldB.label + " run)";
   return out;
 }
 
@@ -335,6 +345,7 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.input = carved.input;
   req.expectedStdout = carved.expectedStdout;
   req.wholeBehaviour = true;
+  req.processName = carved.name;
   const ProjectProgram *oldProg = carved.oldProgram, *newProg = carved.newProgram;
   req.oldBuilt = builtVersion(oldB, *oldProg);
   req.newBuilt = builtVersion(newB, *newProg);

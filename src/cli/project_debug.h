@@ -26,6 +26,7 @@ struct ProjectDebugOptions {
 struct CarvedProcess {
   ProgramInput input;
   std::string expectedStdout;
+  std::string name; // "`mawk -f wc.awk mawktest.dat` (process 5 of the old run)"
   const ProjectProgram *oldProgram = nullptr, *newProgram = nullptr;
 };
 CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,

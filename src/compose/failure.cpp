@@ -59,6 +59,20 @@ bool dropsLines(const std::string &whole, const std::string &part) {
   return i == p.size() && p.size() < w.size();
 }
 
+// Where two outputs part, in words: "from byte 12: `abc` in the test, `abd` alone".
+std::string firstDifferenceText(const std::string &test, const std::string &alone) {
+  uint64_t at = commonPrefix(test, alone);
+  auto piece = [&](const std::string &s) {
+    std::string p = s.substr(std::min<size_t>(at, s.size()), 24);
+    for (char &c : p)
+      if (c == '\n' || c == '\t' || static_cast<unsigned char>(c) < 0x20)
+        c = ' ';
+    return p.empty() ? std::string("the end") : "`" + p + "`";
+  };
+  return "from byte " + std::to_string(at) + ": " + piece(test) + " in the test, " + piece(alone) +
+         " alone";
+}
+
 } // namespace
 
 double hangTimeout(double timeoutSeconds, double oldSeconds) {
@@ -103,11 +117,13 @@ void establishFailure(const DebugRequest &req, const Version &oldV, const Versio
       req.expectedStdout && !req.wholeBehaviour ? RunSummary{"", *req.expectedStdout, 0, ""} : old1;
   if (req.expectedStdout && old1.stdoutBytes != *req.expectedStdout)
     throw Error(req.wholeBehaviour
-                    ? "the failing process, run alone with the inputs it had in the test "
-                      "(stdin, arguments, the files it read or its arguments named), prints "
-                      "otherwise on the old version than in the test: it depends on something "
-                      "rootline does not record (the environment, a file a program it ran "
-                      "opened by another name)"
+                    ? "the failing process " + req.processName +
+                          ", run alone with the inputs it had in the test (stdin, arguments, "
+                          "the files it read or its arguments named), prints otherwise on the "
+                          "old version than in the test (" +
+                          firstDifferenceText(*req.expectedStdout, old1.stdoutBytes) +
+                          "): it depends on something rootline does not record (the "
+                          "environment, a file a program it ran opened by another name)"
                     : "the test fails on the old version too: its output differs from --expect");
   report.stderrCounts = req.wholeBehaviour;
   report.hang = new1.outcome == "timeout";

@@ -41,6 +41,14 @@ int revertEvidence(const DebugCandidate &c) {
   return 0;
 }
 
+// Of two lines whose reverts both fix (or both remove the first difference), the one
+// whose revert puts back fewer lines says more: a line whose revert alone fixes the test
+// comes before the lines of a group that does (execute.c:1319 narrowed from its group).
+bool narrowerRevert(const DebugCandidate &a, const DebugCandidate &b) {
+  return revertEvidence(a) >= 1 && revertEvidence(a) != 2 && a.revertLines > 0 &&
+         b.revertLines > 0 && a.revertLines < b.revertLines;
+}
+
 // A changed line that made a memory error of the new run possible (an array's size, a
 // loop bound past the end, a free moved earlier). A finding the sanitizer build ran on
 // and did not confirm ranks below every line without one.
@@ -85,6 +93,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
                      if (revertEvidence(a) != revertEvidence(b))
                        return revertEvidence(a) > revertEvidence(b);
+                     if (narrowerRevert(a, b) != narrowerRevert(b, a))
+                       return narrowerRevert(a, b);
                      if (memoryEvidence(a) != memoryEvidence(b))
                        return memoryEvidence(a) > memoryEvidence(b);
                      if (alignedEvidence(a) != alignedEvidence(b))

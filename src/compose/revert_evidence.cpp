@@ -817,6 +817,16 @@ std::string grownBy(const RevertEvidence::Unit &u) {
   return out;
 }
 
+// The changed lines a unit puts back (the longer side of each of its hunks).
+unsigned unitLines(const RevertEvidence &ev, size_t unit) {
+  unsigned lines = 0;
+  for (auto [f, h] : ev.units[unit].hunks) {
+    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
+    lines += std::max(hunk.newLines, hunk.oldLines);
+  }
+  return lines;
+}
+
 // A unit's trial results as a candidate's `revert` and its sentence.
 std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t unit) {
   const RevertEvidence::Unit &u = ev.units[unit];
@@ -834,11 +844,7 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
   }
   // One group that is the whole change and more than one line: reverting it is the
   // old version, evidence for no line in particular.
-  unsigned lines = 0;
-  for (auto [f, h] : u.hunks) {
-    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
-    lines += std::max(hunk.newLines, hunk.oldLines);
-  }
+  unsigned lines = unitLines(ev, unit);
   size_t allHunks = 0;
   for (size_t g = 0; g < ev.groups; ++g)
     allHunks += ev.units[g].hunks.size();
@@ -904,6 +910,7 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
     if (std::optional<size_t> unit = unitOf(c, ev.files, ev.units)) {
       covered.insert(*unit);
       std::tie(c.revert, c.revertDetail) = revertOf(ev, *unit);
+      c.revertLines = unitLines(ev, *unit);
     }
   // A unit the trials single out that no candidate stands on becomes one.
   std::vector<size_t> singled = ev.fixing;
@@ -912,6 +919,7 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
     if (covered.insert(u).second) {
       DebugCandidate c = unitCandidate(ev.units[u], ev.files, req);
       std::tie(c.revert, c.revertDetail) = revertOf(ev, u);
+      c.revertLines = unitLines(ev, u);
       if (c.revert != "whole change") // the whole change singles out no line
         candidates.push_back(std::move(c));
     }

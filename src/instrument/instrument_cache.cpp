@@ -15,7 +15,7 @@
 namespace rootline {
 
 // Bumped whenever the instrumentation changes what it emits.
-static const char *kInstrumentVersion = "instrument-v9";
+static const char *kInstrumentVersion = "instrument-v10";
 
 // The wrapped libc functions decide which calls the pass redirects, so they are part
 // of what an instrumented module is.

@@ -6,6 +6,7 @@
 // which way silent branches go (silentBranches).
 #include "rootline/module_index.h"
 
+#include <algorithm>
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/StringSet.h>
 #include <llvm/IR/Constants.h>
@@ -94,10 +95,33 @@ public:
         bodies.push_back(&fn);
     for (llvm::Function *fn : bodies)
       instrumentFunction(*fn);
+    wrapTakenAddresses();
     addConstructor(key);
   }
 
 private:
+  // A wrapped libc function called through a pointer (mawk's `printer = fprintf`, a
+  // table of handlers) reaches its wrapper too: every use but a direct call's callee
+  // (those instrumentCall redirects) becomes the wrapper, which has the same type, so the
+  // output and memory effects of such calls are logged as well.
+  void wrapTakenAddresses() {
+    std::vector<llvm::Function *> wrapped;
+    for (llvm::Function &fn : m_)
+      if (fn.isDeclaration() && isWrappedLibcFunction(fn.getName()))
+        wrapped.push_back(&fn);
+    for (llvm::Function *fn : wrapped) {
+      auto direct = [](llvm::Use &u) {
+        auto *call = llvm::dyn_cast<llvm::CallBase>(u.getUser());
+        return call && call->isCallee(&u);
+      };
+      if (std::all_of(fn->use_begin(), fn->use_end(), direct))
+        continue;
+      std::string name = ("__rl_wrap_" + fn->getName()).str();
+      llvm::FunctionCallee w = m_.getOrInsertFunction(name, fn->getFunctionType());
+      fn->replaceUsesWithIf(w.getCallee(), [&](llvm::Use &u) { return !direct(u); });
+    }
+  }
+
   llvm::FunctionCallee hook(const char *name, llvm::ArrayRef<llvm::Type *> params) {
     return m_.getOrInsertFunction(name, llvm::FunctionType::get(void_, params, false));
   }

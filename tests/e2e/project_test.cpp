@@ -310,6 +310,145 @@ TEST_CASE("debug --test: a failing process whose stdout is right but whose exit 
   CHECK(c.report["unit_test"]["new_result"] == "returns 0\n");
 }
 
+TEST_CASE("debug --test: a process whose stdout goes to /dev/null is not the failing process "
+          "for what it wrote there; the run the test checks is",
+          "[project][cli]") {
+  // The smoke run reads the program's own source, which the change edited, so its
+  // output differs between the versions; the test never sees it.
+  TempDir t;
+  const std::string source = R"(#include <stdio.h>
+
+/* Copies stdin to stdout with lower-case letters made upper-case. */
+static int upper(int c)
+{
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 'A';
+    return c;
+}
+
+int main(void)
+{
+    int c;
+    while ((c = getchar()) != EOF)
+        putchar(upper(c));
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("c <= 'z'"), 8, "c < 'z'");
+  changed.replace(changed.find("Copies stdin"), 12, "Copies its input");
+  for (bool old : {true, false}) {
+    fs::path dir = t.path / (old ? "old" : "new");
+    writeText(dir / "upcase.c", old ? source : changed);
+    writeText(dir / "Makefile", "upcase: upcase.c\n\tcc -o upcase upcase.c\n");
+    writeText(dir / "check.sh", "#!/bin/sh\n./upcase < upcase.c > /dev/null || exit 1\n"
+                                "out=$(echo lazy | ./upcase)\ntest \"$out\" = LAZY\n");
+  }
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  CHECK(hasNote(rep, "failing process: `./upcase`", "process 2 of the old run"));
+  CHECK(rep["test"]["input"]["stdin"] == "lazy\n");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "upcase.c");
+  CHECK(rep["candidates"][0]["line"] == 6);
+}
+
+TEST_CASE("debug --test: a writer that its reader's early exit ends with SIGPIPE differs by "
+          "timing, not by version, and is passed over; a process killed before its trace began "
+          "does not shift the failing process's inputs",
+          "[project][cli]") {
+  // The new `gen` writes far more than the pipe holds, so `head -n 1`'s exit kills it;
+  // the old one's single line is written before head can exit. The test sees the
+  // first line only, which both print alike.
+  TempDir t;
+  const std::string gen = "#include <stdio.h>\nint main(void)\n{\n    int i;\n"
+                          "    for (i = 0; i < ROWS; i++)\n        puts(\"row\");\n"
+                          "    return 0;\n}\n";
+  const std::string upcase = "#include <stdio.h>\nint main(void)\n{\n    int c;\n"
+                             "    while ((c = getchar()) != EOF)\n"
+                             "        putchar(c >= 'a' && c <= 'z' ? c - 32 : c);\n"
+                             "    return 0;\n}\n";
+  std::string changed = upcase;
+  changed.replace(changed.find("c <= 'z'"), 8, "c < 'z'");
+  for (bool old : {true, false}) {
+    fs::path dir = t.path / (old ? "old" : "new");
+    writeText(dir / "gen.c", gen);
+    writeText(dir / "upcase.c", old ? upcase : changed);
+    // `killer` dies by SIGKILL before its trace's first write: an empty trace, which
+    // the list of processes leaves out, so list places and trace numbers part.
+    writeText(dir / "killer.c", "#include <signal.h>\n#include <unistd.h>\n"
+                                "int main(void)\n{\n    kill(getpid(), SIGKILL);\n"
+                                "    return 0;\n}\n");
+    writeText(dir / "Makefile", std::string("all: gen upcase killer\ngen: gen.c\n\tcc -DROWS=") +
+                                    (old ? "1" : "500000") +
+                                    " -o gen gen.c\nupcase: upcase.c\n\tcc -o upcase upcase.c\n"
+                                    "killer: killer.c\n\tcc -o killer killer.c\n");
+    writeText(dir / "check.sh", "#!/bin/sh\n./killer\nfirst=$(./gen | head -n 1)\n"
+                                "test \"$first\" = row || exit 1\n"
+                                "out=$(echo lazy | ./upcase)\ntest \"$out\" = LAZY\n");
+  }
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  CHECK(hasNote(rep, "failing process: `./upcase`", ""));
+  CHECK(rep["test"]["input"]["stdin"] == "lazy\n");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "upcase.c");
+  CHECK(rep["candidates"][0]["line"] == 6);
+}
+
+TEST_CASE("debug --test: output a program prints through a pointer to fprintf is what the test "
+          "saw, so its failing process runs alone as in the test",
+          "[project][cli]") {
+  // As mawk's printf does (`printer = (PRINTER) fprintf`): the call goes through a
+  // pointer, and the trace must still hold what it printed.
+  TempDir t;
+  const std::string source = R"(#include <stdio.h>
+
+typedef int (*printer_t)(FILE *, const char *, ...);
+
+static int scaled(int v)
+{
+    return v * 3;
+}
+
+int main(void)
+{
+    printer_t printer = fprintf;
+    int v;
+    while (scanf("%d", &v) == 1)
+        printer(stdout, "%4d:%4d\n", v, scaled(v));
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("v * 3"), 5, "v * 2");
+  for (bool old : {true, false}) {
+    fs::path dir = t.path / (old ? "old" : "new");
+    writeText(dir / "scale.c", old ? source : changed);
+    writeText(dir / "Makefile", "scale: scale.c\n\tcc -o scale scale.c\n");
+    writeText(dir / "check.sh", "#!/bin/sh\nout=$(echo 1 2 | ./scale | tr -d ' ')\n"
+                                "test \"$out\" = \"1:3\n2:6\"\n");
+  }
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  CHECK(rep["test"]["expected"]["stdout"] == "   1:   3\n   2:   6\n");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "scale.c");
+  CHECK(rep["candidates"][0]["line"] == 7);
+}
+
 TEST_CASE("debug --test on a Meson project: built by meson and ninja, tested by `meson test`, "
           "which runs a script in the build directory: the rewritten tokenizer's lines are "
           "candidates beside the composition's deviations, and the report names repository "

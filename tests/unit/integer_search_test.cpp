@@ -11,9 +11,11 @@ using namespace rootline;
 
 namespace {
 
-z3::expr var(z3::context &ctx, const InputVar &v) { return ctx.bv_const(v.name.c_str(), v.bits); }
+z3::expr integerVar(z3::context &ctx, const InputVar &v) {
+  return ctx.bv_const(v.name.c_str(), v.bits);
+}
 
-int64_t signedValue(const z3::model &m, const z3::expr &e) {
+int64_t integerValue(const z3::model &m, const z3::expr &e) {
   z3::expr r = m.eval(e, true);
   uint64_t x = 0;
   REQUIRE(r.is_numeral_u64(x));
@@ -41,15 +43,15 @@ TEST_CASE("a bound over a square is met at the nearest number past it, found by 
   z3::context ctx;
   ProgramInput seed{"3 40\n", {}};
   InputVar n = test::tokenInput(0, 1, 32, 'd'), k = test::tokenInput(2, 2, 32, 'd');
-  z3::expr x = var(ctx, n), y = var(ctx, k);
+  z3::expr x = integerVar(ctx, n), y = integerVar(ctx, k);
   z3::solver s(ctx);
   z3::expr focus = z3::sgt(x * x, ctx.bv_val(1000, 32)) && z3::slt(x, y);
   s.add(focus);
   ClosestInput closer(s, seed, {n, k});
   auto m = closer.nearSeedIntegers(z3::expr_vector(ctx), focus, Deadline::in(10));
   REQUIRE(m);
-  CHECK(signedValue(*m, x) == 32); // 31 * 31 = 961, 32 * 32 = 1024
-  CHECK(signedValue(*m, y) == 40); // untouched
+  CHECK(integerValue(*m, x) == 32); // 31 * 31 = 961, 32 * 32 = 1024
+  CHECK(integerValue(*m, y) == 40); // untouched
   CHECK(m->eval(focus, true).is_true());
   auto changes = describeInputChanges(seed, {n, k}, *m);
   REQUIRE(changes.size() == 1);
@@ -63,7 +65,7 @@ TEST_CASE("a remainder that must agree for two ways of computing it, on 64-bit t
   ProgramInput seed{"7 5 1000\n", {}};
   InputVar tb = test::tokenInput(0, 1, 64, 'd'), tr = test::tokenInput(2, 1, 64, 'd'),
            tm = test::tokenInput(4, 4, 64, 'd');
-  z3::expr b = var(ctx, tb), r = var(ctx, tr), m = var(ctx, tm);
+  z3::expr b = integerVar(ctx, tb), r = integerVar(ctx, tr), m = integerVar(ctx, tm);
   z3::solver s(ctx);
   s.add(z3::sgt(m, ctx.bv_val(1, 64)));
   z3::expr focus = z3::srem(b * b, m) == z3::srem(b * r, m);
@@ -81,7 +83,7 @@ TEST_CASE("a text byte found by evaluation keeps its class", "[closest][integer]
   z3::context ctx;
   ProgramInput seed{"5\n", {}};
   InputVar d = test::stdinByteInput(0);
-  z3::expr b = var(ctx, d);
+  z3::expr b = integerVar(ctx, d);
   z3::solver s(ctx);
   z3::expr digit = b - ctx.bv_val('0', 8);
   z3::expr focus = digit * digit == ctx.bv_val(49, 8);
@@ -97,7 +99,7 @@ TEST_CASE("linear queries and queries no nearby value meets are left to the solv
   z3::context ctx;
   ProgramInput seed{"3\n", {}};
   InputVar n = test::tokenInput(0, 1, 32, 'd');
-  z3::expr x = var(ctx, n);
+  z3::expr x = integerVar(ctx, n);
   {
     z3::solver s(ctx);
     z3::expr focus = x + 1 == ctx.bv_val(9, 32);
