@@ -311,7 +311,7 @@ TEST_CASE("debug --test: a failing process whose stdout is right but whose exit 
 }
 
 TEST_CASE("debug --test: a process whose stdout goes to /dev/null is not the failing process "
-          "for what it wrote there; the run the test checks is",
+          "for what it wrote there, the run the test checks is",
           "[project][cli]") {
   // The smoke run reads the program's own source, which the change edited, so its
   // output differs between the versions; the test never sees it.
@@ -358,8 +358,8 @@ int main(void)
 }
 
 TEST_CASE("debug --test: a writer that its reader's early exit ends with SIGPIPE differs by "
-          "timing, not by version, and is passed over; a process killed before its trace began "
-          "does not shift the failing process's inputs",
+          "timing, not by version, and is passed over, and a process killed before its trace "
+          "began does not shift the failing process's inputs",
           "[project][cli]") {
   // The new `gen` writes far more than the pipe holds, so `head -n 1`'s exit kills it;
   // the old one's single line is written before head can exit. The test sees the
