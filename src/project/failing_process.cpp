@@ -288,9 +288,18 @@ std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &
     };
     if (cutByReader)
       b.ending = a.ending;
+    // A stdout the program pointed at a file of its own (`freopen (name, "w", stdout)`:
+    // diffstat -o FILE) wrote that file: it is compared, and run alone, as the file.
+    auto intoFile = [&](uint64_t fd) {
+      return fd <= 2 && !a.output[fd].empty() &&
+             std::any_of(a.written.begin(), a.written.end(), [&](const auto &w) {
+               return w.second == a.output[fd] && b.written[w.first] == b.output[fd];
+             });
+    };
     std::vector<Differing> differing;
     for (const auto &[fd, oldText] : a.output)
-      if (differs(oldText, b.output[fd]) && !(byName && fd > 2) && !a.unseen.count(fd))
+      if (differs(oldText, b.output[fd]) && !(byName && fd > 2) && !a.unseen.count(fd) &&
+          !intoFile(fd))
         differing.push_back({fd, "", &oldText, &b.output[fd], {}});
     for (const auto &[name, oldText] : a.written)
       if (oldText != b.written[name])

@@ -404,6 +404,44 @@ TEST_CASE("debug --test: a writer that its reader's early exit ends with SIGPIPE
   CHECK(rep["candidates"][0]["line"] == 6);
 }
 
+TEST_CASE("debug --test: a program that points its stdout at a file of its own (freopen, as "
+          "diffstat -o does) is debugged with that file as its output",
+          "[project][cli]") {
+  TempDir t;
+  const std::string source = R"(#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    int v;
+    if (argc == 3 && strcmp(argv[1], "-o") == 0 && !freopen(argv[2], "w", stdout))
+        return 2;
+    while (scanf("%d", &v) == 1)
+        printf("%d\n", v * 2);
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("v * 2"), 5, "v * 3");
+  for (bool old : {true, false}) {
+    fs::path dir = t.path / (old ? "old" : "new");
+    writeText(dir / "dbl.c", old ? source : changed);
+    writeText(dir / "Makefile", "dbl: dbl.c\n\tcc -o dbl dbl.c\n");
+    writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./dbl -o res.txt || exit 1\n"
+                                "test \"$(cat res.txt)\" = \"2\n4\"\n");
+  }
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
+                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  nlohmann::json rep = nlohmann::json::parse(r.out);
+  CHECK(rep["test"]["input"]["output_file"] == "res.txt");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "dbl.c");
+  CHECK(rep["candidates"][0]["line"] == 10);
+}
+
 TEST_CASE("debug --test: output a program prints through a pointer to fprintf is what the test "
           "saw, so its failing process runs alone as in the test",
           "[project][cli]") {
