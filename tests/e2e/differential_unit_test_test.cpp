@@ -72,6 +72,24 @@ int main(void) {
 }
 )";
 
+// Shapes whose area functions are `static` in shapes.c, reached only through each
+// shape's `area` field.
+const char *kShapesHeader =
+    R"(struct shape { const char *name; double (*area)(const struct shape *); double w, h; };
+void make_shape(struct shape *s, const char *kind, double w, double h);
+)";
+const char *kShapes = R"(#include <string.h>
+#include "shapes.h"
+static double rect_area(const struct shape *s) { return s->w * s->h; }
+static double tri_area(const struct shape *s) { return s->w * s->h / 2; }
+void make_shape(struct shape *s, const char *kind, double w, double h) {
+  s->name = kind;
+  s->area = strcmp(kind, "tri") == 0 ? tri_area : rect_area;
+  s->w = w;
+  s->h = h;
+}
+)";
+
 std::string calcNew() {
   std::string s = kCalcOld;
   const std::string from = "case '-': vm->stack[vm->sp - 2] = a - b;";
@@ -408,21 +426,6 @@ TEST_CASE("a changed function that calls through function pointers (a callback a
   // The area functions are `static` in shapes.c, reached only through each shape's
   // `area` field; the changed function also takes the formatter as a callback.
   TempDir t;
-  const std::string header =
-      R"(struct shape { const char *name; double (*area)(const struct shape *); double w, h; };
-void make_shape(struct shape *s, const char *kind, double w, double h);
-)";
-  const std::string shapes = R"(#include <string.h>
-#include "shapes.h"
-static double rect_area(const struct shape *s) { return s->w * s->h; }
-static double tri_area(const struct shape *s) { return s->w * s->h / 2; }
-void make_shape(struct shape *s, const char *kind, double w, double h) {
-  s->name = kind;
-  s->area = strcmp(kind, "tri") == 0 ? tri_area : rect_area;
-  s->w = w;
-  s->h = h;
-}
-)";
   const std::string oldMain = R"(#include <stdio.h>
 #include "shapes.h"
 static int cents(double x) { return (int)(x * 100 + 0.5); }
@@ -443,8 +446,8 @@ int main(void) {
   std::string newMain = oldMain;
   newMain.replace(newMain.find("s->area(s) * rate"), 17, "s->area(s) * rate * rate");
   for (const char *side : {"old", "new"}) {
-    writeText(t.path / side / "shapes.c", shapes);
-    writeText(t.path / side / "shapes.h", header);
+    writeText(t.path / side / "shapes.c", kShapes);
+    writeText(t.path / side / "shapes.h", kShapesHeader);
     writeText(t.path / side / "main.c", std::string(side) == "old" ? oldMain : newMain);
   }
   writeText(t.path / "in.txt", "tri 3 4\n");
@@ -476,22 +479,7 @@ TEST_CASE("a callback the change renamed (static in another unit) is reached in 
   // The new version renames tri_area, static in shapes.c, to triangle_area; the call is
   // carved from the new run, whose shape points at triangle_area.
   TempDir t;
-  const std::string header =
-      R"(struct shape { const char *name; double (*area)(const struct shape *); double w, h; };
-void make_shape(struct shape *s, const char *kind, double w, double h);
-)";
-  const std::string oldShapes = R"(#include <string.h>
-#include "shapes.h"
-static double rect_area(const struct shape *s) { return s->w * s->h; }
-static double tri_area(const struct shape *s) { return s->w * s->h / 2; }
-void make_shape(struct shape *s, const char *kind, double w, double h) {
-  s->name = kind;
-  s->area = strcmp(kind, "tri") == 0 ? tri_area : rect_area;
-  s->w = w;
-  s->h = h;
-}
-)";
-  std::string newShapes = oldShapes;
+  std::string newShapes = kShapes;
   for (size_t at; (at = newShapes.find("tri_area")) != std::string::npos;)
     newShapes.replace(at, 8, "triangle_area");
   const std::string oldMain = R"(#include <stdio.h>
@@ -517,8 +505,8 @@ int main(void) {
   fs::create_directories(repo);
   REQUIRE(git(repo, {"init", "-q"}).exitedWith(0));
   for (bool old : {true, false}) {
-    writeText(repo / "shapes.c", old ? oldShapes : newShapes);
-    writeText(repo / "shapes.h", header);
+    writeText(repo / "shapes.c", old ? kShapes : newShapes);
+    writeText(repo / "shapes.h", kShapesHeader);
     writeText(repo / "main.c", old ? oldMain : newMain);
     REQUIRE(git(repo, {"add", "-A"}).exitedWith(0));
     REQUIRE(git(repo, {"commit", "-qm", old ? "old" : "new"}).exitedWith(0));

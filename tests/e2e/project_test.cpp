@@ -119,6 +119,17 @@ bool hasNote(const nlohmann::json &report, const std::string &start, const std::
   return false;
 }
 
+// `rootline --json debug --old DIR/old --new DIR/new --build make --test "sh check.sh"` on
+// two trees a test wrote; its report.
+nlohmann::json debugMadeTrees(const fs::path &dir) {
+  ProcessResult r =
+      runRootline({"--json", "debug", "--old", (dir / "old").string(), "--new",
+                   (dir / "new").string(), "--build", "make", "--test", "sh check.sh"});
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  return nlohmann::json::parse(r.out);
+}
+
 } // namespace
 
 TEST_CASE("debug --test on an autotools project: the report names the test, the failing "
@@ -344,12 +355,7 @@ int main(void)
     writeText(dir / "check.sh", "#!/bin/sh\n./upcase < upcase.c > /dev/null || exit 1\n"
                                 "out=$(echo lazy | ./upcase)\ntest \"$out\" = LAZY\n");
   }
-  ProcessResult r =
-      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
-                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
+  nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(hasNote(rep, "failing process: `./upcase`", "process 2 of the old run"));
   CHECK(rep["test"]["input"]["stdin"] == "lazy\n");
   REQUIRE_FALSE(rep["candidates"].empty());
@@ -391,12 +397,7 @@ TEST_CASE("debug --test: a writer that its reader's early exit ends with SIGPIPE
                                 "test \"$first\" = row || exit 1\n"
                                 "out=$(echo lazy | ./upcase)\ntest \"$out\" = LAZY\n");
   }
-  ProcessResult r =
-      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
-                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
+  nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(hasNote(rep, "failing process: `./upcase`", ""));
   CHECK(rep["test"]["input"]["stdin"] == "lazy\n");
   REQUIRE_FALSE(rep["candidates"].empty());
@@ -430,12 +431,7 @@ int main(int argc, char **argv)
     writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./dbl -o res.txt || exit 1\n"
                                 "test \"$(cat res.txt)\" = \"2\n4\"\n");
   }
-  ProcessResult r =
-      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
-                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
+  nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(rep["test"]["input"]["output_file"] == "res.txt");
   REQUIRE_FALSE(rep["candidates"].empty());
   CHECK(rep["candidates"][0]["file"] == "dbl.c");
@@ -475,12 +471,7 @@ int main(void)
     writeText(dir / "check.sh", "#!/bin/sh\nout=$(echo 1 2 | ./scale | tr -d ' ')\n"
                                 "test \"$out\" = \"1:3\n2:6\"\n");
   }
-  ProcessResult r =
-      runRootline({"--json", "debug", "--old", (t.path / "old").string(), "--new",
-                   (t.path / "new").string(), "--build", "make", "--test", "sh check.sh"});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
+  nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(rep["test"]["expected"]["stdout"] == "   1:   3\n   2:   6\n");
   REQUIRE_FALSE(rep["candidates"].empty());
   CHECK(rep["candidates"][0]["file"] == "scale.c");
