@@ -827,6 +827,19 @@ unsigned unitLines(const RevertEvidence &ev, size_t unit) {
   return lines;
 }
 
+// Whether a smaller part of a unit (one of its hunks, or one line of them) was reverted
+// and built: then its hunks do not "build only together", whatever tied them.
+bool partBuilt(const RevertEvidence &ev, size_t unit) {
+  const RevertEvidence::Unit &u = ev.units[unit];
+  return std::any_of(ev.units.begin(), ev.units.end(), [&](const RevertEvidence::Unit &v) {
+    bool smaller = v.hunks.size() < u.hunks.size() || (v.newLine && !u.newLine);
+    return &v != &u && smaller && !v.alone.empty() && v.alone != "does not build" &&
+           std::all_of(v.hunks.begin(), v.hunks.end(), [&](const auto &h) {
+             return std::find(u.hunks.begin(), u.hunks.end(), h) != u.hunks.end();
+           });
+  });
+}
+
 // A unit's trial results as a candidate's `revert` and its sentence.
 std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t unit) {
   const RevertEvidence::Unit &u = ev.units[unit];
@@ -875,7 +888,7 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
     what = shortLabel(u.grownFrom) + " with what its build needs (" + grownBy(u) + ")";
   else if (u.hunks.size() > 1)
     what = "the group of " + std::to_string(u.hunks.size()) + " hunks " + what +
-           (built ? " (they build only together)" : "");
+           (built && !partBuilt(ev, unit) ? " (they build only together)" : "");
   if (!built) // the build's own words, not "alone": nothing ran
     return {"unresolved", "reverting " + what + " does not build" +
                               (u.buildError.empty() ? "" : " (" + u.buildError + ")")};

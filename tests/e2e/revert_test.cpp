@@ -82,6 +82,34 @@ TEST_CASE("a rename mixed into the cause's hunk is neutral, and the dropped line
   CHECK(reportSummary(rep).find("reverting") != std::string::npos);
 }
 
+TEST_CASE("a group whose one line, reverted alone, builds is not said to build only together",
+          "[debug][revert]") {
+  // A new name `k` ties its declaration to the line that uses it; that line put back
+  // alone (the old `x + 1`) builds and fixes the test. The `unused` edit keeps the group
+  // from being the whole change.
+  Pair p(
+      "#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+      "    return 1;\n  int z = 0;\n  int y = x + 1;\n  printf(\"%d\\n\", y + z);\n"
+      "  int unused = 3;\n  (void)unused;\n  return 0;\n}\n",
+      "#include <stdio.h>\nint main(void) {\n  int x;\n  if (scanf(\"%d\", &x) != 1)\n"
+      "    return 1;\n  int k = 2;\n  int z = 0;\n  int y = x + k;\n  printf(\"%d\\n\", y + z);\n"
+      "  int unused = 4;\n  (void)unused;\n  return 0;\n}\n",
+      "4\n");
+  DebugReport rep = debugRegression(p.req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  bool group = false;
+  for (const auto &c : rep.candidates) {
+    INFO(c.revertDetail);
+    CHECK(c.revertDetail.find("build only together") == std::string::npos);
+    group |= c.revertDetail.find("the group of 2 hunks") != std::string::npos;
+  }
+  CHECK(group);
+  bool narrowed = std::any_of(rep.candidates.begin(), rep.candidates.end(), [](auto &c) {
+    return c.line == 8 && c.revertDetail.find("alone makes the test pass") != std::string::npos;
+  });
+  CHECK(narrowed);
+}
+
 TEST_CASE("two hunks that fail only together are found as a minimal revert set",
           "[debug][revert]") {
   // a - b is 0 in the old version; the new one moves a and b apart, and reverting
