@@ -135,6 +135,23 @@ struct TestCommand {
   std::optional<std::string> expectedStdout;
 };
 
+// A native test run where some processes are run by the other version's program
+// (docs/project.md, "Which process the test judges"): rootline-substitute stands in for
+// each program and runs, for a process with a listed directory and arguments, the old
+// executable, and for every other process the new one.
+struct ProcessSubstitution {
+  struct Program {
+    fs::path oldExecutable, newExecutable;
+  };
+  std::map<std::string, Program> programs; // by the program's path in the tree
+  struct Process {
+    std::string program; // its path in the tree
+    std::string cwd;
+    std::vector<std::string> args; // after argv[0]
+  };
+  std::vector<Process> asOld;
+};
+
 struct TestCommandRun {
   ProcessResult result;                // the command's own status and output
   std::vector<ProcessTrace> processes; // traced runs: every traced process, in start order
@@ -147,16 +164,25 @@ struct TestCommandRun {
   // filesystem does not update them (noatime), and then any may have run.
   std::optional<std::vector<std::string>> programsRun;
   bool stdoutAsExpected = true; // false when the test's --expect output differs
+  // Runs with a ProcessSubstitution: the entries of its `asOld` that a process matched,
+  // and the command of every process of its programs that ran the new version.
+  std::set<size_t> substitutedRan;
+  std::vector<ProcessSubstitution::Process> ranAsNew;
   bool passed() const { return result.exitedWith(0) && stdoutAsExpected; }
   bool cannotTest() const { return result.exitedWith(125); }
 };
 
 // Runs the test on a scratch copy of `project` (the home itself is never changed).
 // `traced` maps programs (their paths in the tree) to executables put in their place;
-// with any, every traced process writes its trace under `traceDir`.
+// with any, every traced process writes its trace under `traceDir`. With `substitution`
+// (and nothing traced), its programs are run as it says.
 TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &test,
                               const std::vector<std::pair<std::string, fs::path>> &traced,
-                              const fs::path &traceDir);
+                              const fs::path &traceDir,
+                              const ProcessSubstitution *substitution = nullptr);
+
+// rootline-substitute, installed beside rootline (ROOTLINE_SUBSTITUTE_PROGRAM overrides).
+fs::path substituteProgramPath();
 
 // What one traced process did that others can see: its output per file descriptor
 // (1 stdout, 2 stderr, others files it wrote) and how it ended.
@@ -212,6 +238,29 @@ std::optional<FailingProcess> failingProcessOf(const std::vector<FailingProcess>
 std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTrace> &oldRun,
                                                     const std::vector<ProcessTrace> &newRun,
                                                     const EditedText &edited = {});
+
+// The process the test judges (docs/project.md, "Which process the test judges"): when
+// processes of more than one command differ, the test is run natively on the new
+// version with every differing process but one command's run by the old version, for
+// each command in failingProcessOf's order, within `limits`: the first command whose
+// processes alone still fail the test is the failing process, and those with which the
+// test passes are passed over.
+struct JudgingLimits {
+  size_t maxTrials = 4;
+  double testSeconds = 0;     // how long one run of the test took (a trial's estimate)
+  double budgetSeconds = 120; // no trial starts that would end past this
+};
+struct JudgedProcess {
+  std::optional<FailingProcess> process;
+  bool confirmed = false;         // a trial showed the test fails with only its command new
+  size_t passedOver = 0;          // commands a trial showed the test does not judge
+  std::vector<std::string> notes; // commands passed over by a trial, trials that told nothing
+};
+JudgedProcess judgedProcess(const BuiltProject &oldB, const BuiltProject &newB,
+                            const TestCommand &test, const std::vector<ProcessTrace> &oldRun,
+                            const std::vector<ProcessTrace> &newRun,
+                            const std::vector<FailingProcess> &differing,
+                            const JudgingLimits &limits);
 
 // A process's command line as a shell would show it.
 std::string commandLine(const TraceProcess &p);

@@ -148,7 +148,9 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
   addProjectOptions(*cmd, opt->project.build, opt->project.test,
                     "the project's programs it runs are traced, and the first process that "
                     "behaves otherwise (in more than the version text the change edited: a "
-                    "--version check is passed over) is debugged alone, from its stdin, "
+                    "--version check is passed over; with several, the test is re-run "
+                    "natively with all but one differing command run by the old version, "
+                    "to find the one it judges) is debugged alone, from its stdin, "
                     "arguments, the files it opened or its arguments named, and the variables "
                     "the test set for it; a file it writes is its output when that is what "
                     "differs");

@@ -207,7 +207,13 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                        " in the " + newB.label + " run";
   std::vector<FailingProcess> differing =
       differingProcesses(oldRun.processes, newRun.processes, editedText(oldB.home, newB.home));
-  std::optional<FailingProcess> f = failingProcessOf(differing);
+  if (differing.size() > 1)
+    progress.stage("failure", "which differing process the test judges");
+  JudgingLimits limits;
+  limits.testSeconds = newNative.result.seconds;
+  JudgedProcess judged =
+      judgedProcess(oldB, newB, test, oldRun.processes, newRun.processes, differing, limits);
+  std::optional<FailingProcess> f = judged.process;
   if (!f)
     throw Error("the test '" + opt.test + "' fails on the " + newB.label + " version (" +
                     statusText(newNative.result) + "), but no traced program behaves otherwise (" +
@@ -228,18 +234,30 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     why.replace(at, tree.size(), "<tree>");
   if (treeNamed)
     why += " (<tree>: the top of the built tree)";
-  notes.push_back("failing process: `" + commandLine(p) + "` in " +
-                  (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
-                  std::to_string(f->oldIndex + 1) + " of the " + oldB.label +
-                  " run: the first whose behaviour differs" +
-                  (f->oldIndex != differing.front().oldIndex
-                       ? std::string(" in more than text the change edited; ")
-                       : std::string("; ")) +
-                  why);
+  notes.push_back(
+      "failing process: `" + commandLine(p) + "` in " +
+      (where.empty() || where == "." ? "the tree's top" : where) + ", process " +
+      std::to_string(f->oldIndex + 1) + " of the " + oldB.label + " run: " +
+      (judged.confirmed ? std::string("with every other command whose behaviour differs run by "
+                                      "the " +
+                                      oldB.label + " version, it alone still fails the test; ")
+       : judged.passedOver > 0
+           ? std::string("the first whose behaviour differs that no trial with the "
+                         "other commands run by the " +
+                         oldB.label + " version passed over; ")
+       : f->oldIndex != differing.front().oldIndex
+           ? std::string("the first whose behaviour differs in more than text the change "
+                         "edited; ")
+           : std::string("the first whose behaviour differs; ")) +
+      why);
+  for (const std::string &n : judged.notes)
+    notes.push_back(n);
   // Earlier processes that print the versions' own text: passed over, and said so.
   for (const FailingProcess &v : differing) {
     if (v.oldIndex >= f->oldIndex)
       break;
+    if (v.newIndex && v.editedWords.empty())
+      continue; // a trial passed over it, or none was needed
     std::string words;
     for (const std::string &w : v.editedWords)
       words += (words.empty() ? "`" : ", `") + w + "`";
@@ -255,11 +273,16 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   }
   if (!oldRun.isolationNote.empty())
     notes.push_back(oldRun.isolationNote);
-  if (!f->newIndex)
+  // A process with no counterpart is debugged only when a trial showed the test judges
+  // it: then the new run ran its command, and its trace is what is missing.
+  if (!f->newIndex && !judged.confirmed)
     throw Error("the failing process `" + commandLine(p) + "` did not run in the " + newB.label +
                     " version",
                 ExitFailure);
-  const TraceProcess &q = newRun.processes[*f->newIndex].header.process;
+  if (!f->newIndex)
+    notes.push_back("the new run left no trace of the failing process (it ended before its "
+                    "trace began); it is debugged from the old run's inputs");
+  const TraceProcess &q = f->newIndex ? newRun.processes[*f->newIndex].header.process : p;
   const ProjectProgram *oldProg = programOf(oldB, p), *newProg = programOf(newB, q);
   if (!oldProg || !newProg)
     throw Error("the failing process `" + commandLine(p) + "` is not a program of the project");

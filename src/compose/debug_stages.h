@@ -97,19 +97,30 @@ public:
   // changed line of the new file (a statement moved to another hunk), else on exactly
   // one changed line of another changed file (a function moved between files; code of
   // at least kMovedTokens tokens). The new (file, line), or none.
+  // Failing that, where it went within its file with one token edited (a moved
+  // function whose loop bound the change also edited: `i < argc` → `i <= argc`): the
+  // one changed new line one token apart from it, of at least kEditedMoveTokens tokens,
+  // in a function of the same name, when no other changed old line is the same as, or
+  // one token apart from, that line.
   static constexpr long kMovedTokens = 4;
+  static constexpr size_t kEditedMoveTokens = 6;
   std::optional<std::pair<std::string, unsigned>> movedTo(const std::string &oldRel,
                                                           unsigned oldLine);
 
 private:
   // The changed lines of a new file, by their code.
   const std::map<std::string, std::vector<unsigned>> &changedLinesByCode(const std::string &newRel);
+  std::optional<unsigned> editedMoveInFile(const std::string &oldRel, unsigned oldLine);
+  // Each line's enclosing function in a file of one version (1-based; "" outside any).
+  const std::vector<std::string> &functionsOf(const std::string &rel, bool inNew);
 
   const fs::path &oldRoot_, &newRoot_;
   const std::optional<SourceDiff> &git_;
   std::map<std::string, SemanticDiff> cache_;
   std::optional<std::map<std::string, std::string>> renames_;
   std::map<std::string, std::map<std::string, std::vector<unsigned>>> byCode_; // by new path
+  std::map<std::pair<std::string, unsigned>, std::optional<unsigned>> editedMoves_;
+  std::map<std::pair<std::string, bool>, std::vector<std::string>> functions_;
 };
 
 std::string sourceLine(const std::string &path, unsigned line);

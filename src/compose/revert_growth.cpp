@@ -14,7 +14,8 @@ namespace rootline::debug {
 namespace {
 
 // A unit whose revert did not build because its old text uses a name the change took
-// away: the same unit with what declares that name put back. A removed macro comes
+// away, or uses a name the unit's revert takes away: the same unit with what declares
+// that name put back, or with the hunks that use it. A removed macro comes
 // back as its old `#define` block (oldMacroBlock); a removed helper, table or global as
 // the hunk whose old text declares it at file scope; a removed local as the nearest
 // hunk above, in the same file, whose old text holds it. The next build error may name
@@ -57,6 +58,25 @@ unsigned functionStartAbove(const std::vector<std::string> &raw, unsigned line) 
       return l;
   }
   return 1;
+}
+
+// Whether the new text of one of the unit's hunks defines `name` at file scope: a line
+// that starts in its first column with something other than `#` and holds the name.
+bool definesInNew(const RevertEvidence &ev, const RevertEvidence::Unit &u,
+                  const std::string &name) {
+  for (auto [f, h] : u.hunks) {
+    const SemanticDiff &diff = *ev.files[f].diff;
+    const DiffHunk &hunk = diff.changes.hunks[h];
+    std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].newText);
+    for (unsigned l = hunk.newStart; l < hunk.newStart + hunk.newLines && l <= raw.size(); ++l) {
+      const std::string &text = raw[l - 1];
+      bool fileScope =
+          !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && text[0] != '#';
+      if (fileScope && identifiersOn(diff.newLineTokens, l, 1).count(name))
+        return true;
+    }
+  }
+  return false;
 }
 
 } // namespace
@@ -149,7 +169,24 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
             includes.push_back({f, k});
         }
       }
-    for (auto fh : !declaring.empty() ? declaring : !above.empty() ? above : includes)
+    // Else a name the unit's revert takes away: its new text defines it at file scope (a
+    // helper the change added, `do_sprintf`), and other hunks' new text calls it. Those
+    // hunks come back with it (the call sites the change pointed at the new helper).
+    std::vector<std::pair<size_t, size_t>> users;
+    if (declaring.empty() && above.empty() && includes.empty() && definesInNew(ev, u, name))
+      for (size_t f = 0; f < ev.files.size(); ++f) {
+        const SemanticDiff &diff = *ev.files[f].diff;
+        for (size_t h = 0; h < diff.changes.hunks.size(); ++h) {
+          const DiffHunk &hunk = diff.changes.hunks[h];
+          if (!hunk.neutral && !holds({f, h}) &&
+              identifiersOn(diff.newLineTokens, hunk.newStart, hunk.newLines).count(name))
+            users.push_back({f, h});
+        }
+      }
+    for (auto fh : !declaring.empty()  ? declaring
+                   : !above.empty()    ? above
+                   : !includes.empty() ? includes
+                                       : users)
       if (!holds(fh)) {
         out.hunks.push_back(fh);
         added = true;

@@ -6,8 +6,10 @@
 #include <llvm/IR/Function.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
+#include <string_view>
 
 namespace rootline::debug {
 
@@ -104,6 +106,8 @@ std::optional<std::pair<std::string, unsigned>> Diffs::movedTo(const std::string
   if (auto it = inFile.find(code); it != inFile.end())
     return it->second.size() == 1 ? std::optional(std::make_pair(newRel, it->second.front()))
                                   : std::nullopt;
+  if (std::optional<unsigned> edited = editedMoveInFile(oldRel, oldLine))
+    return std::make_pair(newRel, *edited);
   // Across files only code of some length: `return 0;` moved is no one place.
   if (std::count(code.begin(), code.end(), ' ') + 1 < kMovedTokens)
     return std::nullopt;
@@ -119,6 +123,127 @@ std::optional<std::pair<std::string, unsigned>> Diffs::movedTo(const std::string
       return std::nullopt; // on several lines: no one place it went
     found = std::make_pair(other, it->second.front());
   }
+  return found;
+}
+
+namespace {
+
+std::vector<std::string_view> tokensOf(const std::string &code) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start < code.size();) {
+    size_t end = code.find(' ', start);
+    if (end == std::string::npos)
+      end = code.size();
+    if (end > start)
+      out.emplace_back(code.data() + start, end - start);
+    start = end + 1;
+  }
+  return out;
+}
+
+// One token replaced, inserted or deleted.
+bool oneTokenApart(const std::vector<std::string_view> &a, const std::vector<std::string_view> &b) {
+  if (a.size() == b.size()) {
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size() && differ < 2; ++i)
+      differ += a[i] != b[i];
+    return differ == 1;
+  }
+  const auto &shorter = a.size() < b.size() ? a : b, &longer = a.size() < b.size() ? b : a;
+  if (longer.size() != shorter.size() + 1)
+    return false;
+  size_t i = 0;
+  while (i < shorter.size() && shorter[i] == longer[i])
+    ++i;
+  return std::equal(shorter.begin() + i, shorter.end(), longer.begin() + i + 1);
+}
+
+// Each line's enclosing function (1-based; "" outside any), by the C layout of these
+// sources: a function's header line starts in the first column with a name and holds a
+// `(` (the return type may be on the line above), and its body ends at a `}` in the
+// first column.
+std::vector<std::string> enclosingFunctions(const std::string &text) {
+  std::vector<std::string> out(1);
+  std::string current;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    if (!line.empty() && (std::isalpha(static_cast<unsigned char>(line[0])) || line[0] == '_')) {
+      size_t paren = line.find('(');
+      if (paren != std::string_view::npos && line.find(';') == std::string_view::npos) {
+        size_t nameEnd = paren;
+        while (nameEnd > 0 && line[nameEnd - 1] == ' ')
+          --nameEnd;
+        size_t nameStart = nameEnd;
+        while (nameStart > 0 && (std::isalnum(static_cast<unsigned char>(line[nameStart - 1])) ||
+                                 line[nameStart - 1] == '_'))
+          --nameStart;
+        current = std::string(line.substr(nameStart, nameEnd - nameStart));
+      }
+    }
+    out.push_back(current);
+    if (!line.empty() && line[0] == '}')
+      current.clear();
+  }
+  return out;
+}
+
+} // namespace
+
+const std::vector<std::string> &Diffs::functionsOf(const std::string &rel, bool inNew) {
+  auto [it, fresh] = functions_.try_emplace({rel, inNew});
+  if (fresh) {
+    std::error_code ec;
+    fs::path file = (inNew ? newRoot_ : oldRoot_) / rel;
+    if (fs::is_regular_file(file, ec))
+      it->second = enclosingFunctions(readFile(file));
+  }
+  return it->second;
+}
+
+std::optional<unsigned> Diffs::editedMoveInFile(const std::string &oldRel, unsigned oldLine) {
+  auto [cached, fresh] = editedMoves_.try_emplace({oldRel, oldLine});
+  if (!fresh)
+    return cached->second;
+  const SemanticDiff &sd = semantic(oldRel, false);
+  std::vector<std::string_view> code = tokensOf(sd.renamedLineTokens[oldLine]);
+  if (code.size() < kEditedMoveTokens)
+    return std::nullopt;
+  std::string newRel = counterpart(oldRel, false);
+  std::optional<unsigned> found;
+  const std::string *target = nullptr;
+  for (const auto &[other, lines] : changedLinesByCode(newRel)) {
+    if (!oneTokenApart(code, tokensOf(other)))
+      continue;
+    if (found || lines.size() != 1)
+      return std::nullopt; // no one place it went
+    found = lines.front();
+    target = &other;
+  }
+  if (!found)
+    return std::nullopt;
+  // It stays in its function (moved with it): code that went into another function (a
+  // helper the change extracted) is not where the old line's executions went.
+  const std::vector<std::string> &oldFunctions = functionsOf(oldRel, false),
+                                 &newFunctions = functionsOf(newRel, true);
+  if (oldLine >= oldFunctions.size() || *found >= newFunctions.size() ||
+      oldFunctions[oldLine].empty() || oldFunctions[oldLine] != newFunctions[*found])
+    return std::nullopt;
+  // No other changed old line is that new line, or one token from it.
+  std::vector<std::string_view> to = tokensOf(*target);
+  for (const auto &h : sd.changes.hunks)
+    for (unsigned l = h.oldStart; l < h.oldStart + h.oldLines && l < sd.renamedLineTokens.size();
+         ++l)
+      if (l != oldLine && !sd.renamedLineTokens[l].empty() &&
+          (sd.renamedLineTokens[l] == *target ||
+           oneTokenApart(tokensOf(sd.renamedLineTokens[l]), to)))
+        return std::nullopt;
+  cached = editedMoves_.find({oldRel, oldLine});
+  cached->second = found;
   return found;
 }
 

@@ -4,6 +4,9 @@
 #include "rootline/process.h"
 #include "rootline/project.h"
 
+#include <cstdlib>
+#include <map>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,11 +42,91 @@ void copyScratch(const fs::path &from, const fs::path &to) {
     throw Error("cannot copy the built tree '" + from.string() + "' to '" + to.string() + "'");
 }
 
+std::string unhex(const std::string &h) {
+  auto digit = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+  std::string out;
+  for (size_t i = 0; i + 1 < h.size(); i += 2)
+    out += static_cast<char>(digit(h[i]) * 16 + digit(h[i + 1]));
+  return out;
+}
+
+// A line's space-separated fields, an empty last one included ("new a b " → 4).
+std::vector<std::string> splitFields(const std::string &line) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= line.size();) {
+    size_t end = line.find(' ', start);
+    if (end == std::string::npos)
+      end = line.size();
+    out.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string hex(const std::string &bytes) {
+  static const char *kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+// Puts rootline-substitute in place of each program of `sub` in the tree at `work` and
+// writes its list (the format rootline_substitute.cpp reads) to `list`. Returns, for
+// each line of the list, the entry of `sub.asOld` it holds (npos for a program line).
+std::vector<size_t> placeSubstitute(const ProcessSubstitution &sub, const fs::path &work,
+                                    const fs::path &list,
+                                    std::map<std::string, std::string> &selves) {
+  std::vector<size_t> lines;
+  fs::path program = substituteProgramPath();
+  std::string text;
+  for (const auto &[rel, exes] : sub.programs) {
+    fs::path at = work / rel;
+    std::error_code ec;
+    fs::remove(at, ec);
+    fs::copy_file(program, at, fs::copy_options::overwrite_existing);
+    fs::permissions(at, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+    std::string self = fs::canonical(at).string(); // what /proc/self/exe reads
+    selves[rel] = self;
+    text += "program " + hex(self) + " " + hex(exes.oldExecutable.string()) + " " +
+            hex(exes.newExecutable.string()) + "\n";
+    lines.push_back(std::string::npos);
+  }
+  for (size_t i = 0; i < sub.asOld.size(); ++i) {
+    const ProcessSubstitution::Process &p = sub.asOld[i];
+    auto it = selves.find(p.program);
+    if (it == selves.end())
+      continue;
+    lines.push_back(i);
+    std::string args;
+    for (const std::string &a : p.args)
+      args += a + '\0';
+    text += "old " + hex(it->second) + " " + hex(p.cwd) + " " + hex(args) + "\n";
+  }
+  writeFileAtomic(list, text);
+  return lines;
+}
+
 } // namespace
+
+fs::path substituteProgramPath() {
+  if (const char *w = getenv("ROOTLINE_SUBSTITUTE_PROGRAM"); w && *w)
+    return w;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path &candidate : {self.parent_path() / "rootline-substitute",
+                                    self.parent_path().parent_path() / "rootline-substitute"})
+    if (std::error_code missing; !ec && fs::is_regular_file(candidate, missing))
+      return candidate;
+  throw Error("rootline-substitute is not installed beside rootline", ExitInternal);
+}
 
 TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &test,
                               const std::vector<std::pair<std::string, fs::path>> &traced,
-                              const fs::path &traceDir) {
+                              const fs::path &traceDir, const ProcessSubstitution *substitution) {
   TestCommandRun out;
   out.traceDir = traceDir;
   WorkPathLock lock;
@@ -69,6 +152,15 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
     fs::create_directories(writing);
   }
   ProcessSpec spec;
+  fs::path list = work.parent_path() / "substitute.list";
+  std::vector<size_t> listLines;
+  std::map<std::string, std::string> selves; // a program's path in the tree -> as the kernel
+  if (substitution && traced.empty()) {
+    std::error_code gone;
+    fs::remove(list.string() + ".used", gone);
+    listLines = placeSubstitute(*substitution, work, list, selves);
+    spec.extraEnv["ROOTLINE_SUBSTITUTE"] = list.string();
+  }
   spec.workDir = work.string();
   spec.timeoutSeconds = test.timeoutSeconds;
   spec.termGraceSeconds = 2; // traced programs flush their traces on SIGTERM
@@ -120,6 +212,38 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
     // Nothing stamped: the filesystem may not keep access times; say nothing.
     if (!ran.empty())
       out.programsRun = ran;
+  }
+  if (!listLines.empty()) { // which listed processes ran, by the lines they matched
+    std::string used =
+        fs::exists(list.string() + ".used", ec) ? readFile(list.string() + ".used") : std::string();
+    std::map<std::string, std::string> programBySelf;
+    for (const auto &[rel, self] : selves)
+      programBySelf[self] = rel;
+    for (size_t start = 0; start < used.size();) {
+      size_t end = used.find('\n', start);
+      if (end == std::string::npos)
+        end = used.size();
+      std::vector<std::string> f = splitFields(used.substr(start, end - start));
+      start = end + 1;
+      if (f.size() == 2 && f[0] == "old") {
+        size_t line = std::strtoull(f[1].c_str(), nullptr, 10);
+        if (line >= 1 && line <= listLines.size() && listLines[line - 1] != std::string::npos)
+          out.substitutedRan.insert(listLines[line - 1]);
+      } else if (f.size() == 4 && f[0] == "new") {
+        ProcessSubstitution::Process p;
+        p.program = programBySelf[unhex(f[1])];
+        p.cwd = unhex(f[2]);
+        std::string args = unhex(f[3]);
+        for (size_t at = 0; at < args.size();) {
+          size_t nul = args.find('\0', at);
+          p.args.push_back(args.substr(at, nul - at));
+          at = nul == std::string::npos ? args.size() : nul + 1;
+        }
+        out.ranAsNew.push_back(std::move(p));
+      }
+    }
+    fs::remove(list, ec);
+    fs::remove(list.string() + ".used", ec);
   }
   fs::remove_all(work, ec);
   if (!traced.empty()) {

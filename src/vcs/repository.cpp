@@ -83,7 +83,9 @@ Repository Repository::open(const fs::path &dir) {
   auto impl = std::make_unique<Impl>();
   impl->repo.reset(r);
   impl->path = dir;
-  if (git_repository_head_unborn(r) == 1 || git_repository_is_empty(r) == 1)
+  // No references at all. A clone of a bundle that holds only tags has no HEAD, but its
+  // tags name commits: --good and --bad may still name them.
+  if (git_repository_is_empty(r) == 1)
     throw Error("repository '" + dir.string() + "' has no commits");
   return Repository(std::move(impl));
 }

@@ -516,3 +516,42 @@ TEST_CASE("a branch the change does not reach is not where the runs part, even w
              std::string::npos;
   CHECK(noted); // layout()'s branches did go other ways
 }
+
+TEST_CASE("a function the change moved, with one token of a line edited on the way, is aligned "
+          "with its old self: the edited loop bound differs, it does not run 'in the new run "
+          "only'",
+          "[debug][align]") {
+  // The change moves total() above main (dropping its declaration) and, on the way,
+  // makes the loop run once more: it adds the unused slot v[n].
+  const std::string body = "static int total(const int *v, int n) {\n"
+                           "  int sum = 0;\n"
+                           "  for (int i = 0; i < n; i++)\n"
+                           "    sum += v[i] * (i + 1);\n"
+                           "  return sum;\n"
+                           "}\n";
+  const std::string mainText = "int main(void) {\n"
+                               "  int v[8] = {9, 9, 9, 9, 9, 9, 9, 9};\n"
+                               "  int n = 0;\n"
+                               "  while (n < 7 && scanf(\"%d\", &v[n]) == 1)\n"
+                               "    n++;\n"
+                               "  printf(\"%d\\n\", total(v, n));\n"
+                               "  return 0;\n"
+                               "}\n";
+  std::string oldText =
+      "#include <stdio.h>\nstatic int total(const int *v, int n);\n" + mainText + body;
+  std::string movedBody = body;
+  movedBody.replace(movedBody.find("i < n"), 5, "i <= n");
+  std::string newText = "#include <stdio.h>\n" + movedBody + mainText;
+  TempDir t;
+  DebugReport rep = debugRegression(twoVersions(t.path, oldText, newText, "1 2 3\n"));
+  REQUIRE(rep.oldRun.stdoutBytes == "14\n");
+  REQUIRE(rep.newRun.stdoutBytes == "50\n");
+  const DebugCandidate *bound = at(rep, 4); // the moved, edited `for` in the new version
+  REQUIRE(bound != nullptr);
+  INFO(bound->alignedDetail);
+  CHECK(bound->rank == 1);
+  CHECK(bound->aligned == "differs");
+  CHECK_FALSE(has(bound->alignedDetail, "in the new run only"));
+  REQUIRE(rep.firstDivergence.has_value());
+  CHECK(rep.firstDivergence->line == 4);
+}

@@ -103,6 +103,12 @@ TEST_CASE("vcs: revisions, metadata, first-parent history, tree diffs and materi
   REQUIRE(git(t.path / "empty", {"init", "-q"}).exitedWith(0));
   CHECK(badInputError([&] { Repository::open(t.path / "empty"); }).find("has no commits") !=
         std::string::npos);
+  // A clone of a bundle of tags has no HEAD, but its tags name commits.
+  REQUIRE(git(t.path / "empty", {"fetch", "-q", dir.string(), "refs/heads/main:refs/tags/main"})
+              .exitedWith(0));
+  Repository tagsOnly = Repository::open(t.path / "empty");
+  CHECK(tagsOnly.resolve("main") == repo.resolve("main"));
+  CHECK(badInputError([&] { tagsOnly.resolve("HEAD"); }).find("HEAD") != std::string::npos);
   // Outside any repository (the test tree itself may sit inside one).
   std::string plain = (fs::temp_directory_path() / "rootline-plain-XXXXXX").string();
   REQUIRE(mkdtemp(plain.data()));

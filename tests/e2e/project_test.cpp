@@ -363,6 +363,94 @@ int main(void)
   CHECK(rep["candidates"][0]["line"] == 6);
 }
 
+namespace {
+
+// tally: sums the numbers on stdin, each scaled; `--about` prints a banner with argv[0].
+// The new version scales by 2 instead of 3 (line 5), and its banner has other words.
+void writeBannerTrees(const fs::path &top) {
+  const std::string source = R"(#include <stdio.h>
+#include <string.h>
+
+static int scaled(int v)
+{
+    return v * 3;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--about") == 0) {
+        printf("%s 1.0\n", argv[0]);
+        return 0;
+    }
+    int v, sum = 0;
+    while (scanf("%d", &v) == 1)
+        sum += scaled(v);
+    printf("%d\n", sum);
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("v * 3"), 5, "v * 2");
+  changed.replace(changed.find("%s 1.0"), 6, "%s 1.1 (with totals)");
+  for (bool old : {true, false}) {
+    fs::path dir = top / (old ? "old" : "new");
+    writeText(dir / "tally.c", old ? source : changed);
+    writeText(dir / "Makefile", "tally: tally.c\n\tcc -o tally tally.c\n");
+    // The banner is shown, not checked; the sum is checked.
+    writeText(dir / "check.sh", "#!/bin/sh\n./tally --about\nout=$(echo 1 2 3 | ./tally)\n"
+                                "test \"$out\" = 18\n");
+  }
+}
+
+} // namespace
+
+TEST_CASE("a test run with some processes run by the old version: the listed command runs the "
+          "old program with its argv[0], every other the new one, and the run says which ran",
+          "[project]") {
+  TempDir t;
+  writeBannerTrees(t.path);
+  ProjectBuildOptions opt;
+  opt.command = "make";
+  BuiltProject oldB = buildProject(t.path / "old", "old", opt);
+  BuiltProject newB = buildProject(t.path / "new", "new", opt);
+  ProcessSubstitution sub;
+  sub.programs["tally"] = {nativeExecutable(oldB.programs.at(0), oldB.home),
+                           nativeExecutable(newB.programs.at(0), newB.home)};
+  sub.asOld.push_back({"tally", projectWorkPath().string(), {"--about"}});
+  TestCommand test{"sh check.sh", 120, std::nullopt};
+  TestCommandRun run = runTestCommand(newB, test, {}, t.path / "unused", &sub);
+  // The banner is the old one, under the name the script ran it by; the sum is the new
+  // version's (6 * 2), so the test fails.
+  CHECK(run.result.out == "./tally 1.0\n");
+  CHECK_FALSE(run.passed());
+  CHECK(run.substitutedRan == std::set<size_t>{0});
+  REQUIRE(run.ranAsNew.size() == 1);
+  CHECK(run.ranAsNew[0].program == "tally");
+  CHECK(run.ranAsNew[0].args.empty());
+  // Listing the summing command instead makes the test pass with the new banner shown.
+  sub.asOld = {{"tally", projectWorkPath().string(), {}}};
+  TestCommandRun other = runTestCommand(newB, test, {}, t.path / "unused", &sub);
+  CHECK(other.result.out == "./tally 1.1 (with totals)\n");
+  CHECK(other.passed());
+}
+
+TEST_CASE("debug --test: a process that differs but that the test does not judge (a banner it "
+          "shows) is passed over by a trial, and the process the test checks is debugged",
+          "[project][cli]") {
+  TempDir t;
+  writeBannerTrees(t.path);
+  nlohmann::json rep = debugMadeTrees(t.path);
+  CHECK(hasNote(rep, "passed over `./tally --about` (process 1)",
+                "with every other differing command run by the old version, the test passes"));
+  CHECK(hasNote(rep, "failing process: `./tally`",
+                "process 2 of the old run: with every other command whose behaviour differs run "
+                "by the old version, it alone still fails the test"));
+  CHECK(rep["test"]["input"]["stdin"] == "1 2 3\n");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "tally.c");
+  CHECK(rep["candidates"][0]["line"] == 6);
+}
+
 TEST_CASE("debug --test: a writer that its reader's early exit ends with SIGPIPE differs by "
           "timing, not by version, and is passed over, and a process killed before its trace "
           "began does not shift the failing process's inputs",
