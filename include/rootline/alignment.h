@@ -28,6 +28,8 @@ namespace rootline {
 // numbering (debug: the new version's file and line, old lines without a counterpart
 // numbered apart), so that equal numbers mean "the same line".
 using AlignedLine = uint64_t;
+// The bit of an old line's name that says the new version has no counterpart of it.
+constexpr AlignedLine kOldOnlyLine = 1ull << 63;
 
 // One thing a line execution did that the other run can be compared on.
 struct LineEffect {

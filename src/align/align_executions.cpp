@@ -76,7 +76,9 @@ EffectDifference compareEffects(const ExecutionLog &oldLog, const LineExecution 
   }
   // Control: the last branch of each decides where the line goes. It went the same way
   // when it led to the same line; the other way when one run's target is the other's
-  // road not taken; else (the lines around moved) the branches' outcomes decide.
+  // road not taken, or when the old run went to a line whose counterpart is not where
+  // the new run went (the new run entered code the change added, or other code); else
+  // (the old target has no counterpart: the lines around moved) the outcomes decide.
   size_t ob = lastBranch(oldLog, o), nb = lastBranch(newLog, n);
   if (ob == o.effectCount || nb == n.effectCount)
     return d;
@@ -87,6 +89,8 @@ EffectDifference compareEffects(const ExecutionLog &oldLog, const LineExecution 
   else if (x.taken && x.taken == y.taken)
     otherWay = false;
   else if ((x.taken && x.taken == y.other) || (y.taken && y.taken == x.other))
+    otherWay = true;
+  else if (x.taken && y.taken && !(x.taken & kOldOnlyLine))
     otherWay = true;
   else
     otherWay = !(x.value == y.value);

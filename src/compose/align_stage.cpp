@@ -25,7 +25,7 @@ namespace rootline::debug {
 
 namespace {
 
-constexpr AlignedLine kOldOnly = 1ull << 63; // an old line without a counterpart
+constexpr AlignedLine kOldOnly = kOldOnlyLine; // an old line without a counterpart
 
 std::string ordinal(unsigned n) {
   std::string s = std::to_string(n);

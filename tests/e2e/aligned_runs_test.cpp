@@ -555,3 +555,47 @@ TEST_CASE("a function the change moved, with one token of a line edited on the w
   REQUIRE(rep.firstDivergence.has_value());
   CHECK(rep.firstDivergence->line == 4);
 }
+
+TEST_CASE("a rewritten condition whose outcome matches its old counterpart's, but which enters "
+          "code the change added, is never 'the same values'",
+          "[debug][align]") {
+  // `v > 0 && v < 100` becomes `v > 0 || v < -5`: both are true for 3 and 4, but the new
+  // run goes on into a line the change added, where the old one went on to the line
+  // whose counterpart is the new line 9.
+  const char *oldText = "#include <stdio.h>\n"
+                        "int main(void) {\n"
+                        "  int v, sum = 0;\n"
+                        "  while (scanf(\"%d\", &v) == 1) {\n"
+                        "    if (v < -100)\n"
+                        "      break;\n"
+                        "    if (v > 0 && v < 100)\n"
+                        "      sum += v;\n"
+                        "  }\n"
+                        "  printf(\"%d\\n\", sum);\n"
+                        "  return 0;\n"
+                        "}\n";
+  const char *newText = "#include <stdio.h>\n"
+                        "int main(void) {\n"
+                        "  int v, sum = 0;\n"
+                        "  while (scanf(\"%d\", &v) == 1) {\n"
+                        "    if (v < -100)\n"
+                        "      break;\n"
+                        "    if (v > 0 || v < -5) {\n"
+                        "      int d = 2 * v;\n"
+                        "      sum += d;\n"
+                        "    }\n"
+                        "  }\n"
+                        "  printf(\"%d\\n\", sum);\n"
+                        "  return 0;\n"
+                        "}\n";
+  TempDir t;
+  DebugReport rep = debugRegression(twoVersions(t.path, oldText, newText, "3 4\n"));
+  REQUIRE(rep.oldRun.stdoutBytes == "7\n");
+  REQUIRE(rep.newRun.stdoutBytes == "14\n");
+  for (const auto &s : rep.sameValueLines)
+    CHECK(s.line != 7);
+  const DebugCandidate *condition = at(rep, 7);
+  REQUIRE(condition != nullptr);
+  INFO(condition->alignedDetail);
+  CHECK(condition->aligned == "differs");
+}
