@@ -1,5 +1,6 @@
 // Running a project's test command on a scratch copy of a built tree at the work path,
 // natively or with the project's programs replaced by their traced builds.
+#include "project/substitute/substitute_list.h"
 #include "rootline/error.h"
 #include "rootline/process.h"
 #include "rootline/project.h"
@@ -14,6 +15,10 @@
 namespace rootline {
 
 namespace {
+
+using substitute::fieldsOf;
+using substitute::hex;
+using substitute::unhex;
 
 // Whether this machine lets us give a test its own PID and mount namespaces (so $$ and
 // the pids a test prints are the same in both versions' runs, and /tmp is private).
@@ -40,37 +45,6 @@ void copyScratch(const fs::path &from, const fs::path &to) {
   ProcessResult r = runProcess(spec);
   if (!r.exitedWith(0))
     throw Error("cannot copy the built tree '" + from.string() + "' to '" + to.string() + "'");
-}
-
-std::string unhex(const std::string &h) {
-  auto digit = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-  std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2)
-    out += static_cast<char>(digit(h[i]) * 16 + digit(h[i + 1]));
-  return out;
-}
-
-// A line's space-separated fields, an empty last one included ("new a b " → 4).
-std::vector<std::string> splitFields(const std::string &line) {
-  std::vector<std::string> out;
-  for (size_t start = 0; start <= line.size();) {
-    size_t end = line.find(' ', start);
-    if (end == std::string::npos)
-      end = line.size();
-    out.push_back(line.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-std::string hex(const std::string &bytes) {
-  static const char *kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
 }
 
 // Puts rootline-substitute in place of each program of `sub` in the tree at `work` and
@@ -223,7 +197,7 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
       size_t end = used.find('\n', start);
       if (end == std::string::npos)
         end = used.size();
-      std::vector<std::string> f = splitFields(used.substr(start, end - start));
+      std::vector<std::string> f = fieldsOf(used.substr(start, end - start));
       start = end + 1;
       if (f.size() == 2 && f[0] == "old") {
         size_t line = std::strtoull(f[1].c_str(), nullptr, 10);

@@ -3,6 +3,8 @@
 // judges"). It finds the process's program, directory and arguments in a list and
 // executes the old or the new version's executable with the arguments unchanged, argv[0]
 // included. Standard library and POSIX only: it starts once per process of the test.
+#include "project/substitute/substitute_list.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,24 +19,9 @@
 
 namespace {
 
-// The list's fields are hex, so that any byte of a path or an argument fits a line.
-std::string unhex(const std::string &h) {
-  std::string out;
-  auto digit = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-  for (size_t i = 0; i + 1 < h.size(); i += 2)
-    out += static_cast<char>(digit(h[i]) * 16 + digit(h[i + 1]));
-  return out;
-}
-
-std::string hex(const std::string &bytes) {
-  static const char *kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
+using rootline::substitute::fieldsOf;
+using rootline::substitute::hex;
+using rootline::substitute::unhex;
 
 [[noreturn]] void fail(const std::string &what) {
   std::fprintf(stderr, "rootline-substitute: %s\n", what.c_str());
@@ -72,14 +59,7 @@ int main(int argc, char **argv) {
   size_t number = 0, matched = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
-    std::vector<std::string> f;
-    for (size_t start = 0; start <= line.size();) {
-      size_t end = line.find(' ', start);
-      if (end == std::string::npos)
-        end = line.size();
-      f.push_back(line.substr(start, end - start));
-      start = end + 1;
-    }
+    std::vector<std::string> f = fieldsOf(line);
     if (f.size() == 4 && f[0] == "program" && unhex(f[1]) == self) {
       oldExe = unhex(f[2]);
       newExe = unhex(f[3]);
