@@ -262,6 +262,10 @@ JudgedProcess judgedProcess(const BuiltProject &oldB, const BuiltProject &newB,
                             const std::vector<FailingProcess> &differing,
                             const JudgingLimits &limits);
 
+// The project's program a traced process ran (its executable lies in the work path);
+// nullptr for another program.
+const ProjectProgram *programOf(const BuiltProject &project, const TraceProcess &p);
+
 // A process's command line as a shell would show it.
 std::string commandLine(const TraceProcess &p);
 

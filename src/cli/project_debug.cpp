@@ -44,15 +44,6 @@ tracedPrograms(const BuiltProject &p, const std::optional<std::set<std::string>>
   return out;
 }
 
-// The project's program a traced process ran: its executable lies in the work path.
-const ProjectProgram *programOf(const BuiltProject &project, const TraceProcess &p) {
-  fs::path rel = fs::path(p.exe).lexically_relative(projectWorkPath());
-  for (const auto &prog : project.programs)
-    if (rel == fs::path(prog.path))
-      return &prog;
-  return nullptr;
-}
-
 // Revert trials rebuild the new version incrementally with some hunks reverted.
 std::function<fs::path(const std::map<std::string, std::string> &)>
 variantBuilder(const BuiltProject &project, const std::string &programPath) {

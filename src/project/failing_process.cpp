@@ -345,6 +345,14 @@ std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTra
   return failingProcessOf(differingProcesses(oldRun, newRun, edited));
 }
 
+const ProjectProgram *programOf(const BuiltProject &project, const TraceProcess &p) {
+  fs::path rel = fs::path(p.exe).lexically_relative(projectWorkPath());
+  for (const auto &prog : project.programs)
+    if (rel == fs::path(prog.path))
+      return &prog;
+  return nullptr;
+}
+
 std::optional<FailingProcess> failingProcessOf(const std::vector<FailingProcess> &differing) {
   if (differing.empty())
     return std::nullopt;

@@ -13,13 +13,12 @@ namespace {
 // A command of the new run: its program's path in the tree, its directory and arguments.
 std::optional<ProcessSubstitution::Process> commandOf(const BuiltProject &project,
                                                       const TraceProcess &p) {
-  fs::path rel = fs::path(p.exe).lexically_relative(projectWorkPath());
-  for (const ProjectProgram &prog : project.programs)
-    if (rel == fs::path(prog.path))
-      return ProcessSubstitution::Process{
-          prog.path, p.cwd,
-          std::vector<std::string>(p.argv.begin() + (p.argv.empty() ? 0 : 1), p.argv.end())};
-  return std::nullopt;
+  const ProjectProgram *prog = programOf(project, p);
+  if (!prog)
+    return std::nullopt;
+  return ProcessSubstitution::Process{
+      prog->path, p.cwd,
+      std::vector<std::string>(p.argv.begin() + (p.argv.empty() ? 0 : 1), p.argv.end())};
 }
 
 bool sameCommand(const ProcessSubstitution::Process &a, const ProcessSubstitution::Process &b) {

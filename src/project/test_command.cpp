@@ -47,6 +47,15 @@ void copyScratch(const fs::path &from, const fs::path &to) {
     throw Error("cannot copy the built tree '" + from.string() + "' to '" + to.string() + "'");
 }
 
+// `exe` copied to `at` in the scratch tree, in place of the program there.
+void putExecutable(const fs::path &exe, const fs::path &at) {
+  std::error_code ec;
+  fs::remove(at, ec);
+  fs::copy_file(exe, at, fs::copy_options::overwrite_existing);
+  fs::permissions(at, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                          fs::perms::others_read | fs::perms::others_exec);
+}
+
 // Puts rootline-substitute in place of each program of `sub` in the tree at `work` and
 // writes its list (the format rootline_substitute.cpp reads) to `list`. Returns, for
 // each line of the list, the entry of `sub.asOld` it holds (npos for a program line).
@@ -58,11 +67,7 @@ std::vector<size_t> placeSubstitute(const ProcessSubstitution &sub, const fs::pa
   std::string text;
   for (const auto &[rel, exes] : sub.programs) {
     fs::path at = work / rel;
-    std::error_code ec;
-    fs::remove(at, ec);
-    fs::copy_file(program, at, fs::copy_options::overwrite_existing);
-    fs::permissions(at, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec);
+    putExecutable(program, at);
     std::string self = fs::canonical(at).string(); // what /proc/self/exe reads
     selves[rel] = self;
     text += "program " + hex(self) + " " + hex(exes.oldExecutable.string()) + " " +
@@ -107,12 +112,7 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
   fs::path work = projectWorkPath();
   copyScratch(project.home, work);
   for (const auto &[rel, exe] : traced) {
-    fs::path at = work / rel;
-    std::error_code ec;
-    fs::remove(at, ec);
-    fs::copy_file(exe, at, fs::copy_options::overwrite_existing);
-    fs::permissions(at, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec);
+    putExecutable(exe, work / rel);
   }
   fs::path tmp = work.parent_path() / "tmp";
   std::error_code ec;
