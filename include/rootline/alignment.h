@@ -57,12 +57,13 @@ struct LineEffect {
   uint64_t instance = 0;                   // its instance in the run
 };
 
-// A value a line execution read from memory (a load), for judging whether two aligned
-// executions started from the same values.
+// A value a line execution read, for judging whether two aligned executions started
+// from the same values: a load's value, or an operand that code outside the execution
+// computed (a call's result used by a later line of its statement: `sscanf(...)\n != 8`).
 struct LineInput {
   Val value;
   bool pointer = false;                    // an address: says nothing by its value
-  const llvm::Instruction *load = nullptr; // names the variable (valueName)
+  const llvm::Instruction *load = nullptr; // names the variable (valueName); null: an operand
 };
 
 struct LineExecution {
@@ -78,7 +79,7 @@ struct LineExecution {
   bool inSlice = false;         // holds an instance of the slice given to the recorder
   bool noise = false;           // it ran because a branch decided by noise went its way
   uint32_t effectBegin = 0, effectCount = 0;
-  uint32_t inputBegin = 0, inputCount = 0; // its first loads (at most kMaxLineInputs)
+  uint32_t inputBegin = 0, inputCount = 0; // its first inputs (at most kMaxLineInputs)
 };
 
 constexpr uint32_t kMaxLineInputs = 16;
@@ -89,6 +90,14 @@ struct ExecutionLog {
   std::vector<LineInput> inputs;
   bool complete = true; // false when replay stopped before the end of the run
 };
+
+// Whether two executions read the same values, in any order (addresses match any
+// address). Unknown, so false, when either read more than the log keeps. What makes
+// "the same values" a claim about the change: a changed line that computes the same
+// results from other inputs may compute others from these (`== 9` and `!= 8` are both
+// false on other sscanf results).
+bool sameInputs(const ExecutionLog &oldLog, const LineExecution &oldExec,
+                const ExecutionLog &newLog, const LineExecution &newExec);
 
 // The bytes one run's execution log may take: $ROOTLINE_ALIGN_CAP_MB MiB when set, else
 // an eighth of the machine's memory (the align stage holds both runs' logs beside both

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 namespace rootline {
 
@@ -103,6 +104,22 @@ EffectDifference compareEffects(const ExecutionLog &oldLog, const LineExecution 
 }
 
 } // namespace
+
+bool sameInputs(const ExecutionLog &oldLog, const LineExecution &oldExec,
+                const ExecutionLog &newLog, const LineExecution &newExec) {
+  if (oldExec.inputCount != newExec.inputCount || oldExec.inputCount >= kMaxLineInputs)
+    return false;
+  auto values = [](const ExecutionLog &log, const LineExecution &e) {
+    std::vector<std::tuple<bool, uint64_t, uint64_t>> out;
+    for (uint32_t k = 0; k < e.inputCount; ++k) {
+      const LineInput &in = log.inputs[e.inputBegin + k];
+      out.emplace_back(in.pointer, in.pointer ? 0 : in.value.lo, in.pointer ? 0 : in.value.hi);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  return values(oldLog, oldExec) == values(newLog, newExec);
+}
 
 EffectDifference firstDifference(const ExecutionLog &oldLog, const LineExecution &oldExec,
                                  const ExecutionLog &newLog, const LineExecution &newExec,

@@ -200,7 +200,7 @@ struct LineExecutionRecorder::Impl {
 
   void addEffect(Activation &a, const LineEffect &effect) { a.effects.push_back(effect); }
 
-  void effectsOf(const Instance &I, Activation &a) {
+  void effectsOf(const Instance &I, uint64_t first, Activation &a) {
     const llvm::Instruction *inst = I.inst;
     if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(inst)) {
       ElementIndex ei;
@@ -222,6 +222,17 @@ struct LineExecutionRecorder::Impl {
         a.inputs.push_back({I.result, load->getType()->isPointerTy(), inst});
       return;
     }
+    // Values this execution did not compute: code before it did (an earlier line of the
+    // statement, a call's result). Addresses and phis say nothing here.
+    if (!llvm::isa<llvm::PHINode>(inst))
+      for (unsigned k = 0; k < I.operands.size() && k < inst->getNumOperands(); ++k) {
+        const Operand &op = I.operands[k];
+        if (op.def == kNoDef || op.def >= first || inst->getOperand(k)->getType()->isPointerTy() ||
+            !llvm::isa<llvm::Instruction>(inst->getOperand(k)))
+          continue;
+        if (a.inputs.size() < kMaxLineInputs)
+          a.inputs.push_back({op.value, false, nullptr});
+      }
     LineEffect effect;
     effect.inst = inst;
     effect.instance = I.index;
@@ -373,7 +384,7 @@ struct LineExecutionRecorder::Impl {
       e.last = I.index;
       if (slice && I.index < slice->size() && (*slice)[I.index])
         e.inSlice = true;
-      effectsOf(I, a);
+      effectsOf(I, e.first, a);
     }
     // A call into instrumented code opens an activation whose context is this one.
     if (!I.external && llvm::isa<llvm::CallBase>(I.inst))

@@ -334,7 +334,7 @@ std::map<std::string, const LineInput *> valuesRead(const ExecutionLog &log, con
   std::map<std::string, const LineInput *> out;
   for (uint32_t k = 0; k < e.inputCount; ++k) {
     const LineInput &in = log.inputs[e.inputBegin + k];
-    if (in.pointer)
+    if (in.pointer || !in.load)
       continue;
     if (std::string name = valueName(in.load); !name.empty())
       out.try_emplace(rename(in.load, name), &in);
@@ -679,7 +679,9 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
           ++out.dualSliceExecutions;
       }
       if (status[i] == Aligned::Same) {
-        if (inNew) {
+        if (inNew && !sameInputs(oldLog, oldLog.executions[peer[i]], newLog, e)) {
+          ++v.otherInputs; // the same results from other inputs: no claim either way
+        } else if (inNew) {
           ++v.same;
           if (v.sameExample.empty())
             v.sameExample = sampleText(log, e);
@@ -945,7 +947,7 @@ void applyAlignment(const AlignmentFindings &findings, std::vector<DebugCandidat
       c.alignedDetail =
           "in the dual slice: " + (c.alignedOrigin ? v.originText : subject + v.differenceExample);
       c.valueEvidence = v.valueEvidence;
-    } else if (v.same > 0 && findings.complete) {
+    } else if (v.same > 0 && !v.otherInputs && findings.complete) {
       c.aligned = "same values";
       c.alignedDetail =
           "behaviour-neutral for this failure: " +
@@ -994,7 +996,7 @@ void addReorderedReaders(const AlignmentFindings &findings, const Version &newV,
 std::vector<uint64_t> watchedStores(const AlignmentFindings &findings, bool inNew) {
   std::vector<uint64_t> out;
   for (const auto &[line, v] : findings.lines) {
-    if (v.same && !v.differs && !v.unmatched && v.newStore != kNoDef)
+    if (v.same && !v.differs && !v.unmatched && !v.otherInputs && v.newStore != kNoDef)
       out.push_back(inNew ? v.newStore : v.oldStore);
     if (v.newDiffStore != kNoDef)
       out.push_back(inNew ? v.newDiffStore : v.oldDiffStore);
@@ -1020,7 +1022,8 @@ void checkSameValuesSymbolically(AlignmentFindings &findings, const Version &old
   const auto &oldWatched = oldV.trace.symbolic.watched, &newWatched = newV.trace.symbolic.watched;
   unsigned asked = 0, proved = 0;
   for (auto &[line, v] : findings.lines) {
-    if (!v.same || v.differs || v.unmatched || v.newStore == kNoDef || deadline.expired())
+    if (!v.same || v.differs || v.unmatched || v.otherInputs || v.newStore == kNoDef ||
+        deadline.expired())
       continue;
     auto o = oldWatched.find(v.oldStore), n = newWatched.find(v.newStore);
     if (o == oldWatched.end() && n == newWatched.end())

@@ -241,8 +241,11 @@ std::vector<DebugCandidate> changedLinesExecuted(const Version &v, const std::st
 // branched on.
 struct LineVerdict {
   unsigned same = 0, differs = 0, unmatched = 0; // executions, by how they align
-  std::string sameExample;                       // "`price` = 90"
-  std::string differenceExample;                 // "computes `price` = 90 in the old run and ..."
+  // Executions that did what their counterparts did, from other inputs (sameInputs): the
+  // line is then not called behaviour-neutral.
+  unsigned otherInputs = 0;
+  std::string sameExample;       // "`price` = 90"
+  std::string differenceExample; // "computes `price` = 90 in the old run and ..."
   // An aligned pair of integer stores that computed the same value, for the symbolic
   // check: the instances, the value and its width.
   uint64_t oldStore = kNoDef, newStore = kNoDef;

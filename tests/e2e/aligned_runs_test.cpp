@@ -599,3 +599,41 @@ TEST_CASE("a rewritten condition whose outcome matches its old counterpart's, bu
   INFO(condition->alignedDetail);
   CHECK(condition->aligned == "differs");
 }
+
+TEST_CASE("a changed condition whose outcome matches its old counterpart's from another "
+          "result of the call it tests is never 'the same values'",
+          "[debug][align]") {
+  // diffstat's rewrite, in small: the old line 8 tests `sscanf(...) == 2` where sscanf
+  // returned 1, the new (seeded) one `sscanf(...) != 2` where it returned 2. Both are
+  // false and both go on to the same line, but the old text is true on the new run's
+  // value (reverting line 8 alone prints 18420): the line is not behaviour-neutral.
+  const char *oldText = "#include <stdio.h>\n"
+                        "int main(void) {\n"
+                        "  char buf[64];\n"
+                        "  int total = 0;\n"
+                        "  while (fgets(buf, sizeof buf, stdin)) {\n"
+                        "    int a = 0, b = 0;\n"
+                        "    if (sscanf(buf, \"%d:%d\",\n"
+                        "               &a, &b) == 2)\n"
+                        "      total += a * 3600 + b * 60;\n"
+                        "    else\n"
+                        "      total += a * 60 + b;\n"
+                        "  }\n"
+                        "  printf(\"%d\\n\", total);\n"
+                        "  return 0;\n"
+                        "}\n";
+  std::string newText = oldText;
+  newText.replace(newText.find("%d:%d"), 5, "%d %d");
+  newText.replace(newText.find("== 2"), 4, "!= 2");
+  TempDir t;
+  DebugReport rep = debugRegression(twoVersions(t.path, oldText, newText, "5 7\n"));
+  REQUIRE(rep.oldRun.stdoutBytes == "300\n");
+  REQUIRE(rep.newRun.stdoutBytes == "307\n");
+  for (const auto &s : rep.sameValueLines) {
+    INFO(s.why);
+    CHECK(s.line != 8);
+  }
+  const DebugCandidate *condition = at(rep, 8);
+  REQUIRE(condition != nullptr);
+  CHECK(condition->aligned != "same values");
+}
