@@ -150,7 +150,8 @@ struct DebugCandidate {
   // sentence; empty when none.
   std::string memoryError;
   // The sanitizer build of the new version, run on the failing input: "confirmed",
-  // "unconfirmed" (it ran and reported nothing), or "" (not checked).
+  // "unconfirmed" (it ran and reported nothing), "unchecked" (it confirmed another
+  // finding and stopped there), or "" (not run).
   std::string memoryCheck;
   // Aligned runs: "differs" (in the dual slice: an aligned execution of the line stores,
   // returns, passes or branches otherwise, or has no counterpart), "same values" (every

@@ -295,17 +295,27 @@ std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const 
     first.confirmed = confirmNatively(req, newV, first, work / "sanitized", deadline);
     bool confirmed = first.confirmed.rfind("not", 0) != 0;
     bool refuted = first.confirmed.find("sanitizer build reported nothing") != std::string::npos;
-    for (auto &c : out)
-      if (c.memoryError.rfind(first.text, 0) == 0) {
-        if (confirmed) {
-          c.memoryError += " (" + first.confirmed + ")";
-          c.memoryCheck = "confirmed";
-        } else if (refuted) {
-          // The replay's finding stands unconfirmed: it ranks below lines with evidence.
-          c.memoryError += " (unconfirmed: the sanitizer build reported nothing)";
-          c.memoryCheck = "unconfirmed";
-        }
+    // The sanitizer build ran the whole test: when it reported nothing, it refutes every
+    // finding of the run, not only the first. When it confirmed the first, it stopped
+    // there: the later findings are not checked.
+    if (refuted)
+      for (MemoryError &e : report.memoryErrors)
+        e.confirmed = first.confirmed;
+    for (auto &c : out) {
+      bool isFirst = c.memoryError.rfind(first.text, 0) == 0;
+      if (confirmed && isFirst) {
+        c.memoryError += " (" + first.confirmed + ")";
+        c.memoryCheck = "confirmed";
+      } else if (refuted) {
+        // The replay's finding stands unconfirmed: it ranks below lines with evidence.
+        c.memoryError += " (unconfirmed: the sanitizer build reported nothing)";
+        c.memoryCheck = "unconfirmed";
+      } else if (confirmed) {
+        c.memoryError += " (not checked: the sanitizer build stops at its first report, " +
+                         first.file + ":" + std::to_string(first.line) + ")";
+        c.memoryCheck = "unchecked";
       }
+    }
     stages.note(std::to_string(report.memoryErrors.size()) + " memory error(s) in the new run");
   }
   return out;

@@ -126,6 +126,58 @@ TEST_CASE("the summary says when the sanitizer build did not confirm a memory er
   CHECK(summary.find("(24 bytes) (not checked by a sanitizer build)\n") != std::string::npos);
 }
 
+TEST_CASE("when the sanitizer build reports nothing, every memory finding of the run is "
+          "unconfirmed, not only the first",
+          "[debug][diagnoses][memory]") {
+  // `a + (b - a) + 2` is `b + 2`: the replay's checker follows the pointer's provenance
+  // (`a`, 16 bytes) and reports a write and a read 24 bytes into it; AddressSanitizer
+  // sees valid accesses to `b` and says nothing. Neither finding may stand confirmed,
+  // nor pass for checked.
+  const char *oldText = "#include <stdio.h>\n"
+                        "int main(void) {\n"
+                        "  int a[4] = {0}, b[4] = {0};\n"
+                        "  int n = 0;\n"
+                        "  if (scanf(\"%d\", &n) != 1)\n"
+                        "    return 1;\n"
+                        "  b[1] = n;\n"
+                        "  int got = b[1];\n"
+                        "  printf(\"%d %d %d\\n\", a[0], b[1], got);\n"
+                        "  return 0;\n"
+                        "}\n";
+  const char *newText = "#include <stdio.h>\n"
+                        "int main(void) {\n"
+                        "  int a[4] = {0}, b[4] = {0};\n"
+                        "  int n = 0;\n"
+                        "  if (scanf(\"%d\", &n) != 1)\n"
+                        "    return 1;\n"
+                        "  long gap = b - a;\n"
+                        "  a[gap + 2] = n;\n"
+                        "  int got = a[gap + 2];\n"
+                        "  printf(\"%d %d %d\\n\", a[0], b[1], got);\n"
+                        "  return 0;\n"
+                        "}\n";
+  TempDir t;
+  DebugRequest req = twoVersions(t.path, oldText, newText, "7\n");
+  req.budgetSeconds = 60;
+  DebugReport rep = debugRegression(req);
+  REQUIRE(rep.newRun.stdoutBytes == "0 0 7\n");
+  REQUIRE(rep.memoryErrors.size() >= 2);
+  for (const MemoryError &e : rep.memoryErrors) {
+    INFO(e.text << " / " << e.confirmed);
+    CHECK(e.confirmed == "not confirmed: the address sanitizer build reported nothing");
+  }
+  unsigned withFinding = 0;
+  for (const DebugCandidate &c : rep.candidates)
+    if (!c.memoryError.empty()) {
+      ++withFinding;
+      INFO(c.line << ": " << c.memoryError);
+      CHECK(c.memoryCheck == "unconfirmed");
+      CHECK(c.memoryError.find("(unconfirmed: the sanitizer build reported nothing)") !=
+            std::string::npos);
+    }
+  CHECK(withFinding >= 1);
+}
+
 TEST_CASE("a program that reads files: their bytes are named inputs and the cause ranks first",
           "[debug][diagnoses][files]") {
   auto all = ofKind("file_input");
