@@ -1,6 +1,8 @@
 // Revert units that grow by what their build needs (docs/debug.md, "Revert evidence"): a
 // hunk whose old text uses a macro, a helper or a local the change removed does not
-// build alone; the unit is tried again with what declares it.
+// build alone; the unit is tried again with what declares it. A unit that brings back a
+// definition the change moved grows by the moved copy; one whose reverted text does not
+// parse, by the hunks next to it.
 #include "compose/revert_units.h"
 
 #include "rootline/c_tokens.h"
@@ -8,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 namespace rootline::debug {
 
@@ -60,23 +63,63 @@ unsigned functionStartAbove(const std::vector<std::string> &raw, unsigned line) 
   return 1;
 }
 
-// Whether the new text of one of the unit's hunks defines `name` at file scope: a line
-// that starts in its first column with something other than `#` and holds the name.
-bool definesInNew(const RevertEvidence &ev, const RevertEvidence::Unit &u,
-                  const std::string &name) {
-  for (auto [f, h] : u.hunks) {
-    const SemanticDiff &diff = *ev.files[f].diff;
-    const DiffHunk &hunk = diff.changes.hunks[h];
-    std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].newText);
-    for (unsigned l = hunk.newStart; l < hunk.newStart + hunk.newLines && l <= raw.size(); ++l) {
-      const std::string &text = raw[l - 1];
-      bool fileScope =
-          !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && text[0] != '#';
-      if (fileScope && identifiersOn(diff.newLineTokens, l, 1).count(name))
-        return true;
-    }
+// Whether a hunk's new text defines `name` at file scope: a line that starts in its
+// first column with something other than `#` and holds the name.
+bool hunkDefinesInNew(const RevertEvidence &ev, size_t f, size_t h, const std::string &name) {
+  const SemanticDiff &diff = *ev.files[f].diff;
+  const DiffHunk &hunk = diff.changes.hunks[h];
+  std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].newText);
+  for (unsigned l = hunk.newStart; l < hunk.newStart + hunk.newLines && l <= raw.size(); ++l) {
+    const std::string &text = raw[l - 1];
+    bool fileScope =
+        !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && text[0] != '#';
+    if (fileScope && identifiersOn(diff.newLineTokens, l, 1).count(name))
+      return true;
   }
   return false;
+}
+
+bool definesInNew(const RevertEvidence &ev, const RevertEvidence::Unit &u,
+                  const std::string &name) {
+  for (auto [f, h] : u.hunks)
+    if (hunkDefinesInNew(ev, f, h, name))
+      return true;
+  return false;
+}
+
+// A build error that says a name is defined twice: the unit's revert brought back the old
+// definition of something the change moved, and the moved copy is still there.
+bool definedTwice(const std::string &error) {
+  for (const char *words : {"redefinition of", "conflicting types for",
+                            "follows non-static declaration", "follows static declaration"})
+    if (error.find(words) != std::string::npos)
+      return true;
+  return false;
+}
+
+// A build error that names no name the change touched: the reverted text does not parse
+// (the unit's hunks cut a function the diff split into pieces, a moved block's braces).
+bool syntaxError(const std::string &error) {
+  for (const char *words : {"expected ", "extraneous ", "unterminated ", "unmatched ",
+                            "is not allowed here", "unexpected "})
+    if (error.find(words) != std::string::npos)
+      return true;
+  return false;
+}
+
+// The changed file a compiler message is about ("init.c:492:6: error: ..."), if any.
+std::optional<size_t> fileOfError(const RevertEvidence &ev, const std::string &error) {
+  size_t colon = error.find(':');
+  if (colon == std::string::npos || colon == 0)
+    return std::nullopt;
+  std::string path = error.substr(0, colon);
+  for (size_t f = 0; f < ev.files.size(); ++f) {
+    const std::string &p = ev.files[f].newPath;
+    if (p == path || (p.size() > path.size() && p.ends_with("/" + path)) ||
+        (path.size() > p.size() && path.ends_with("/" + p)))
+      return f;
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -100,6 +143,18 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
     return *oldLines[f];
   };
   for (const std::string &name : quotedIdentifiers(buildError)) {
+    // Defined twice: the hunk whose new text defines it comes back too (reverting both
+    // leaves the old definition alone).
+    if (definedTwice(buildError)) {
+      for (size_t f = 0; f < ev.files.size(); ++f)
+        for (size_t h = 0; h < ev.files[f].diff->changes.hunks.size(); ++h)
+          if (!ev.files[f].diff->changes.hunks[h].neutral && !holds({f, h}) &&
+              hunkDefinesInNew(ev, f, h, name)) {
+            out.hunks.push_back({f, h});
+            added = true;
+          }
+      continue;
+    }
     std::optional<std::string> block;
     for (const auto &file : ev.files)
       if ((block = oldMacroBlock(file.diff->renamedOld, name)))
@@ -192,6 +247,32 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
         added = true;
       }
   }
+  // Text that does not parse: the unit's hunks in that file grow by the hunks next to
+  // them, the pieces the diff cut the same code into.
+  if (!added && syntaxError(buildError))
+    if (std::optional<size_t> file = fileOfError(ev, buildError)) {
+      std::vector<std::pair<size_t, size_t>> next;
+      const auto &hunks = ev.files[*file].diff->changes.hunks;
+      for (auto [f, h] : u.hunks) {
+        if (f != *file)
+          continue;
+        for (size_t k = h; k-- > 0;)
+          if (!hunks[k].neutral) {
+            next.push_back({f, k});
+            break;
+          }
+        for (size_t k = h + 1; k < hunks.size(); ++k)
+          if (!hunks[k].neutral) {
+            next.push_back({f, k});
+            break;
+          }
+      }
+      for (auto fh : next)
+        if (!holds(fh)) {
+          out.hunks.push_back(fh);
+          added = true;
+        }
+    }
   if (!added)
     return std::nullopt;
   // Every other macro the unit's old text uses that the change removed from its file

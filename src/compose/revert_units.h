@@ -23,9 +23,10 @@ std::set<std::string> identifiersOn(const std::vector<std::string> &tokenLines, 
 // The identifiers a compiler or linker message quotes ('foo', ‘foo’, `foo').
 std::set<std::string> quotedIdentifiers(const std::string &message);
 
-// The unit with what declares the names its build error quotes put back (docs/debug.md,
-// "Revert evidence"); nullopt when nothing of the change declares them or the unit grew
-// its last time.
+// The unit with what declares the names its build error quotes put back, with the moved
+// copy of a name it defines twice, or, when the reverted text does not parse, with the
+// hunks next to its own in that file (docs/debug.md, "Revert evidence"); nullopt when
+// nothing of the change helps or the unit grew its last time.
 std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t unit,
                                               const std::string &buildError);
 
