@@ -94,6 +94,7 @@ std::string unitKey(const TranslationUnit &unit) {
 void compileUnit(const TranslationUnit &unit, const fs::path &out) {
   std::vector<std::string> args = {"-c", "-emit-llvm"};
   args.insert(args.end(), kBitcodeFlags.begin(), kBitcodeFlags.end());
+  args.insert(args.end(), lenientDiagnosticFlags().begin(), lenientDiagnosticFlags().end());
   args.insert(args.end(), unit.flags.begin(), unit.flags.end());
   std::vector<std::string> record = recordFlagsArgs(languageFlags(unit.flags));
   args.insert(args.end(), record.begin(), record.end());

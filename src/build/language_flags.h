@@ -102,4 +102,18 @@ inline std::vector<std::string> withInlineKeyword(std::vector<std::string> flags
   return flags;
 }
 
+// Diagnostics clang 16+ makes errors by default where gcc (which most projects build
+// with) warns: an implicit declaration (`getopt` under `-std=c11`), implicit int, int to
+// pointer conversions. Every compile rootline makes of a project's code passes these
+// before the project's own flags (which may still turn the errors back on).
+inline const std::vector<std::string> &lenientDiagnosticFlags() {
+  static const std::vector<std::string> flags = {"-Wno-error=implicit-function-declaration",
+                                                 "-Wno-error=implicit-int",
+                                                 "-Wno-error=int-conversion",
+                                                 "-Wno-error=incompatible-function-pointer-types",
+                                                 "-Wno-error=incompatible-pointer-types",
+                                                 "-Wno-unknown-warning-option"};
+  return flags;
+}
+
 } // namespace rootline

@@ -556,7 +556,11 @@ std::string prologue(const llvm::Function &fn, const std::string &what, bool har
     << (harness ? ". */\n" : ", -lcmocka and -Wl,--wrap=free. */\n");
   if (harness)
     s << "#define RL_HARNESS 1\n#define free rl_free_hook\n";
-  s << "#define realloc rl_realloc_hook\n#include <stdlib.h>\n"
+  // The hook is declared by hand, not by <stdlib.h>: the unit's own feature macros
+  // (`#define _POSIX_C_SOURCE 200809L` above its includes, for getopt and optarg) must
+  // come before any libc header. <stddef.h> is the compiler's and sets none.
+  s << "#define realloc rl_realloc_hook\n#include <stddef.h>\n"
+    << "void *rl_realloc_hook(void *, size_t);\n"
     << (harness ? "void rl_free_hook(void *);\n" : "")
     << "#define main rootline_program_main\n#include RL_UNIT_SOURCE\n#undef main\n"
     << (harness ? "#undef free\n" : "") << "#undef realloc\n\n"
@@ -949,6 +953,10 @@ fs::path buildDifferentialTest(const std::string &source, const UnitSource &unit
     tmp += uniqueTempSuffix();
     ProcessSpec spec;
     spec.argv = {clangPath(), "-O0", "-g", "-w"};
+    // The unit is compiled again as its build did, by clang: what gcc only warns about
+    // (`getopt` undeclared under `-std=c11`) must not stop it here either.
+    spec.argv.insert(spec.argv.end(), lenientDiagnosticFlags().begin(),
+                     lenientDiagnosticFlags().end());
     spec.argv.insert(spec.argv.end(), tu.flags.begin(), tu.flags.end());
     spec.argv.push_back(src.string());
     spec.argv.insert(spec.argv.end(), link.begin(), link.end());

@@ -270,6 +270,76 @@ int main(void) {
   CHECK(rep.unitTest->newResult == "returns 13\n");
 }
 
+TEST_CASE("a unit that gcc builds with a warning and clang 19 calls an error (getopt undeclared "
+          "under -std=c11) is traced and gets its differential unit test",
+          "[debug][unittest]") {
+  // make_pipeline's csvsum: `-std=c11` hides getopt's declaration in <unistd.h>; gcc
+  // warns about the implicit declaration, clang 16 and later refuse it by default.
+  TempDir t;
+  const std::string oldMain = R"(#include <stdio.h>
+#include <unistd.h>
+static int scaled(int x) { return x * 3 + 2; }
+int main(int argc, char **argv) {
+  int opt, loud = 0;
+  while ((opt = getopt(argc, argv, "l")) != -1)
+    if (opt == 'l')
+      loud = 1;
+  int x;
+  if (scanf("%d", &x) != 1) return 1;
+  printf("%d%s\n", scaled(x), loud ? "!" : "");
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("x * 3 + 2"), 9, "x * 3 - 2");
+  DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
+  for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
+    r->units[0].flags = {"-std=c11"};
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 3);
+  REQUIRE(rep.unitTest);
+  CHECK(rep.unitTest->call == "scaled(x = 5)");
+  CHECK(rep.unitTest->oldResult == "returns 17\n");
+  CHECK(rep.unitTest->newResult == "returns 13\n");
+}
+
+TEST_CASE("a unit that asks for POSIX with its own feature macro above its includes (optarg "
+          "under -std=c11) gets its differential unit test",
+          "[debug][unittest]") {
+  // The test includes the unit's file: nothing of libc may be included before it, or
+  // the unit's `#define _POSIX_C_SOURCE` comes too late to declare optarg.
+  TempDir t;
+  const std::string oldMain = R"(#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int scaled(int x, int by) { return x * by + 2; }
+int main(int argc, char **argv) {
+  int opt, by = 3;
+  while ((opt = getopt(argc, argv, "b:")) != -1)
+    if (opt == 'b')
+      by = atoi(optarg);
+  int x;
+  if (scanf("%d", &x) != 1) return 1;
+  printf("%d\n", scaled(x, by));
+  return 0;
+}
+)";
+  std::string newMain = oldMain;
+  newMain.replace(newMain.find("x * by + 2"), 10, "x * by - 2");
+  DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
+  for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
+    r->units[0].flags = {"-std=c11"};
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  CHECK(rep.candidates[0].line == 5);
+  REQUIRE(rep.unitTest);
+  CHECK(rep.unitTest->call == "scaled(x = 5, by = 3)");
+  CHECK(rep.unitTest->oldResult == "returns 17\n");
+  CHECK(rep.unitTest->newResult == "returns 13\n");
+}
+
 TEST_CASE("a changed function that reads a read-only table: the test leaves the table to the "
           "program (it cannot be written) and still tells the versions apart",
           "[debug][unittest]") {

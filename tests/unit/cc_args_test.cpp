@@ -1,6 +1,7 @@
 // rootline-cc's reading and rewriting of compiler command lines (src/build/cc_wrapper,
 // docs/build-wrapper.md), on the command lines real build systems write.
 #include "build/cc_wrapper/cc_args.h"
+#include "build/language_flags.h"
 
 #include <catch2/catch.hpp>
 
@@ -24,7 +25,7 @@ std::vector<std::string> argWords(const std::string &line) {
 
 // The leniency flags and -O0, then `rest`: what every rewritten command line starts with.
 std::vector<std::string> rewritten(const std::vector<std::string> &rest) {
-  std::vector<std::string> out = leniencyFlags();
+  std::vector<std::string> out = lenientDiagnosticFlags();
   out.push_back("-O0");
   out.insert(out.end(), rest.begin(), rest.end());
   return out;

@@ -256,7 +256,7 @@ Token addedFlag(const std::string &flag) {
 std::vector<Token> rewriteTokens(const std::vector<std::string> &args) {
   std::vector<Token> tokens = tokenize(args);
   std::vector<Token> out;
-  for (const std::string &f : leniencyFlags())
+  for (const std::string &f : lenientDiagnosticFlags())
     out.push_back(addedFlag(f));
   out.push_back(addedFlag("-O0"));
   for (Token &t : tokens)
@@ -402,16 +402,6 @@ bool isProbeSource(const std::string &path) { return startsWith(baseName(path), 
 
 bool needsBitcode(const Input &in) {
   return in.kind == InputKind::CSource && !isProbeSource(in.path);
-}
-
-const std::vector<std::string> &leniencyFlags() {
-  static const std::vector<std::string> flags = {"-Wno-error=implicit-function-declaration",
-                                                 "-Wno-error=implicit-int",
-                                                 "-Wno-error=int-conversion",
-                                                 "-Wno-error=incompatible-function-pointer-types",
-                                                 "-Wno-error=incompatible-pointer-types",
-                                                 "-Wno-unknown-warning-option"};
-  return flags;
 }
 
 std::vector<std::string> rewriteArgs(const std::vector<std::string> &args) {

@@ -57,10 +57,6 @@ bool isProbeSource(const std::string &path);
 // Whether a C source gets bitcode.
 bool needsBitcode(const Input &in);
 
-// Flags added before the project's own so that old C compiles under clang 19 (the
-// project's later flags may still turn the errors back on).
-const std::vector<std::string> &leniencyFlags();
-
 // The project's arguments with what must not reach the objects or the bitcode dropped
 // (LTO, sanitizers, profiling, coverage, every -O), -O0 and the leniency flags before
 // them, -g after them unless they ask for debug info. The object compile runs this.
