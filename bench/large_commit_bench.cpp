@@ -47,8 +47,10 @@ Result debugCase(const json &c, const fs::path &repo, const fs::path &cache) {
   ProcessResult p = runProcess(spec);
   Result r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (const char *keep = std::getenv("ROOTLINE_BENCH_REPORTS"))
+  if (const char *keep = std::getenv("ROOTLINE_BENCH_REPORTS")) {
+    fs::create_directories(keep);
     writeFileAtomic(fs::path(keep) / (c["name"].get<std::string>() + ".json"), p.out);
+  }
   json j = json::parse(p.out, nullptr, false);
   if (!p.exitedWith(0) || j.is_discarded() || !j.contains("candidates")) {
     std::string err =
