@@ -102,8 +102,8 @@ const char *kMovedNew = "#include <stdio.h>\n"
 
 } // namespace
 
-TEST_CASE("a unit that brings back a definition the change moved grows by the moved copy; one "
-          "whose reverted text does not parse, by the hunks next to it",
+TEST_CASE("a unit that brings back a definition the change moved grows by the moved copy, and "
+          "one whose reverted text does not parse, by the hunks next to it",
           "[revert]") {
   SemanticDiff diff = diffSemantically(kMovedOld, kMovedNew);
   RevertEvidence ev;
