@@ -298,9 +298,11 @@ std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const 
     // The sanitizer build ran the whole test: when it reported nothing, it refutes every
     // finding of the run, not only the first. When it confirmed the first, it stopped
     // there: the later findings are not checked.
-    if (refuted)
-      for (MemoryError &e : report.memoryErrors)
-        e.confirmed = first.confirmed;
+    for (MemoryError &e : report.memoryErrors)
+      if (&e != &first)
+        e.confirmed = refuted     ? first.confirmed
+                      : confirmed ? "not checked: the sanitizer build stops at its first report"
+                                  : e.confirmed;
     for (auto &c : out) {
       bool isFirst = c.memoryError.rfind(first.text, 0) == 0;
       if (confirmed && isFirst) {

@@ -282,3 +282,41 @@ TEST_CASE("every failure kind is diagnosed from two single files and from two co
     }
   }
 }
+
+TEST_CASE("when the sanitizer build confirms the first memory finding, the others read as not "
+          "checked, never as confirmed",
+          "[debug][diagnoses][memory]") {
+  // Two heap overflows on two lines: the sanitizer stops at the first it meets.
+  const char *oldText = "#include <stdio.h>\n"
+                        "#include <stdlib.h>\n"
+                        "int main(void) {\n"
+                        "  int n = 0;\n"
+                        "  if (scanf(\"%d\", &n) != 1)\n"
+                        "    return 1;\n"
+                        "  int *a = calloc(4, sizeof *a), *b = calloc(4, sizeof *b);\n"
+                        "  a[3] = n;\n"
+                        "  b[3] = a[3] + 1;\n"
+                        "  printf(\"%d %d\\n\", a[3], b[3]);\n"
+                        "  return 0;\n"
+                        "}\n";
+  std::string newText = oldText;
+  newText.replace(newText.find("a[3] = n;"), 9, "a[4] = n;");
+  newText.replace(newText.find("b[3] = a[3] + 1;"), 16, "b[5] = a[4] + 1;");
+  TempDir t;
+  DebugRequest req = twoVersions(t.path, oldText, newText, "7\n");
+  req.budgetSeconds = 60;
+  DebugReport rep = debugRegression(req);
+  REQUIRE(rep.memoryErrors.size() >= 2);
+  INFO(rep.memoryErrors.front().text << " / " << rep.memoryErrors.front().confirmed);
+  REQUIRE(rep.memoryErrors.front().confirmed.rfind("AddressSanitizer", 0) == 0);
+  for (size_t i = 1; i < rep.memoryErrors.size(); ++i) {
+    INFO(rep.memoryErrors[i].text);
+    CHECK(rep.memoryErrors[i].confirmed ==
+          "not checked: the sanitizer build stops at its first report");
+  }
+  for (const DebugCandidate &c : rep.candidates)
+    if (!c.memoryError.empty() && c.memoryError.rfind(rep.memoryErrors.front().text, 0) != 0) {
+      INFO(c.memoryError);
+      CHECK(c.memoryCheck == "unchecked");
+    }
+}
