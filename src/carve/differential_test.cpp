@@ -198,7 +198,7 @@ static int rl_recorded_free(void *p) {
 // not write, not whatever the heap held). Every unit's realloc() comes here: the unit's
 // through a macro, the others' renamed in their bitcode.
 const char *kReallocHook = R"C(
-void *realloc(void *p, size_t n); /* <stdlib.h> declared rl_realloc_hook in its place */
+void *realloc(void *p, size_t n); /* under the macro, the unit declared rl_realloc_hook */
 void *rl_realloc_hook(void *p, size_t n) {
   for (int k = 0; k < rl_nobj; ++k)
     if (p && p == rl_obj[k]) {
