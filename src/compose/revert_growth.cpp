@@ -64,11 +64,10 @@ unsigned functionStartAbove(const std::vector<std::string> &raw, unsigned line) 
 }
 
 // Whether a hunk's new text defines `name` at file scope: a line that starts in its
-// first column with something other than `#` and holds the name.
-bool hunkDefinesInNew(const RevertEvidence &ev, size_t f, size_t h, const std::string &name) {
-  const SemanticDiff &diff = *ev.files[f].diff;
-  const DiffHunk &hunk = diff.changes.hunks[h];
-  std::vector<std::string> raw = splitLinesKeepingEnds(ev.files[f].newText);
+// first column with something other than `#` and holds the name. `raw`: the file's new
+// lines (1-based line l is [l - 1]).
+bool hunkDefinesInNew(const SemanticDiff &diff, const DiffHunk &hunk,
+                      const std::vector<std::string> &raw, const std::string &name) {
   for (unsigned l = hunk.newStart; l < hunk.newStart + hunk.newLines && l <= raw.size(); ++l) {
     const std::string &text = raw[l - 1];
     bool fileScope =
@@ -76,14 +75,6 @@ bool hunkDefinesInNew(const RevertEvidence &ev, size_t f, size_t h, const std::s
     if (fileScope && identifiersOn(diff.newLineTokens, l, 1).count(name))
       return true;
   }
-  return false;
-}
-
-bool definesInNew(const RevertEvidence &ev, const RevertEvidence::Unit &u,
-                  const std::string &name) {
-  for (auto [f, h] : u.hunks)
-    if (hunkDefinesInNew(ev, f, h, name))
-      return true;
   return false;
 }
 
@@ -142,6 +133,14 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
       oldLines[f] = splitLinesKeepingEnds(ev.files[f].diff->renamedOld);
     return *oldLines[f];
   };
+  // The same for the new lines, and whether hunk h of file f defines a name there.
+  std::vector<std::optional<std::vector<std::string>>> newLines(ev.files.size());
+  auto definesInNew = [&](size_t f, size_t h, const std::string &name) {
+    if (!newLines[f])
+      newLines[f] = splitLinesKeepingEnds(ev.files[f].newText);
+    const SemanticDiff &diff = *ev.files[f].diff;
+    return hunkDefinesInNew(diff, diff.changes.hunks[h], *newLines[f], name);
+  };
   for (const std::string &name : quotedIdentifiers(buildError)) {
     // Defined twice: the hunk whose new text defines it comes back too (reverting both
     // leaves the old definition alone).
@@ -149,7 +148,7 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
       for (size_t f = 0; f < ev.files.size(); ++f)
         for (size_t h = 0; h < ev.files[f].diff->changes.hunks.size(); ++h)
           if (!ev.files[f].diff->changes.hunks[h].neutral && !holds({f, h}) &&
-              hunkDefinesInNew(ev, f, h, name)) {
+              definesInNew(f, h, name)) {
             out.hunks.push_back({f, h});
             added = true;
           }
@@ -228,7 +227,9 @@ std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t u
     // helper the change added, `do_sprintf`), and other hunks' new text calls it. Those
     // hunks come back with it (the call sites the change pointed at the new helper).
     std::vector<std::pair<size_t, size_t>> users;
-    if (declaring.empty() && above.empty() && includes.empty() && definesInNew(ev, u, name))
+    if (declaring.empty() && above.empty() && includes.empty() &&
+        std::any_of(u.hunks.begin(), u.hunks.end(),
+                    [&](auto fh) { return definesInNew(fh.first, fh.second, name); }))
       for (size_t f = 0; f < ev.files.size(); ++f) {
         const SemanticDiff &diff = *ev.files[f].diff;
         for (size_t h = 0; h < diff.changes.hunks.size(); ++h) {

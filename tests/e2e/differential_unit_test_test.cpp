@@ -115,6 +115,16 @@ ProcessResult buildAndRun(const fs::path &test, const fs::path &unit, const fs::
   return runProcess(run);
 }
 
+// Debugs two one-file versions compiled with `-std=c11` (strict C: no POSIX unless the
+// file asks for it), on the input "5".
+DebugReport debugUnderC11(const TempDir &t, const std::string &oldMain,
+                          const std::string &newMain) {
+  DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
+  for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
+    r->units[0].flags = {"-std=c11"};
+  return debugRegression(req);
+}
+
 } // namespace
 
 TEST_CASE("a differential unit test of a function taking structs by pointer is carved from the "
@@ -292,10 +302,7 @@ int main(int argc, char **argv) {
 )";
   std::string newMain = oldMain;
   newMain.replace(newMain.find("x * 3 + 2"), 9, "x * 3 - 2");
-  DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
-  for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
-    r->units[0].flags = {"-std=c11"};
-  DebugReport rep = debugRegression(req);
+  DebugReport rep = debugUnderC11(t, oldMain, newMain);
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].line == 3);
   REQUIRE(rep.unitTest);
@@ -328,10 +335,7 @@ int main(int argc, char **argv) {
 )";
   std::string newMain = oldMain;
   newMain.replace(newMain.find("x * by + 2"), 10, "x * by - 2");
-  DebugRequest req = twoVersions(t.path, oldMain, newMain, "5\n");
-  for (BuildRecipe *r : {&req.oldRecipe, &req.newRecipe})
-    r->units[0].flags = {"-std=c11"};
-  DebugReport rep = debugRegression(req);
+  DebugReport rep = debugUnderC11(t, oldMain, newMain);
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].line == 5);
   REQUIRE(rep.unitTest);
