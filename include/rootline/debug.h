@@ -145,6 +145,9 @@ struct DebugCandidate {
   // (does not build alone), or "" (not tried).
   std::string revert;
   std::string revertDetail; // one sentence for the reader
+  // A one-token edit of this line that makes the test pass with the rest of the change
+  // kept (docs/debug.md, "Edit evidence"), one sentence; empty when none did.
+  std::string edit;
   unsigned revertLines = 0; // changed lines of the unit the revert evidence is about
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one
   // sentence; empty when none.
@@ -255,7 +258,7 @@ struct SameValueLine {
 // One trial of the revert stage: the new version with some hunks of the change reverted
 // to the old text (or, "apply", the old behaviour with one hunk of the change applied).
 struct RevertTrial {
-  std::string what;               // "revert", "apply alone"
+  std::string what;               // "revert", "apply alone", "edit"
   std::vector<std::string> hunks; // "main.c:6-7"
   std::string result;             // "passes", "same failure", "different failure", "does not build"
   std::string error;              // when it does not build: the first build error

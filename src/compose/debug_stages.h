@@ -353,7 +353,18 @@ struct RevertEvidence {
   // the groups its build error names.
   std::vector<Unit> units;
   size_t groups = 0;
-  size_t skippedFiles = 0;          // changed files the program is not built from
+  size_t skippedFiles = 0; // changed files the program is not built from
+  // A one-token edit of a changed line tried on the new version, the rest of the change
+  // kept (docs/debug.md, "Edit evidence"): `from` → `to` at the line's byte `column`.
+  struct Edit {
+    std::string file; // new side
+    unsigned line = 0;
+    size_t column = 0;
+    std::string from, to;
+    std::string source; // the line as edited, trimmed
+    std::string result; // as a revert trial's: "passes", "same failure", ...
+  };
+  std::vector<Edit> edits;
   std::vector<size_t> fixing;       // units whose revert alone makes the test pass
   std::set<size_t> minimal;         // else the smallest set found whose revert does
   bool minimalIsOneMinimal = false; // no group of `minimal` can be left out (all tried)

@@ -30,7 +30,7 @@ bool changedUnrefuted(const DebugCandidate &c) {
 // Reverting the line's hunk is the most direct evidence: it fixes the test alone, with
 // others, or (tried and) does nothing. Untried and unresolved hunks say nothing.
 int revertEvidence(const DebugCandidate &c) {
-  if (c.revert == "fixes")
+  if (c.revert == "fixes" || !c.edit.empty())
     return 3;
   if (c.revert == "fixes with others")
     return 2;
@@ -40,6 +40,11 @@ int revertEvidence(const DebugCandidate &c) {
     return -1;
   return 0;
 }
+
+// Of two lines whose changes the test needs, one that a one-token edit repairs comes
+// first: reverting a line can also switch the change off (the call of a function the
+// change added), the edit keeps the rest of the change and fixes it there.
+bool repairedByEdit(const DebugCandidate &c) { return !c.edit.empty(); }
 
 // Of two lines whose reverts both fix (or both remove the first difference), the one
 // whose revert puts back fewer lines says more: a line whose revert alone fixes the test
@@ -93,6 +98,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
                      if (revertEvidence(a) != revertEvidence(b))
                        return revertEvidence(a) > revertEvidence(b);
+                     if (repairedByEdit(a) != repairedByEdit(b))
+                       return repairedByEdit(a);
                      if (narrowerRevert(a, b) != narrowerRevert(b, a))
                        return narrowerRevert(a, b);
                      if (memoryEvidence(a) != memoryEvidence(b))
@@ -135,6 +142,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
 
 void explainCandidates(std::vector<DebugCandidate> &candidates) {
   for (auto &c : candidates) {
+    if (!c.edit.empty())
+      c.reasons.push_back(c.edit);
     if (!c.revertDetail.empty())
       c.reasons.push_back(c.revertDetail);
     if (!c.memoryError.empty())

@@ -6,6 +6,7 @@
 #include "compose/debug_stages.h"
 #include "compose/delta_debugging.h"
 #include "compose/revert_units.h"
+#include "compose/token_edits.h"
 
 #include "rootline/c_tokens.h"
 #include "rootline/error.h"
@@ -253,47 +254,24 @@ public:
     const std::set<size_t> &shown = what == "revert" ? reverted : complement(reverted);
     for (size_t u : shown)
       t.hunks.push_back(units_[u].label);
-    fs::path tree;
-    try {
-      std::map<std::string, std::string> patched = patchedFiles(reverted);
-      fs::path exe;
-      if (req_.buildVariant) {
-        exe = req_.buildVariant(patched); // the project's own (incremental) build
-      } else {
-        tree = variantTree(patched);
-        BuildRecipe recipe = rebaseRecipe(req_.newRecipe, req_.newRoot, tree);
-        exe = buildNative(recipe, buildModule(recipe));
-      }
-      t.run = runInputNatively(exe, req_.input, work_ / ("revert" + std::to_string(count_)),
-                               deadline_.clamp(req_.timeoutSeconds, 0.2));
-      if (passes(t.run))
-        t.result = "passes";
-      else if (t.run.stdoutBytes == report_.newRun.stdoutBytes &&
-               t.run.outcome == report_.newRun.outcome &&
-               (!report_.stderrCounts || t.run.stderrBytes == report_.newRun.stderrBytes))
-        t.result = "same failure";
-      else if (firstDifference(t.run.stdoutBytes) > firstDifference(report_.newRun.stdoutBytes))
-        t.result = "later failure"; // the failure's first difference is gone
-      else
-        t.result = "different failure";
-    } catch (const Error &e) {
-      t.result = "does not build"; // half a change need not compile: unresolved
-      t.error = firstBuildError(e, tree);
-      // The names a fix needs come from the error lines only (a warning quotes types).
-      // Notes too: "'f' declared here" names what a changed call needs.
-      std::string errors = t.error;
-      for (const std::string &l : splitLinesKeepingEnds(e.detail()))
-        if (l.find("error:") != std::string::npos || l.find("note:") != std::string::npos ||
-            l.find("undefined reference") != std::string::npos)
-          errors += "\n" + l;
+    std::string errors = runPatched(t, [&] { return patchedFiles(reverted); });
+    if (t.result == "does not build")
       buildErrors_[reverted] = errors;
-    } catch (const fs::filesystem_error &) {
-      t.result = "does not build"; // the tree could not be laid out: unresolved too
-    }
-    report_.reverts.push_back(t);
     results_[reverted] = t.result;
     return t.result;
   }
+
+  // The test on the new version with one file's text replaced (an edit trial, labelled
+  // `label`).
+  std::string runEdit(const std::string &path, const std::string &text, const std::string &label) {
+    ++edits_;
+    RevertTrial t;
+    t.what = "edit";
+    t.hunks = {label};
+    runPatched(t, [&] { return std::map<std::string, std::string>{{path, text}}; });
+    return t.result;
+  }
+  unsigned edits() const { return edits_; }
 
   // The groups not in `s` (the change's partition, not the units tried besides).
   std::set<size_t> complement(const std::set<size_t> &s) const {
@@ -313,6 +291,51 @@ public:
   }
 
 private:
+  // Builds the new version with the files `patch` gives and runs the test on it: `t`'s
+  // result and run, added to the report. Returns the build's error lines when it does
+  // not build (the names a fix needs: errors and notes, not warnings, which quote types).
+  template <typename Patch> std::string runPatched(RevertTrial &t, const Patch &patch) {
+    fs::path tree;
+    std::string errors;
+    try {
+      std::map<std::string, std::string> patched = patch();
+      fs::path exe;
+      if (req_.buildVariant) {
+        exe = req_.buildVariant(patched); // the project's own (incremental) build
+      } else {
+        tree = variantTree(patched);
+        BuildRecipe recipe = rebaseRecipe(req_.newRecipe, req_.newRoot, tree);
+        exe = buildNative(recipe, buildModule(recipe));
+      }
+      t.run =
+          runInputNatively(exe, req_.input, work_ / ("revert" + std::to_string(count_ + edits_)),
+                           deadline_.clamp(req_.timeoutSeconds, 0.2));
+      if (passes(t.run))
+        t.result = "passes";
+      else if (t.run.stdoutBytes == report_.newRun.stdoutBytes &&
+               t.run.outcome == report_.newRun.outcome &&
+               (!report_.stderrCounts || t.run.stderrBytes == report_.newRun.stderrBytes))
+        t.result = "same failure";
+      else if (firstDifference(t.run.stdoutBytes) > firstDifference(report_.newRun.stdoutBytes))
+        t.result = "later failure"; // the failure's first difference is gone
+      else
+        t.result = "different failure";
+    } catch (const Error &e) {
+      t.result = "does not build"; // half a change need not compile: unresolved
+      t.error = firstBuildError(e, tree);
+      // "'f' declared here" names what a changed call needs.
+      errors = t.error;
+      for (const std::string &l : splitLinesKeepingEnds(e.detail()))
+        if (l.find("error:") != std::string::npos || l.find("note:") != std::string::npos ||
+            l.find("undefined reference") != std::string::npos)
+          errors += "\n" + l;
+    } catch (const fs::filesystem_error &) {
+      t.result = "does not build"; // the tree could not be laid out: unresolved too
+    }
+    report_.reverts.push_back(t);
+    return errors;
+  }
+
   // Where stdout first differs from the expected output (its length when it is a
   // prefix of it, one past the end when equal).
   size_t firstDifference(const std::string &out) const {
@@ -432,7 +455,7 @@ private:
   fs::path work_;
   const Deadline &deadline_;
   DebugReport &report_;
-  unsigned count_ = 0;
+  unsigned count_ = 0, edits_ = 0;
   size_t groups_ = 0;
   std::map<std::set<size_t>, std::string> results_;
   std::map<std::set<size_t>, std::string> buildErrors_;
@@ -599,6 +622,106 @@ std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t gr
   return out;
 }
 
+// Line `line` (1-based) of `text`, without its line break ("" past the end).
+std::string lineOfText(const std::string &text, unsigned line) {
+  std::vector<std::string> lines = splitLinesKeepingEnds(text);
+  if (!line || line > lines.size())
+    return "";
+  std::string l = lines[line - 1];
+  while (!l.empty() && (l.back() == '\n' || l.back() == '\r'))
+    l.pop_back();
+  return l;
+}
+
+std::string withoutIndent(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+unsigned unitLines(const RevertEvidence &ev, size_t unit); // below
+
+constexpr unsigned kEditLines = 8;      // lines whose edits are tried
+constexpr unsigned kEditsPerLine = 3;   // of each line's edits, the first ones
+constexpr unsigned kMaxEditTrials = 16; // in all
+
+// Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
+// changed lines on the new version, the rest of the change kept. They are for what
+// reverts cannot tell apart: the lines of a unit of several lines whose revert makes the
+// test pass (a function the change added, a large hunk) when no line narrowed from it
+// did; and then, while no line is singled out (no one-line revert, no edit passes), the
+// first ranking's other changed lines.
+void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRanking, Trials &trials,
+              const Deadline &deadline, Stages &stages) {
+  const std::vector<RevertEvidence::Unit> &units = ev.units;
+  // A line of the unit already singled out by its own revert.
+  auto narrowed = [&](size_t u) {
+    for (const RevertEvidence::Unit &k : units)
+      if (k.newLine && k.alone == "passes" &&
+          std::find(units[u].hunks.begin(), units[u].hunks.end(), k.hunks.front()) !=
+              units[u].hunks.end())
+        return true;
+    return false;
+  };
+  auto wanted = [&](const DebugCandidate &c, bool inFixing) {
+    std::optional<size_t> u = unitOf(c, ev.files, units);
+    bool fixes = u && (units[*u].alone == "passes" || ev.minimal.count(*u));
+    if (!inFixing)
+      return !fixes;
+    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1 && !narrowed(*u);
+  };
+  auto lineFound = [&] {
+    for (size_t u = 0; u < units.size(); ++u)
+      if (units[u].alone == "passes" && (units[u].newLine || unitLines(ev, u) == 1))
+        return true;
+    return std::any_of(ev.edits.begin(), ev.edits.end(),
+                       [](const auto &e) { return e.result == "passes"; });
+  };
+  std::vector<std::pair<const DebugCandidate *, bool>> order;
+  for (bool inFixing : {true, false})
+    for (const DebugCandidate &c : firstRanking)
+      if (c.version == "new" && c.line && c.inChangedRegion && wanted(c, inFixing))
+        order.push_back({&c, inFixing});
+  std::set<std::pair<std::string, unsigned>> seen;
+  unsigned lines = 0;
+  for (auto [c, inFixing] : order) {
+    if (lines >= kEditLines || trials.edits() >= kMaxEditTrials || deadline.expired() ||
+        (!inFixing && lineFound()))
+      break;
+    if (!seen.insert({c->file, c->line}).second)
+      continue;
+    auto file = std::find_if(ev.files.begin(), ev.files.end(),
+                             [&](const auto &f) { return f.newPath == c->file; });
+    if (file == ev.files.end())
+      continue;
+    std::vector<TokenEdit> edits = tokenEditsOf(lineOfText(blankComments(file->newText), c->line));
+    if (edits.empty())
+      continue;
+    ++lines;
+    for (size_t i = 0; i < edits.size() && i < kEditsPerLine; ++i) {
+      if (trials.edits() >= kMaxEditTrials || deadline.expired())
+        break;
+      std::string text = withTokenEdit(file->newText, c->line, edits[i]);
+      if (text == file->newText)
+        continue;
+      stages.update(std::to_string(trials.count()) + " revert trial(s), " +
+                    std::to_string(trials.edits()) + " edit trial(s)");
+      RevertEvidence::Edit e;
+      e.file = c->file;
+      e.line = c->line;
+      e.column = edits[i].column;
+      e.from = edits[i].from;
+      e.to = edits[i].to;
+      e.source = withoutIndent(lineOfText(text, c->line));
+      e.result = trials.runEdit(file->newPath, text,
+                                e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" +
+                                    e.to + "`");
+      ev.edits.push_back(e);
+      if (e.result == "passes")
+        break; // one repair of the line is enough
+    }
+  }
+}
+
 } // namespace
 
 constexpr size_t kDepthFirst = 3; // smaller units of a group tried right after it
@@ -747,10 +870,14 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       report.minimalRevert.push_back(units[u].label);
     report.minimalRevertOneMinimal = ev.minimalIsOneMinimal;
   }
+  tryEdits(ev, firstRanking, trials, deadline, stages);
+  std::string edits =
+      trials.edits() ? ", " + std::to_string(trials.edits()) + " edit trial(s)" : std::string();
   if (deadline.expired())
-    stages.cut("the budget ended after " + std::to_string(trials.count()) + " revert trial(s)");
+    stages.cut("the budget ended after " + std::to_string(trials.count()) + " revert trial(s)" +
+               edits);
   else
-    stages.update(std::to_string(trials.count()) + " revert trial(s)");
+    stages.update(std::to_string(trials.count()) + " revert trial(s)" + edits);
   return ev;
 }
 
@@ -918,6 +1045,12 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
 
 void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req) {
+  for (DebugCandidate &c : candidates)
+    for (const RevertEvidence::Edit &e : ev.edits)
+      if (e.result == "passes" && c.version == "new" && c.file == e.file && c.line == e.line)
+        c.edit = "changing `" + e.from + "` to `" + e.to + "` at " + e.file + ":" +
+                 std::to_string(e.line) + " (`" + e.source +
+                 "`) alone makes the test pass, the rest of the change kept";
   std::set<size_t> covered;
   for (DebugCandidate &c : candidates)
     if (std::optional<size_t> unit = unitOf(c, ev.files, ev.units)) {

@@ -38,6 +38,8 @@ json reportJson(const DebugReport &r) {
     if (c.revert == "fixes" || c.revert == "fixes with others" ||
         c.revert == "fixes first difference")
       runnable.push_back("revert");
+    if (!c.edit.empty())
+      runnable.push_back("edit");
     if (!c.unitTest.empty())
       runnable.push_back("unit test");
     if (!c.agreesWhere.empty())
@@ -47,6 +49,7 @@ json reportJson(const DebugReport &r) {
     j["runnable_evidence"] = runnable;
     if (!c.revert.empty())
       j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
+    j["edit"] = c.edit.empty() ? json(nullptr) : json(c.edit);
     if (!c.aligned.empty())
       j["aligned"] = {
           {"result", c.aligned}, {"detail", c.alignedDetail}, {"origin", c.alignedOrigin}};
@@ -278,6 +281,8 @@ std::string reportMarkdown(const DebugReport &r) {
     md << markdownFence(c.source);
     if (!c.condition.empty())
       md << "Condition on the failing run: `" << c.condition << "`\n\n";
+    if (!c.edit.empty())
+      md << "**Edit:** " << c.edit << ".\n\n";
     if (!c.revertDetail.empty())
       md << "**Revert:** " << c.revertDetail << ".\n\n";
     if (!c.memoryError.empty())

@@ -35,6 +35,8 @@ json reportSarif(const DebugReport &r) {
               (!c.weakEvidence.empty() ? "; weak evidence: " + c.weakEvidence + "."
                : c.removesFailure      ? "; both versions agree."
                                        : ".");
+    if (!c.edit.empty())
+      text += " Edit: " + c.edit + ".";
     if (!c.revertDetail.empty())
       text += " Revert: " + c.revertDetail + ".";
     if (!c.alignedDetail.empty())
@@ -51,6 +53,8 @@ json reportSarif(const DebugReport &r) {
                   {"evidenceLevel", c.evidenceLevel()}};
     if (!c.revert.empty())
       props["revert"] = c.revert;
+    if (!c.edit.empty())
+      props["edit"] = c.edit;
     if (!c.aligned.empty())
       props["aligned"] = c.aligned;
     if (!c.memoryError.empty())

@@ -73,8 +73,9 @@ json evidenceOf(const FailingTest &t) {
   e["first_divergence"] = div.is_object() ? json(div.value("text", "")) : json(nullptr);
   e["minimal_revert"] = t.report.value("minimal_revert", json::array());
   if (t.rank1.is_object())
-    for (const char *k : {"evidence_level", "runnable_evidence", "reasons", "condition",
-                          "alternative_changes", "revert", "unit_test", "local_alternative"})
+    for (const char *k :
+         {"evidence_level", "runnable_evidence", "reasons", "condition", "alternative_changes",
+          "revert", "edit", "unit_test", "local_alternative"})
       if (t.rank1.contains(k) && !t.rank1[k].is_null())
         e[k] = t.rank1[k];
   return e;

@@ -1,0 +1,70 @@
+// One-token edits of a changed line (token_edits.h).
+#include "compose/token_edits.h"
+
+#include "rootline/c_tokens.h"
+
+#include <algorithm>
+#include <map>
+
+namespace rootline::debug {
+
+namespace {
+
+// Each operator and the edit tried for it; the conditions' operators rank first.
+const std::map<std::string, std::pair<std::string, int>> &swaps() {
+  static const std::map<std::string, std::pair<std::string, int>> table = {
+      {"==", {"!=", 0}}, {"!=", {"==", 0}}, {"<", {"<=", 0}},  {"<=", {"<", 0}},
+      {">", {">=", 0}},  {">=", {">", 0}},  {"&&", {"||", 0}}, {"||", {"&&", 0}},
+      {"++", {"--", 1}}, {"--", {"++", 1}}};
+  return table;
+}
+
+} // namespace
+
+std::vector<TokenEdit> tokenEditsOf(const std::string &line) {
+  CTokens lexed = tokenizeCChecked(line);
+  const std::vector<CToken> &tokens = lexed.tokens;
+  if (lexed.unsure || tokens.empty() || tokens.front().text == "#" || tokens.front().text == "%:")
+    return {};
+  std::vector<std::pair<int, TokenEdit>> edits;
+  size_t at = 0;
+  for (const CToken &t : tokens) {
+    size_t found = line.find(t.text, at);
+    // Only blanks may lie between tokens; anything else means the line is not read as
+    // written (a literal that began on another line).
+    if (found == std::string::npos || line.find_first_not_of(" \t\r\n\f\v", at) != found)
+      return {};
+    at = found + t.text.size();
+    if (t.kind != CToken::Punct)
+      continue;
+    auto it = swaps().find(t.text);
+    if (it != swaps().end())
+      edits.push_back({it->second.second, TokenEdit{found, t.text, it->second.first}});
+  }
+  std::stable_sort(edits.begin(), edits.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<TokenEdit> out;
+  for (auto &[kind, e] : edits)
+    out.push_back(std::move(e));
+  return out;
+}
+
+std::string withTokenEdit(const std::string &text, unsigned line, const TokenEdit &edit) {
+  size_t start = 0;
+  for (unsigned l = 1; l < line; ++l) {
+    start = text.find('\n', start);
+    if (start == std::string::npos)
+      return text;
+    ++start;
+  }
+  size_t end = text.find('\n', start);
+  size_t length = (end == std::string::npos ? text.size() : end) - start;
+  if (edit.column + edit.from.size() > length ||
+      text.compare(start + edit.column, edit.from.size(), edit.from) != 0)
+    return text;
+  std::string out = text;
+  out.replace(start + edit.column, edit.from.size(), edit.to);
+  return out;
+}
+
+} // namespace rootline::debug

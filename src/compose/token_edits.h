@@ -1,0 +1,29 @@
+// One-token edits of a changed line: the revert stage's edit trials (docs/debug.md,
+// "Edit evidence"). A relational or logical operator, or an increment, swapped for its
+// usual mistake (`==`/`!=`, `<`/`<=`, `>`/`>=`, `&&`/`||`, `++`/`--`): the operators of
+// mutation testing's ROR and LCR families. An edit of one line that makes the failing
+// test pass, with the rest of the change kept, tells that line apart from the others its
+// revert unit puts back (the idea of "unified debugging": a repair that works says where
+// the fault is).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rootline::debug {
+
+struct TokenEdit {
+  size_t column = 0; // byte offset of the operator in the line
+  std::string from, to;
+};
+
+// The edits of one line of C (comments already blanked), conditions' operators first,
+// then increments, each in the line's order. None for a preprocessor line, or when the
+// line does not read as whole tokens (a string continued from the line before).
+std::vector<TokenEdit> tokenEditsOf(const std::string &line);
+
+// `text` with `edit` applied to its line `line` (1-based); `text` unchanged when the
+// line does not hold `edit.from` at its column.
+std::string withTokenEdit(const std::string &text, unsigned line, const TokenEdit &edit);
+
+} // namespace rootline::debug

@@ -1,0 +1,93 @@
+// Edit evidence (docs/debug.md, "Edit evidence"): a one-token edit of a line, tried on the
+// new version with the rest of the change kept, tells apart the lines of a unit whose
+// revert makes the test pass but cannot say which of its lines matters.
+#include "rootline/debug.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+using namespace rootline;
+using namespace rootline::test;
+
+TEST_CASE("in a helper the change added, the line whose one-token edit makes the test pass "
+          "ranks first, and edits that do not pass say nothing",
+          "[debug][revert][edits]") {
+  // The change extracts the sum into sum_to() (a new name ties it to its call: one unit
+  // whose revert passes and whose lines revert cannot tell apart), with `i < n` for
+  // `i <= n`. The `unused` edit keeps the unit from being the whole change.
+  TempDir t;
+  DebugRequest req;
+  const char *oldSource = "#include <stdio.h>\n"
+                          "int main(void) {\n"
+                          "  int n;\n"
+                          "  int unused = 3;\n"
+                          "  (void)unused;\n"
+                          "  if (scanf(\"%d\", &n) != 1)\n"
+                          "    return 1;\n"
+                          "  int total = 0;\n"
+                          "  for (int i = 1; i <= n; i++)\n"
+                          "    total += i;\n"
+                          "  printf(\"%d\\n\", total);\n"
+                          "  return 0;\n"
+                          "}\n";
+  const char *newSource = "#include <stdio.h>\n"
+                          "static int sum_to(int n) {\n"
+                          "  if (n < 0)\n"
+                          "    return 0;\n"
+                          "  int total = 0;\n"
+                          "  for (int i = 1; i < n; i++)\n"
+                          "    total += i;\n"
+                          "  return total;\n"
+                          "}\n"
+                          "int main(void) {\n"
+                          "  int n;\n"
+                          "  int unused = 4;\n"
+                          "  (void)unused;\n"
+                          "  if (scanf(\"%d\", &n) != 1)\n"
+                          "    return 1;\n"
+                          "  printf(\"%d\\n\", sum_to(n));\n"
+                          "  return 0;\n"
+                          "}\n";
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldSource);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newSource);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "4\n";
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  INFO("rank 1: " << top.file << ":" << top.line << " " << top.edit << " / " << top.revertDetail);
+  CHECK(top.version == "new");
+  CHECK(top.line == 6);
+  CHECK(top.edit == "changing `<` to `<=` at main.c:6 (`for (int i = 1; i <= n; i++)`) alone "
+                    "makes the test pass, the rest of the change kept");
+  CHECK(top.revert == "fixes"); // its unit's revert passes too
+  // The edit trial is in the report, with its run, and the line's rank rests on it.
+  nlohmann::json j = reportJson(rep);
+  auto runnable = j["candidates"][0]["runnable_evidence"];
+  CHECK(std::find(runnable.begin(), runnable.end(), "edit") != runnable.end());
+  bool passed = false, other = false;
+  for (const auto &trial : j["revert_trials"]) {
+    if (trial["what"] != "edit")
+      continue;
+    std::string label = trial["hunks"][0];
+    if (label == "main.c:6: `<` → `<=`") {
+      passed = trial["result"] == "passes";
+      CHECK(trial["run"]["stdout"] == "10\n");
+    } else if (label == "main.c:3: `<` → `<=`") {
+      other = true;
+      CHECK(trial["result"] == "same failure");
+    }
+  }
+  CHECK(passed);
+  CHECK(other); // `n < 0` was tried (it is in the slice) and changed nothing
+  for (const auto &c : rep.candidates)
+    if (c.line != 6)
+      CHECK(c.edit.empty());
+  CHECK(reportMarkdown(rep).find("**Edit:** changing `<` to `<=` at main.c:6") !=
+        std::string::npos);
+}

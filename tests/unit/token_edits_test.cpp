@@ -1,0 +1,53 @@
+// One-token edits of a changed line (src/compose/token_edits.cpp).
+#include "compose/token_edits.h"
+
+#include "rootline/c_tokens.h"
+
+#include <catch2/catch.hpp>
+
+using namespace rootline;
+using namespace rootline::debug;
+
+namespace {
+
+std::string edits(const std::string &line) {
+  std::string out;
+  for (const TokenEdit &e : tokenEditsOf(line))
+    out += std::to_string(e.column) + ":" + e.from + ">" + e.to + " ";
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a line's one-token edits swap each relational, logical and increment operator, "
+          "conditions first",
+          "[unittest][edits]") {
+  CHECK(edits("  if (level-- == (int) r->it_cnt)") == "14:==>!= 11:-->++ ");
+  CHECK(edits("for (i = 0; i < n && a[i] != 0; ++i) {") == "14:<><= 18:&&>|| 26:!=>== 32:++>-- ");
+  CHECK(edits("if (a >= b || c > d)") == "6:>=>> 11:||>&& 16:>>>= ");
+  // `->`, `<<`, `>>=`, `-=` and unary `!` are tokens of their own: nothing to edit.
+  CHECK(edits("x = p->n << 2; y >>= 1; z -= !w;") == "");
+  // An operator inside a string or a character constant is not an operator.
+  CHECK(edits("puts(\"a == b\"); c = '<';") == "");
+  // Preprocessor lines and a line that continues a string from the line before.
+  CHECK(edits("#include <stdio.h>") == "");
+  CHECK(edits("#if A == 1") == "");
+  CHECK(edits("  -b == c\\n\";") == "");
+}
+
+TEST_CASE("an edit applies to its line and column only, and not where the text differs",
+          "[unittest][edits]") {
+  std::string text = "int f(int a) {\n  if (a == 1)\n    return a == 2;\n  return 0;\n}\n";
+  std::vector<TokenEdit> e = tokenEditsOf("  if (a == 1)");
+  REQUIRE(e.size() == 1);
+  CHECK(withTokenEdit(text, 2, e[0]) ==
+        "int f(int a) {\n  if (a != 1)\n    return a == 2;\n  return 0;\n}\n");
+  CHECK(withTokenEdit(text, 3, e[0]) == text); // line 3 has no `==` at that column
+  CHECK(withTokenEdit(text, 9, e[0]) == text); // past the end
+  // Columns are those of the comment-blanked line, which keeps every byte's place.
+  std::string commented = "/* a < b */ if (a < b) x++;\n";
+  std::vector<TokenEdit> c = tokenEditsOf(blankComments(commented));
+  REQUIRE(c.size() == 2);
+  CHECK(withTokenEdit(commented, 1, c[0]) == "/* a < b */ if (a <= b) x++;\n");
+  CHECK(withTokenEdit(commented, 1, c[1]) == "/* a < b */ if (a < b) x--;\n");
+}
