@@ -647,27 +647,19 @@ constexpr unsigned kMaxEditTrials = 16; // in all
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
 // changed lines on the new version, the rest of the change kept. They are for what
 // reverts cannot tell apart: the lines of a unit of several lines whose revert makes the
-// test pass (a function the change added, a large hunk) when no line narrowed from it
-// did; and then, while no line is singled out (no one-line revert, no edit passes), the
+// test pass (a function the change added, a large hunk), even when a line narrowed from
+// it passes (dropping a line the change added can switch the change off as well); and
+// then, while no line is singled out (no one-line revert, no edit passes), the
 // first ranking's other changed lines.
 void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRanking, Trials &trials,
               const Deadline &deadline, Stages &stages) {
   const std::vector<RevertEvidence::Unit> &units = ev.units;
-  // A line of the unit already singled out by its own revert.
-  auto narrowed = [&](size_t u) {
-    for (const RevertEvidence::Unit &k : units)
-      if (k.newLine && k.alone == "passes" &&
-          std::find(units[u].hunks.begin(), units[u].hunks.end(), k.hunks.front()) !=
-              units[u].hunks.end())
-        return true;
-    return false;
-  };
   auto wanted = [&](const DebugCandidate &c, bool inFixing) {
     std::optional<size_t> u = unitOf(c, ev.files, units);
     bool fixes = u && (units[*u].alone == "passes" || ev.minimal.count(*u));
     if (!inFixing)
       return !fixes;
-    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1 && !narrowed(*u);
+    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1;
   };
   auto lineFound = [&] {
     for (size_t u = 0; u < units.size(); ++u)
