@@ -460,6 +460,10 @@ struct ChosenCall {
 // The first line where two recorded call results differ, in words: "the old version
 // returns 1, the new one returns 0", or the object whose bytes differ.
 std::string resultDifference(const std::string &oldState, const std::string &newState);
+// A harness line "returns -4.2999999999999998" or "leaves st->max = …" with its
+// floating-point value as the shortest decimal that reads back as the same double
+// ("returns -4.3"); any other line as it is.
+std::string readableNumber(const std::string &line);
 // `renames`: the change's renames, old name → new name (Diffs::wholeChangeRenames).
 std::optional<ChosenCall>
 makeDifferentialUnitTest(const Version &oldV, const Version &newV, const ProgramInput &input,

@@ -12,6 +12,7 @@
 #include "rootline/build.h"
 #include "rootline/differential_test.h"
 #include "rootline/error.h"
+#include "rootline/expr_text.h"
 #include "rootline/fs.h"
 #include "rootline/hash.h"
 
@@ -42,8 +43,10 @@ std::vector<std::string> words(const std::string &text) {
 }
 
 // A value as the harness reads it and C shows it: unsigned integers as unsigned numbers
-// of their width, floating-point values to the last digit.
-std::string valueText(const LocalValue &v, int64_t raw) {
+// of their width, floating-point values as the shortest decimal that reads back as the
+// same value ("-4.3"), or, `exact`, to the 17th digit as the harness's input file holds
+// them.
+std::string valueText(const LocalValue &v, int64_t raw, bool exact = false) {
   char buf[64];
   if (v.isFloat) {
     double d = 0;
@@ -55,8 +58,11 @@ std::string valueText(const LocalValue &v, int64_t raw) {
     } else {
       std::memcpy(&d, &raw, 8);
     }
-    std::snprintf(buf, sizeof buf, "%.17g", d);
-    return buf;
+    if (exact) {
+      std::snprintf(buf, sizeof buf, "%.17g", d);
+      return buf;
+    }
+    return shortestDecimal(d, v.bytes == 4);
   }
   if (v.isSigned)
     return std::to_string(raw);
@@ -79,9 +85,7 @@ std::optional<std::string> wordText(const LocalValue &v, const std::string &word
   try {
     if (!v.isFloat)
       return valueText(v, static_cast<int64_t>(std::stoll(word)));
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", std::stod(word));
-    return std::string(buf);
+    return shortestDecimal(std::stod(word), v.bytes == 4);
   } catch (const std::exception &) {
     return std::nullopt;
   }
@@ -122,7 +126,7 @@ std::string returnedText(const std::string &output) {
   std::istringstream in(output);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("returns", 0) == 0)
-      return "return" + line.substr(7);
+      return "return" + readableNumber(line).substr(7);
     if (line.rfind("ends with ", 0) == 0)
       return "end with " + line.substr(10);
   }
@@ -235,7 +239,7 @@ void composeLocally(const DebugRequest &req, const Version &oldV, const Version 
   for (const auto &v : inputs)
     if (v.input) {
       lc.inputs.emplace_back(v.name, shown(v, valueText(v, v.value)));
-      carved += valueText(v, v.value) + "\n";
+      carved += valueText(v, v.value, /*exact=*/true) + "\n";
     }
   // The harness lives in the cache under its content: a warm run builds nothing.
   fs::path source = buildcache::sourceByContent("local-harness", "rootline-local-harness-v1",

@@ -10,6 +10,7 @@
 #include "rootline/carve.h"
 #include "rootline/differential_test.h"
 #include "rootline/error.h"
+#include "rootline/expr_text.h"
 #include "rootline/output_values.h"
 #include "rootline/process.h"
 
@@ -18,6 +19,8 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
 
 namespace rootline::debug {
 
@@ -99,8 +102,29 @@ ProcessResult runTest(const fs::path &exe, const Deadline &deadline,
 
 // The first line where the two results differ, in words: "the old version returns 1,
 // the new one returns 0", "... prints \"3\" ...", or the object whose bytes differ.
+std::string readableNumber(const std::string &line) {
+  size_t at = line.rfind(" = ");
+  at = line.rfind("leaves ", 0) == 0 && at != std::string::npos ? at + 3
+       : line.rfind("returns ", 0) == 0                         ? 8
+                                                                : std::string::npos;
+  if (at == std::string::npos)
+    return line;
+  std::string value = line.substr(at);
+  // A decimal fraction or exponent, or a hex float ("%a"), all of the rest: not an
+  // integer, not a pointer ("0x55d0…" has no binary exponent).
+  bool hex = value.find_first_of("xX") != std::string::npos;
+  if (value.find_first_of(hex ? "pP" : ".eE") == std::string::npos)
+    return line;
+  char *end = nullptr;
+  double d = std::strtod(value.c_str(), &end);
+  if (end != value.c_str() + value.size())
+    return line;
+  return line.substr(0, at) + shortestDecimal(d);
+}
+
 std::string resultDifference(const std::string &oldState, const std::string &newState) {
   auto said = [](std::string line) {
+    line = readableNumber(line);
     if (line.size() > 80)
       line = line.substr(0, 77) + "...";
     if (line.rfind("prints", 0) == 0)
@@ -112,7 +136,7 @@ std::string resultDifference(const std::string &oldState, const std::string &new
   for (size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
     std::string x = k < a.size() ? a[k] : "", y = k < b.size() ? b[k] : "";
     if (x.rfind("returns", 0) == 0 && x == y)
-      returned = x;
+      returned = readableNumber(x);
     if (x == y)
       continue;
     if (x.rfind("o", 0) == 0 && y.rfind("o", 0) == 0 && x.find(':') != std::string::npos &&

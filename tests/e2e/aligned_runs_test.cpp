@@ -518,7 +518,7 @@ TEST_CASE("a branch the change does not reach is not where the runs part, even w
 }
 
 TEST_CASE("a function the change moved, with one token of a line edited on the way, is aligned "
-          "with its old self: the edited loop bound differs, it does not run 'in the new run "
+          "with its old self, the edited loop bound differs, it does not run 'in the new run "
           "only'",
           "[debug][align]") {
   // The change moves total() above main (dropping its declaration) and, on the way,

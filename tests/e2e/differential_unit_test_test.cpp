@@ -128,7 +128,7 @@ DebugReport debugUnderC11(const TempDir &t, const std::string &oldMain,
 } // namespace
 
 TEST_CASE("a differential unit test of a function taking structs by pointer is carved from the "
-          "failing run: written to --out, it passes on the old version and fails on the new one",
+          "failing run, written to --out, it passes on the old version and fails on the new one",
           "[debug][unittest]") {
   TempDir t;
   writeText(t.path / "in.txt", "push 10\npush 4\n-\npush 2\n*\n");
@@ -219,7 +219,7 @@ TEST_CASE("a warm cache builds no differential unit test again, and the test say
   CHECK(second["fails_new"] == true);
 }
 
-TEST_CASE("no differential unit test for a changed function that takes a struct by value: the "
+TEST_CASE("no differential unit test for a changed function that takes a struct by value, the "
           "unit test stage says why",
           "[debug][unittest]") {
   TempDir t;

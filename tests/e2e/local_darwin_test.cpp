@@ -382,7 +382,7 @@ TEST_CASE("local Darwin leaves out a call that runs most of a long run, and says
 }
 
 TEST_CASE("a call that grows a carved object with realloc gets local Darwin and a differential "
-          "unit test: two runs of one version leave the same state",
+          "unit test, two runs of one version leave the same state",
           "[debug][localdarwin]") {
   // add() moves the 16-byte array it was given. Freed by realloc, the old object's
   // bytes would hold glibc's tcache key, which is random in every process.

@@ -222,7 +222,7 @@ TEST_CASE("a real interpreter's exceptions through nested calls replay in the ca
   CHECK(traced.err.find("replay verified (0 mismatches)") != std::string::npos);
 }
 
-TEST_CASE("a real Makefile project built by its own make and tested by a shell command: "
+TEST_CASE("a real Makefile project built by its own make and tested by a shell command, "
           "the fix's line ranks first, from the failing process the test ran",
           "[realworld][project]") {
   nlohmann::json c = realCase("mujs_encodeuri_mark");
@@ -258,7 +258,7 @@ TEST_CASE("a real Makefile project built by its own make and tested by a shell c
   CHECK(top["line"] == c["fix_lines"][0]["line_bad"]);
 }
 
-TEST_CASE("a real CMake project built by its own CMake and tested by its own ctest entry: "
+TEST_CASE("a real CMake project built by its own CMake and tested by its own ctest entry, "
           "the line that broke it ranks first",
           "[realworld][project]") {
   // cJSON: f28a468 made cJSON_DetachItemViaPointer refuse an item whose `prev` is NULL
@@ -315,7 +315,7 @@ static ProcessResult debugBundle(const std::string &bundle, const fs::path &repo
 }
 
 TEST_CASE("a real autotools tool broken by a large commit, built by its own configure and "
-          "make and tested by a shell script: the rewritten block ranks first with revert "
+          "make and tested by a shell script, the rewritten block ranks first with revert "
           "evidence",
           "[realworld][project]") {
   // mawk t20240716 -> t20240819 (fixtures/realworld/README.md): 1 463 changed lines over
@@ -384,7 +384,7 @@ TEST_CASE("a real autotools tool with a bug hidden in a 341-line snapshot commit
   CHECK(git(repo, {"status", "--porcelain"}).out.empty());
 }
 
-TEST_CASE("a real autotools tool whose fix needs a helper the large commit removed: the call's "
+TEST_CASE("a real autotools tool whose fix needs a helper the large commit removed, the call's "
           "hunk, reverted with what its build needs, ranks first",
           "[realworld][project][revert]") {
   // diffstat 1.62 -> 1.63 reversed (fixtures/realworld/README.md, "diffstat"): 678 changed
@@ -424,7 +424,7 @@ TEST_CASE("a real autotools tool whose fix needs a helper the large commit remov
 }
 
 TEST_CASE("a real GNU-style tool whose test runs it through its own wrapper script, which "
-          "asks for its version first and has it rewrite a file in place: the fix's lines "
+          "asks for its version first and has it rewrite a file in place, the fix's lines "
           "rank first",
           "[realworld][project]") {
   // cindent t20200205 -> t20200608 reversed (fixtures/realworld/README.md, "cindent"):
@@ -475,7 +475,7 @@ TEST_CASE("a real GNU-style tool whose test runs it through its own wrapper scri
 }
 
 TEST_CASE("a real interpreter whose Makefile names gcc and whose string hashes are seeded by "
-          "the clock and addresses: the fix's line ranks first and is the first divergence",
+          "the clock and addresses, the fix's line ranks first and is the first divergence",
           "[realworld][project]") {
   // Lua 8b752ddf reversed (fixtures/realworld/README.md, "lua"): `_ENV[1 < 2]` indexes
   // with a jump expression, and the bad code generator does not put it in a register.

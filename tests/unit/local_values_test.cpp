@@ -94,7 +94,7 @@ TEST_CASE("local Darwin names the scalars a call read through its pointer argume
     }
 }
 
-TEST_CASE("local Darwin walks the union member whose target is laid out as its struct: a tagged "
+TEST_CASE("local Darwin walks the union member whose target is laid out as its struct, a tagged "
           "value holding an object, not a string",
           "[localdarwin]") {
   TempDir t;
