@@ -674,6 +674,7 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
       if (c.version == "new" && c.line && c.inChangedRegion && wanted(c, inFixing))
         order.push_back({&c, inFixing});
   std::set<std::pair<std::string, unsigned>> seen;
+  std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
   unsigned lines = 0;
   for (auto [c, inFixing] : order) {
     if (lines >= kEditLines || trials.edits() >= kMaxEditTrials || deadline.expired() ||
@@ -685,7 +686,12 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
                              [&](const auto &f) { return f.newPath == c->file; });
     if (file == ev.files.end())
       continue;
-    std::vector<TokenEdit> edits = tokenEditsOf(lineOfText(blankComments(file->newText), c->line));
+    auto [at, fresh] = blanked.try_emplace(file->newPath);
+    if (fresh)
+      at->second = splitLinesKeepingEnds(blankComments(file->newText));
+    if (c->line > at->second.size())
+      continue;
+    std::vector<TokenEdit> edits = tokenEditsOf(at->second[c->line - 1]);
     if (edits.empty())
       continue;
     ++lines;
