@@ -74,8 +74,10 @@ Result debugOnce(const Row &row, const fs::path &cache) {
   r.exit = p.exitedWith(0) ? 0 : p.exitCode;
   // $ROOTLINE_BENCH_REPORTS: a directory that keeps each row's JSON report, to read
   // its claims afterwards.
-  if (const char *keep = std::getenv("ROOTLINE_BENCH_REPORTS"))
+  if (const char *keep = std::getenv("ROOTLINE_BENCH_REPORTS")) {
+    fs::create_directories(keep);
     writeFileAtomic(fs::path(keep) / (reportName(row.name) + ".json"), p.out);
+  }
   json j = json::parse(p.out, nullptr, false);
   if (j.is_discarded())
     return r;
