@@ -649,8 +649,10 @@ constexpr unsigned kMaxEditTrials = 16; // in all
 // reverts cannot tell apart: the lines of a unit of several lines whose revert makes the
 // test pass (a function the change added, a large hunk), even when a line narrowed from
 // it passes (dropping a line the change added can switch the change off as well); and
-// then, while no line is singled out (no one-line revert, no edit passes), the
-// first ranking's other changed lines.
+// then, when no line is singled out by then (no one-line revert, no edit passed), the
+// first ranking's other changed lines. Within the caps every wanted line is tried: the
+// first edit that passes need not be the best (an edit of the line after a wrong bound
+// can make up for it), and the ranking orders the lines that have one.
 void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRanking, Trials &trials,
               const Deadline &deadline, Stages &stages) {
   const std::vector<RevertEvidence::Unit> &units = ev.units;
@@ -676,9 +678,12 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   std::set<std::pair<std::string, unsigned>> seen;
   std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
   unsigned lines = 0;
+  std::optional<bool> others; // whether to try the other lines, decided when reached
   for (auto [c, inFixing] : order) {
+    if (!inFixing && !others)
+      others = !lineFound();
     if (lines >= kEditLines || trials.edits() >= kMaxEditTrials || deadline.expired() ||
-        (!inFixing && lineFound()))
+        (!inFixing && !*others))
       break;
     if (!seen.insert({c->file, c->line}).second)
       continue;
