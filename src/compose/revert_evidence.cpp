@@ -647,8 +647,9 @@ constexpr unsigned kMaxEditTrials = 16; // in all
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
 // changed lines on the new version, the rest of the change kept. They are for what
 // reverts cannot tell apart: the lines of a unit of several lines whose revert makes the
-// test pass (a function the change added, a large hunk), even when a line narrowed from
-// it passes (dropping a line the change added can switch the change off as well); and
+// test pass (a function the change added, a large hunk), unless a line narrowed from it
+// passed with its old text put back (a line the change added is dropped by its revert,
+// which can switch the change off as well: that does not count); and
 // then, when no line is singled out by then (no one-line revert, no edit passed), the
 // first ranking's other changed lines. Within the caps every wanted line is tried: the
 // first edit that passes need not be the best (an edit of the line after a wrong bound
@@ -656,12 +657,30 @@ constexpr unsigned kMaxEditTrials = 16; // in all
 void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRanking, Trials &trials,
               const Deadline &deadline, Stages &stages) {
   const std::vector<RevertEvidence::Unit> &units = ev.units;
+  // A line narrowed from the unit whose revert put back the old lines that became it
+  // (not a line the change added, which its revert drops) and passed: that line is the
+  // unit's answer, a repair with the old text.
+  auto restoredLine = [&](size_t u) {
+    for (const RevertEvidence::Unit &k : units) {
+      if (!k.newLine || k.alone != "passes" ||
+          std::find(units[u].hunks.begin(), units[u].hunks.end(), k.hunks.front()) ==
+              units[u].hunks.end())
+        continue;
+      const RevertEvidence::ChangedFile &file = ev.files[k.hunks.front().first];
+      const DiffHunk &hunk = file.diff->changes.hunks[k.hunks.front().second];
+      std::vector<unsigned> counterpart = lineCounterparts(*file.diff);
+      for (unsigned o = hunk.oldStart; o < hunk.oldStart + hunk.oldLines; ++o)
+        if (o < counterpart.size() && counterpart[o] == k.newLine)
+          return true;
+    }
+    return false;
+  };
   auto wanted = [&](const DebugCandidate &c, bool inFixing) {
     std::optional<size_t> u = unitOf(c, ev.files, units);
     bool fixes = u && (units[*u].alone == "passes" || ev.minimal.count(*u));
     if (!inFixing)
       return !fixes;
-    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1;
+    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1 && !restoredLine(*u);
   };
   auto lineFound = [&] {
     for (size_t u = 0; u < units.size(); ++u)
