@@ -91,3 +91,52 @@ TEST_CASE("in a helper the change added, the line whose one-token edit makes the
   CHECK(reportMarkdown(rep).find("**Edit:** changing `<` to `<=` at main.c:6") !=
         std::string::npos);
 }
+
+TEST_CASE("a unit whose line put back to its old text makes the test pass gets no edit trials, "
+          "and that line ranks first",
+          "[debug][revert][edits]") {
+  // One hunk, lines 6-8; line 7 put back to `int y = x * 2;` fixes the test. Line 8, which
+  // the change added, does not (its revert drops it), but its `<` → `<=` would pass (it
+  // takes x off again) and rank first: the unit already has its answer, line 7's old text.
+  TempDir t;
+  DebugRequest req;
+  const char *oldSource = "#include <stdio.h>\n"
+                          "int main(void) {\n"
+                          "  int x;\n"
+                          "  if (scanf(\"%d\", &x) != 1)\n"
+                          "    return 1;\n"
+                          "  int y = x * 2;\n"
+                          "  printf(\"%d\\n\", y);\n"
+                          "  int unused = 3;\n"
+                          "  (void)unused;\n"
+                          "  return 0;\n"
+                          "}\n";
+  const char *newSource = "#include <stdio.h>\n"
+                          "int main(void) {\n"
+                          "  int x;\n"
+                          "  if (scanf(\"%d\", &x) != 1)\n"
+                          "    return 1;\n"
+                          "  int scale = 3;\n"
+                          "  int y = x * scale;\n"
+                          "  y -= (scale < 3) ? x : 0;\n"
+                          "  printf(\"%d\\n\", y);\n"
+                          "  int unused = 4;\n"
+                          "  (void)unused;\n"
+                          "  return 0;\n"
+                          "}\n";
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldSource);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newSource);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = "5\n";
+  DebugReport rep = debugRegression(req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  INFO("rank 1: " << top.file << ":" << top.line << " " << top.edit << " / " << top.revertDetail);
+  CHECK(top.line == 7);
+  CHECK(top.revertDetail == "reverting main.c:7 alone makes the test pass");
+  for (const auto &trial : rep.reverts) {
+    INFO(trial.what << " " << (trial.hunks.empty() ? "" : trial.hunks[0]) << " " << trial.result);
+    CHECK(trial.what != "edit");
+  }
+}
