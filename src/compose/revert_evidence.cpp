@@ -657,30 +657,31 @@ constexpr unsigned kMaxEditTrials = 16; // in all
 void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRanking, Trials &trials,
               const Deadline &deadline, Stages &stages) {
   const std::vector<RevertEvidence::Unit> &units = ev.units;
-  // A line narrowed from the unit whose revert put back the old lines that became it
-  // (not a line the change added, which its revert drops) and passed: that line is the
-  // unit's answer, a repair with the old text.
-  auto restoredLine = [&](size_t u) {
-    for (const RevertEvidence::Unit &k : units) {
-      if (!k.newLine || k.alone != "passes" ||
-          std::find(units[u].hunks.begin(), units[u].hunks.end(), k.hunks.front()) ==
-              units[u].hunks.end())
-        continue;
-      const RevertEvidence::ChangedFile &file = ev.files[k.hunks.front().first];
-      const DiffHunk &hunk = file.diff->changes.hunks[k.hunks.front().second];
-      std::vector<unsigned> counterpart = lineCounterparts(*file.diff);
-      for (unsigned o = hunk.oldStart; o < hunk.oldStart + hunk.oldLines; ++o)
-        if (o < counterpart.size() && counterpart[o] == k.newLine)
-          return true;
-    }
-    return false;
-  };
+  // The units with a line narrowed from them whose revert put back the old lines that
+  // became it (not a line the change added, which its revert drops) and passed: that
+  // line is the unit's answer, a repair with the old text. Found once, not per line.
+  std::set<size_t> answered;
+  for (const RevertEvidence::Unit &k : units) {
+    if (!k.newLine || k.alone != "passes")
+      continue;
+    const RevertEvidence::ChangedFile &file = ev.files[k.hunks.front().first];
+    const DiffHunk &hunk = file.diff->changes.hunks[k.hunks.front().second];
+    std::vector<unsigned> counterpart = lineCounterparts(*file.diff);
+    bool restored = false;
+    for (unsigned o = hunk.oldStart; o < hunk.oldStart + hunk.oldLines; ++o)
+      restored = restored || (o < counterpart.size() && counterpart[o] == k.newLine);
+    if (restored)
+      for (size_t u = 0; u < units.size(); ++u)
+        if (std::find(units[u].hunks.begin(), units[u].hunks.end(), k.hunks.front()) !=
+            units[u].hunks.end())
+          answered.insert(u);
+  }
   auto wanted = [&](const DebugCandidate &c, bool inFixing) {
     std::optional<size_t> u = unitOf(c, ev.files, units);
     bool fixes = u && (units[*u].alone == "passes" || ev.minimal.count(*u));
     if (!inFixing)
       return !fixes;
-    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1 && !restoredLine(*u);
+    return fixes && !units[*u].newLine && unitLines(ev, *u) > 1 && !answered.count(*u);
   };
   auto lineFound = [&] {
     for (size_t u = 0; u < units.size(); ++u)

@@ -13,14 +13,29 @@
 using namespace rootline;
 using namespace rootline::test;
 
+namespace {
+
+// `rootline debug` of two single-file versions on one stdin.
+DebugReport debugPair(const std::string &oldSource, const std::string &newSource,
+                      const std::string &input) {
+  TempDir t;
+  DebugRequest req;
+  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldSource);
+  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newSource);
+  req.oldRoot = t.path / "old";
+  req.newRoot = t.path / "new";
+  req.input.stdinBytes = input;
+  return debugRegression(req);
+}
+
+} // namespace
+
 TEST_CASE("in a helper the change added, the line whose one-token edit makes the test pass "
           "ranks first, and edits that do not pass say nothing",
           "[debug][revert][edits]") {
   // The change extracts the sum into sum_to() (a new name ties it to its call: one unit
   // whose revert passes and whose lines revert cannot tell apart), with `i < n` for
   // `i <= n`. The `unused` edit keeps the unit from being the whole change.
-  TempDir t;
-  DebugRequest req;
   const char *oldSource = "#include <stdio.h>\n"
                           "int main(void) {\n"
                           "  int n;\n"
@@ -52,12 +67,7 @@ TEST_CASE("in a helper the change added, the line whose one-token edit makes the
                           "  printf(\"%d\\n\", sum_to(n));\n"
                           "  return 0;\n"
                           "}\n";
-  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldSource);
-  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newSource);
-  req.oldRoot = t.path / "old";
-  req.newRoot = t.path / "new";
-  req.input.stdinBytes = "4\n";
-  DebugReport rep = debugRegression(req);
+  DebugReport rep = debugPair(oldSource, newSource, "4\n");
   REQUIRE_FALSE(rep.candidates.empty());
   const DebugCandidate &top = rep.candidates[0];
   INFO("rank 1: " << top.file << ":" << top.line << " " << top.edit << " / " << top.revertDetail);
@@ -98,8 +108,6 @@ TEST_CASE("a unit whose line put back to its old text makes the test pass gets n
   // One hunk, lines 6-8; line 7 put back to `int y = x * 2;` fixes the test. Line 8, which
   // the change added, does not (its revert drops it), but its `<` → `<=` would pass (it
   // takes x off again) and rank first: the unit already has its answer, line 7's old text.
-  TempDir t;
-  DebugRequest req;
   const char *oldSource = "#include <stdio.h>\n"
                           "int main(void) {\n"
                           "  int x;\n"
@@ -124,12 +132,7 @@ TEST_CASE("a unit whose line put back to its old text makes the test pass gets n
                           "  (void)unused;\n"
                           "  return 0;\n"
                           "}\n";
-  req.oldRecipe = sourceRecipe(t.path / "old" / "main.c", oldSource);
-  req.newRecipe = sourceRecipe(t.path / "new" / "main.c", newSource);
-  req.oldRoot = t.path / "old";
-  req.newRoot = t.path / "new";
-  req.input.stdinBytes = "5\n";
-  DebugReport rep = debugRegression(req);
+  DebugReport rep = debugPair(oldSource, newSource, "5\n");
   REQUIRE_FALSE(rep.candidates.empty());
   const DebugCandidate &top = rep.candidates[0];
   INFO("rank 1: " << top.file << ":" << top.line << " " << top.edit << " / " << top.revertDetail);
