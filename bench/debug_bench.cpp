@@ -1,3 +1,5 @@
+// `debug_bench threads`: the corpus's long runs with the versions one after the other
+// and at once (docs/performance.md, "Both versions at once").
 // Debugger benchmark over the regression corpus: for RSC mode and PC mode (the
 // original Darwin), per fixture and in total, the candidates reported, the rank of the
 // true root cause, formula bytes, solver calls and time, measured in one run. Then the
@@ -16,7 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 
 using namespace rootline;
 
@@ -89,6 +94,85 @@ bool hasUnprintable(const ProgramInput &in) {
   return false;
 }
 
+std::string fmtSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  return buf;
+}
+
+// The debug request of a corpus fixture: its two trees, sources and input.
+DebugRequest fixtureRequest(const fs::path &dir, const nlohmann::json &j) {
+  DebugRequest req;
+  req.oldRoot = dir / "old";
+  req.newRoot = dir / "new";
+  for (const auto &s : j["sources"]) {
+    req.oldRecipe.units.push_back({req.oldRoot / s.get<std::string>(), {}, req.oldRoot});
+    req.newRecipe.units.push_back({req.newRoot / s.get<std::string>(), {}, req.newRoot});
+  }
+  if (j.contains("libs"))
+    req.oldRecipe.libs = req.newRecipe.libs = j["libs"].get<std::vector<std::string>>();
+  if (j.contains("stdin") && j["stdin"].is_string())
+    req.input.stdinBytes = readFile(dir / j["stdin"].get<std::string>());
+  if (j.contains("args"))
+    req.input.args = j["args"].get<std::vector<std::string>>();
+  return req;
+}
+
+// `debug_bench threads`: the corpus's long runs (tag "stress"), each debugged with the
+// versions one after the other (ROOTLINE_THREADS=1) and at once, default budget, in
+// this run: seconds of the whole job and of the stages that run both versions at once.
+void versionsAtOnce(const fs::path &root) {
+  std::vector<fs::path> dirs;
+  for (const auto &e : fs::directory_iterator(root))
+    if (fs::exists(e.path() / "fixture.json"))
+      dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  std::printf("%-24s | %-44s | %-44s | %s\n", "fixture",
+              "one after the other: job trace slice align", "at once: job trace slice align",
+              "job ratio, rank (1 / at once)");
+  double sumOne = 0, sumBoth = 0;
+  for (const auto &dir : dirs) {
+    auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
+    if (!j.contains("tags") || j["tags"].dump().find("stress") == std::string::npos)
+      continue;
+    const auto &rc = j["root_cause"];
+    std::printf("%-24s", dir.filename().string().c_str());
+    double job[2] = {0, 0};
+    unsigned rank[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      if (k == 0)
+        setenv("ROOTLINE_THREADS", "1", 1);
+      else
+        unsetenv("ROOTLINE_THREADS");
+      DebugRequest req = fixtureRequest(dir, j);
+      auto start = std::chrono::steady_clock::now();
+      DebugReport r = debugRegression(req);
+      job[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::map<std::string, std::pair<double, bool>> stage;
+      for (const auto &s : r.stages)
+        stage[s.name] = {s.seconds, s.complete};
+      for (const auto &c : r.candidates)
+        if (!rank[k] && c.version == rc["version"] && c.line == rc["line"].get<unsigned>() &&
+            c.file == rc["file"])
+          rank[k] = c.rank;
+      auto shown = [&](const char *name) {
+        auto it = stage.find(name);
+        return it == stage.end() ? std::string("-")
+                                 : fmtSeconds(it->second.first) + (it->second.second ? "" : "*");
+      };
+      std::printf(" | %8.2f %9s %9s %9s        ", job[k], shown("trace").c_str(),
+                  shown("slice").c_str(), shown("align").c_str());
+    }
+    unsetenv("ROOTLINE_THREADS");
+    sumOne += job[0];
+    sumBoth += job[1];
+    std::printf(" | %.2f, %u / %u\n", job[1] > 0 ? job[0] / job[1] : 0.0, rank[0], rank[1]);
+  }
+  std::printf("all long runs: %.2f s one after the other, %.2f s at once, ratio %.2f "
+              "(* a stage cut by its share)\n",
+              sumOne, sumBoth, sumBoth > 0 ? sumOne / sumBoth : 0.0);
+}
+
 // RSC, PC, and RSC with the solver's first models as alternative inputs (the "before"
 // of closest inputs; its alternative-input figures only).
 constexpr int kConfigs = 3;
@@ -106,19 +190,7 @@ void corpus(const fs::path &root, Total (&totals)[kConfigs]) {
               "first models");
   for (const auto &dir : dirs) {
     auto j = nlohmann::json::parse(readFile(dir / "fixture.json"));
-    DebugRequest req;
-    req.oldRoot = dir / "old";
-    req.newRoot = dir / "new";
-    for (const auto &s : j["sources"]) {
-      req.oldRecipe.units.push_back({req.oldRoot / s.get<std::string>(), {}, req.oldRoot});
-      req.newRecipe.units.push_back({req.newRoot / s.get<std::string>(), {}, req.newRoot});
-    }
-    if (j.contains("libs"))
-      req.oldRecipe.libs = req.newRecipe.libs = j["libs"].get<std::vector<std::string>>();
-    if (j.contains("stdin") && j["stdin"].is_string())
-      req.input.stdinBytes = readFile(dir / j["stdin"].get<std::string>());
-    if (j.contains("args"))
-      req.input.args = j["args"].get<std::vector<std::string>>();
+    DebugRequest req = fixtureRequest(dir, j);
     const auto &rc = j["root_cause"];
     std::printf("%-24s", dir.filename().string().c_str());
     for (int k = 0; k < kConfigs; ++k) {
@@ -247,6 +319,10 @@ int main(int argc, char **argv) {
   // `debug_bench real`: only the real project's row (the corpora take about 20 min).
   if (argc > 1 && std::string(argv[1]) == "real") {
     realProject(fixtures);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "threads") {
+    versionsAtOnce(fixtures / "regressions");
     return 0;
   }
   Total totals[kConfigs], mixed[kConfigs];

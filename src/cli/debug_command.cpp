@@ -186,6 +186,8 @@ void addDebugCommand(CLI::App &app, const GlobalOptions &global, Action &action)
       "A very long run's records stop at a memory cap, with a note: the dependence records\n"
       "at $ROOTLINE_DEPENDENCE_CAP_MB MiB (default a quarter of memory), the aligned runs'\n"
       "execution logs at $ROOTLINE_ALIGN_CAP_MB MiB (default an eighth).\n"
+      "With two cores or more, the versions are built, traced, sliced and aligned at once,\n"
+      "on two threads (the report is the same); ROOTLINE_THREADS=1 does one after the other.\n"
       "Examples: rootline debug --old v1/ --new v2/ --src main.c --stdin t17.in --out report/\n"
       "          rootline debug --repo . --good v1.2 --bad HEAD --test 'sh tests/t17.sh'\n"
       "          rootline debug --old fixed.c --new buggy.c --stdin t17.in\n"

@@ -7,9 +7,11 @@
 #include "compose/varying_executions.h"
 #include "rootline/run_taint.h"
 
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 
@@ -18,6 +20,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -140,6 +144,7 @@ public:
       : oldV_(oldV), newV_(newV), diffs_(diffs) {}
 
   AlignedLine of(bool inNew, const std::string &rel, unsigned line) {
+    std::lock_guard<std::recursive_mutex> hold(lock_);
     if (line == 0)
       return 0;
     if (inNew || fs::path(rel).is_absolute())
@@ -178,6 +183,7 @@ public:
   // A function as the new version names it: an old function the change renamed (in
   // its file, or over the whole change) by its new name.
   std::string functionName(const Version &v, const llvm::Function *f) {
+    std::lock_guard<std::recursive_mutex> hold(lock_);
     std::string name = f->getName().str();
     if (&v == &newV_)
       return name;
@@ -196,11 +202,42 @@ public:
 
   // "main.c:6", or "the old version's main.c:5" for a line the new one lacks.
   std::string where(AlignedLine l) const {
+    std::lock_guard<std::recursive_mutex> hold(lock_);
     auto it = files_.find(static_cast<uint32_t>((l & ~kOldOnly) >> 32));
     std::string file = it == files_.end() ? "?" : it->second;
     std::string at = file + ":" + std::to_string(static_cast<uint32_t>(l));
     return l & kOldOnly ? "the old version's " + at.substr(4) : at;
   }
+
+  // Numbers every file `v`'s code is in, in name order, before the two runs are
+  // replayed at once: the first to meet a file would number it otherwise, and the
+  // numbers order the lines the later steps go through.
+  void numberFiles(const Version &v) {
+    std::lock_guard<std::recursive_mutex> hold(lock_);
+    bool inNew = &v == &newV_;
+    llvm::SmallPtrSet<const llvm::DIScope *, 32> seen;
+    std::set<std::string> files;
+    for (const llvm::Function &f : *v.module.module)
+      for (const llvm::Instruction &inst : llvm::instructions(f))
+        if (const llvm::DebugLoc &dl = inst.getDebugLoc())
+          if (auto *scope = llvm::dyn_cast<llvm::DIScope>(dl.getScope());
+              scope && seen.insert(scope).second)
+            files.insert(relativeTo(
+                (fs::path(scope->getDirectory().str()) / scope->getFilename().str()).string(),
+                v.root));
+    for (const std::string &rel : files) {
+      if (inNew || fs::path(rel).is_absolute()) {
+        name(rel, 0);
+        continue;
+      }
+      name(diffs_.counterpart(rel, false), 0);
+      name("old:" + rel, 0);
+    }
+  }
+
+  // Held while a run's replay asks for names, and by anything else that asks the
+  // change's diffs at the same time.
+  std::recursive_mutex &lock() const { return lock_; }
 
 private:
   AlignedLine name(const std::string &file, unsigned line) {
@@ -215,6 +252,7 @@ private:
   std::map<std::string, uint32_t> ids_;
   std::map<uint32_t, std::string> files_;
   std::map<std::string, std::vector<unsigned>> counterparts_; // by old path
+  mutable std::recursive_mutex lock_;
 };
 
 ExecutionLog recordExecutions(const Version &v, const fs::path &traceFile, LineNames &names,
@@ -578,7 +616,8 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
                             const std::vector<DebugCandidate> &changed, Diffs &diffs,
                             const Deadline &deadline, Stages &stages) {
   AlignmentFindings out;
-  LineNames names(oldV, newV, diffs);
+  auto kept = std::make_shared<LineNames>(oldV, newV, diffs); // out.names keeps it
+  LineNames &names = *kept;
   std::set<AlignedLine> wanted;
   auto addLines = [&](const Version &v) {
     for (const llvm::Instruction *inst : sliceInstructions(v))
@@ -595,10 +634,22 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     return out;
   }
 
-  ExecutionLog oldLog =
-      recordExecutions(oldV, oldV.traceFile, names, wanted, deadline.share(0.5, 0.1), stages);
-  ExecutionLog newLog =
-      recordExecutions(newV, newV.traceFile, names, wanted, deadline.share(0.8, 0.1), stages);
+  // The two replays at once (bothVersions), each with the share the second would get
+  // one after the other.
+  names.numberFiles(oldV);
+  names.numberFiles(newV);
+  bool atOnce = versionsAtOnce();
+  Deadline oldShare = deadline.share(atOnce ? 0.7 : 0.5, 0.1);
+  ExecutionLog oldLog, newLog;
+  bothVersions(
+      stages,
+      [&](Stages &s) {
+        oldLog = recordExecutions(oldV, oldV.traceFile, names, wanted, oldShare, s);
+      },
+      [&](Stages &s) {
+        newLog = recordExecutions(newV, newV.traceFile, names, wanted,
+                                  atOnce ? oldShare : deadline.share(0.8, 0.1), s);
+      });
   out.complete = oldLog.complete && newLog.complete;
   // What noise computed, and what the change reached, in each run (run_taint.h).
   auto taintOf = [&](const Version &v) {
@@ -610,11 +661,15 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
           if (!loc.valid())
             return false;
           std::string rel = relativeTo(loc.path(), v.root);
+          std::lock_guard<std::recursive_mutex> hold(names.lock());
           return !fs::path(rel).is_absolute() && diffs.changed(rel, inNew, loc.line);
         },
         deadline);
   };
-  const RunTaint oldTaint = taintOf(oldV), newTaint = taintOf(newV);
+  RunTaint oldTaint, newTaint;
+  bothVersions(
+      stages, [&](Stages &) { oldTaint = taintOf(oldV); },
+      [&](Stages &) { newTaint = taintOf(newV); });
   markNoise(oldLog, oldTaint, oldV.trace.dynamic);
   markNoise(newLog, newTaint, newV.trace.dynamic);
   StoreTarget oldTarget = namedOnce([&](const llvm::Instruction *s) {
@@ -914,8 +969,7 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
     out.first = d;
   }
   out.names = std::make_shared<std::function<AlignedLine(bool, const std::string &, unsigned)>>(
-      [names = std::make_shared<LineNames>(std::move(names))](bool inNew, const std::string &rel,
-                                                              unsigned line) mutable {
+      [names = kept](bool inNew, const std::string &rel, unsigned line) mutable {
         return names->of(inNew, rel, line);
       });
   stages.update(std::to_string(out.dualSliceExecutions) + " of " +

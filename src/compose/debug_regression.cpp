@@ -12,12 +12,16 @@ namespace rootline {
 
 namespace {
 
+using debug::bothVersions;
 using debug::Stages;
 using debug::Version;
 
 // Shares of the time left when a stage starts (the rest goes to the stages after it),
 // and the least each gets when the budget is nearly spent.
 constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
+// Both versions' traces at once (bothVersions): each the most the two would get one
+// after the other, 0.3 + 0.45 * 0.7 of what is left.
+constexpr double kTraceShareAtOnce = 0.6;
 constexpr double kSliceShare = 0.4;
 constexpr double kSpectrumShare = 0.05; // a few dynamic slices of shared output lines
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
@@ -76,8 +80,9 @@ DebugReport debugRegression(const DebugRequest &request) {
 
   // Builds are not interrupted (a half-built program answers nothing); they are cached.
   stages.begin("build");
-  buildStage(oldV, req.oldRecipe, req.oldBuilt, stages);
-  buildStage(newV, req.newRecipe, req.newBuilt, stages);
+  bothVersions(
+      stages, [&](Stages &s) { buildStage(oldV, req.oldRecipe, req.oldBuilt, s); },
+      [&](Stages &s) { buildStage(newV, req.newRecipe, req.newBuilt, s); });
   report.notes.insert(report.notes.end(), req.leadNotes.begin(), req.leadNotes.end());
   // The budget counts the analysis, not the builds (they are cached, and a cold build of
   // a large program would otherwise leave no time for a first ranking).
@@ -97,18 +102,31 @@ DebugReport debugRegression(const DebugRequest &request) {
         report.renamedFiles[f.oldPath] = f.newPath;
 
   stages.begin("trace");
-  debug::traceConcrete(oldV, req.input, work.path / "ot", request.timeoutSeconds,
-                       budget.share(kTraceShareOld, kFloorSeconds), stages);
-  // A hang is traced to a multiple of the old run's length: enough to find its loop.
-  uint64_t hangTraceBytes = 0;
   if (report.hang) {
+    // A hang is traced to a multiple of the old run's length: enough to find its loop.
+    debug::traceConcrete(oldV, req.input, work.path / "ot", request.timeoutSeconds,
+                         budget.share(kTraceShareOld, kFloorSeconds), stages);
     std::error_code ec;
     auto oldBytes = static_cast<double>(fs::file_size(oldV.traceFile, ec));
-    hangTraceBytes = std::clamp(static_cast<uint64_t>(debug::kHangTraceFactor * oldBytes),
-                                debug::kHangTraceMinBytes, debug::kHangTraceMaxBytes);
+    uint64_t hangTraceBytes = std::clamp(static_cast<uint64_t>(debug::kHangTraceFactor * oldBytes),
+                                         debug::kHangTraceMinBytes, debug::kHangTraceMaxBytes);
+    debug::traceConcrete(newV, req.input, work.path / "nt", request.timeoutSeconds,
+                         budget.share(kTraceShareNew, kFloorSeconds), stages, hangTraceBytes);
+  } else {
+    // At once, each gets the share both would get one after the other.
+    bool atOnce = debug::versionsAtOnce();
+    Deadline oldShare = budget.share(atOnce ? kTraceShareAtOnce : kTraceShareOld, kFloorSeconds);
+    bothVersions(
+        stages,
+        [&](Stages &s) {
+          debug::traceConcrete(oldV, req.input, work.path / "ot", request.timeoutSeconds, oldShare,
+                               s);
+        },
+        [&](Stages &s) {
+          debug::traceConcrete(newV, req.input, work.path / "nt", request.timeoutSeconds,
+                               atOnce ? oldShare : budget.share(kTraceShareNew, kFloorSeconds), s);
+        });
   }
-  debug::traceConcrete(newV, req.input, work.path / "nt", request.timeoutSeconds,
-                       budget.share(kTraceShareNew, kFloorSeconds), stages, hangTraceBytes);
 
   stages.begin("criteria");
   if (report.hang)
@@ -124,8 +142,9 @@ DebugReport debugRegression(const DebugRequest &request) {
 
   stages.begin("slice");
   Deadline sliceDeadline = budget.share(kSliceShare, kFloorSeconds);
-  debug::sliceVersion(oldV, sliceDeadline, report, stages);
-  debug::sliceVersion(newV, sliceDeadline, report, stages);
+  bothVersions(
+      stages, [&](Stages &s) { debug::sliceVersion(oldV, sliceDeadline, report, s); },
+      [&](Stages &s) { debug::sliceVersion(newV, sliceDeadline, report, s); });
   debug::OutputSpectrum spectrum =
       debug::sliceSharedOutputs(oldV, newV, budget.share(kSpectrumShare, kFloorSeconds), stages);
 

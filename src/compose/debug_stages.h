@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,7 +46,14 @@ struct Version : AnalysedVersion {
 // Stage bookkeeping: time, completeness and notes of each stage, and progress.
 class Stages {
 public:
-  Stages(DebugReport &report, Progress *progress) : report_(report), progress_(progress) {}
+  Stages(DebugReport &report, Progress *progress)
+      : report_(&report), progress_(progress), progressLock_(std::make_shared<std::mutex>()) {}
+  // A branch of `parent`'s current stage: the part of it one version's thread does
+  // (bothVersions). Its progress shows at once, one line at a time; its cuts, notes and
+  // remarks wait for join(), so the report reads the same whichever thread ends first.
+  static Stages branchOf(Stages &parent);
+  // Adds a branch's cuts, notes and remarks to this stage.
+  void join(const Stages &branch);
   // Starts a stage (ending the previous one).
   void begin(const std::string &name, const std::string &detail = "");
   // The current stage stopped at its budget share; `what` says what it left out.
@@ -57,11 +65,24 @@ public:
   Progress *progress() const { return progress_; } // null: silent
 
 private:
-  DebugReport &report_;
-  Progress *progress_;
+  Stages() = default;
+  DebugReport *report_ = nullptr; // null in a branch: remarks wait in `remarks_`
+  Progress *progress_ = nullptr;
+  std::shared_ptr<std::mutex> progressLock_;
   std::optional<StageRecord> current_;
+  std::vector<std::string> remarks_;
   Deadline::Clock::time_point start_;
 };
+
+// Runs one stage's work for both versions at once, the old version's on this thread
+// and the new version's on another, each with a branch of `stages` (joined old first).
+// One after the other instead when the machine has one core or $ROOTLINE_THREADS is 1.
+// An exception from either is rethrown once both have ended, the old version's first,
+// as it would be one after the other.
+void bothVersions(Stages &stages, const std::function<void(Stages &)> &oldWork,
+                  const std::function<void(Stages &)> &newWork);
+// Whether bothVersions runs the versions at once.
+bool versionsAtOnce();
 
 // The most expression nodes one direction of the composition may hold (the condition
 // composed with and the prefix so far, counted per constraint). Past it a query takes
