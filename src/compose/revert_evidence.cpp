@@ -641,7 +641,7 @@ std::string withoutIndent(const std::string &s) {
 unsigned unitLines(const RevertEvidence &ev, size_t unit); // below
 
 constexpr unsigned kEditLines = 8;      // lines whose edits are tried
-constexpr unsigned kEditsPerLine = 3;   // of each line's edits, the first ones
+constexpr unsigned kEditsPerLine = 4;   // of each line's edits, the first ones
 constexpr unsigned kMaxEditTrials = 16; // in all
 
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's

@@ -10,13 +10,38 @@ namespace rootline::debug {
 
 namespace {
 
-// Each operator and the edit tried for it; the conditions' operators rank first.
+// Each operator and the edit tried for it, with its rank: the conditions' operators
+// first, increments last.
 const std::map<std::string, std::pair<std::string, int>> &swaps() {
   static const std::map<std::string, std::pair<std::string, int>> table = {
       {"==", {"!=", 0}}, {"!=", {"==", 0}}, {"<", {"<=", 0}},  {"<=", {"<", 0}},
       {">", {">=", 0}},  {">=", {">", 0}},  {"&&", {"||", 0}}, {"||", {"&&", 0}},
-      {"++", {"--", 1}}, {"--", {"++", 1}}};
+      {"++", {"--", 2}}, {"--", {"++", 2}}};
   return table;
+}
+
+constexpr int kLiteralRank = 1; // after the conditions' operators, before increments
+// Literals past this are sizes and masks, not counts or bounds one off.
+constexpr unsigned long long kMaxEditedLiteral = 1000000;
+
+// A decimal integer literal's edits, one less first, then one more ("0" only one more;
+// hex, octal and floating literals none): the off-by-one of a bound, an index or a
+// start value. Its suffix (`u`, `l`) is kept.
+std::vector<std::string> literalEdits(const std::string &text) {
+  size_t digits = text.find_first_not_of("0123456789");
+  std::string number = text.substr(0, digits),
+              suffix = digits == std::string::npos ? "" : text.substr(digits);
+  if (number.empty() || (number.size() > 1 && number[0] == '0') || number.size() > 7 ||
+      suffix.find_first_not_of("uUlL") != std::string::npos)
+    return {};
+  unsigned long long v = std::stoull(number);
+  if (v > kMaxEditedLiteral)
+    return {};
+  std::vector<std::string> out;
+  if (v > 0)
+    out.push_back(std::to_string(v - 1) + suffix);
+  out.push_back(std::to_string(v + 1) + suffix);
+  return out;
 }
 
 } // namespace
@@ -35,6 +60,9 @@ std::vector<TokenEdit> tokenEditsOf(const std::string &line) {
     if (found == std::string::npos || line.find_first_not_of(" \t\r\n\f\v", at) != found)
       return {};
     at = found + t.text.size();
+    if (t.kind == CToken::Number)
+      for (std::string &to : literalEdits(t.text))
+        edits.push_back({kLiteralRank, TokenEdit{found, t.text, std::move(to)}});
     if (t.kind != CToken::Punct)
       continue;
     auto it = swaps().find(t.text);

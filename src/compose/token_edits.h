@@ -1,7 +1,8 @@
 // One-token edits of a changed line: the revert stage's edit trials (docs/debug.md,
-// "Edit evidence"). A relational or logical operator, or an increment, swapped for its
-// usual mistake (`==`/`!=`, `<`/`<=`, `>`/`>=`, `&&`/`||`, `++`/`--`): the operators of
-// mutation testing's ROR and LCR families. An edit of one line that makes the failing
+// "Edit evidence"). A relational or logical operator swapped for its usual mistake
+// (`==`/`!=`, `<`/`<=`, `>`/`>=`, `&&`/`||`), a decimal integer literal one off (`n - 1`
+// → `n - 0`, `n - 2`), or an increment turned (`++`/`--`): mutation testing's ROR, LCR
+// and constant-replacement families. An edit of one line that makes the failing
 // test pass, with the rest of the change kept, tells that line apart from the others its
 // revert unit puts back (the idea of "unified debugging": a repair that works says where
 // the fault is).
@@ -13,12 +14,13 @@
 namespace rootline::debug {
 
 struct TokenEdit {
-  size_t column = 0; // byte offset of the operator in the line
+  size_t column = 0; // byte offset of the operator or literal in the line
   std::string from, to;
 };
 
 // The edits of one line of C (comments already blanked), conditions' operators first,
-// then increments, each in the line's order. None for a preprocessor line, or when the
+// then literals one off (one less, then one more), then increments, each in the line's
+// order. None for a preprocessor line, or when the
 // line does not read as whole tokens (a string continued from the line before).
 std::vector<TokenEdit> tokenEditsOf(const std::string &line);
 

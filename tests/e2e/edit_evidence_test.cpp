@@ -143,3 +143,67 @@ TEST_CASE("a unit whose line put back to its old text makes the test pass gets n
     CHECK(trial.what != "edit");
   }
 }
+
+TEST_CASE("an off-by-one start in a helper the change added is found by its literal's edit",
+          "[debug][revert][edits]") {
+  // The change extracts the sum into sum_of() and starts it at a[1]: `i = 1` for `i = 0`.
+  // The helper and its call are one unit whose revert passes. On the `for` line, `<` →
+  // `<=` reads a[n] (0) and still misses a[0]; `1` → `0` repairs it.
+  const char *oldSource = "#include <stdio.h>\n"
+                          "int main(void) {\n"
+                          "  int a[8] = {0}, n = 0;\n"
+                          "  while (n < 7 && scanf(\"%d\", &a[n]) == 1)\n"
+                          "    n++;\n"
+                          "  int s = 0;\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    s += a[i];\n"
+                          "  printf(\"%d\\n\", s);\n"
+                          "  return 0;\n"
+                          "}\n";
+  const char *newSource = "#include <stdio.h>\n"
+                          "static int sum_of(const int *a, int n) {\n"
+                          "  int s = 0;\n"
+                          "  for (int i = 1; i < n; i++)\n"
+                          "    s += a[i];\n"
+                          "  return s;\n"
+                          "}\n"
+                          "int main(void) {\n"
+                          "  int a[8] = {0}, n = 0;\n"
+                          "  while (n < 7 && scanf(\"%d\", &a[n]) == 1)\n"
+                          "    n++;\n"
+                          "  printf(\"%d\\n\", sum_of(a, n));\n"
+                          "  return 0;\n"
+                          "}\n";
+  DebugReport rep = debugPair(oldSource, newSource, "5 2 3\n");
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  INFO("rank 1: " << top.file << ":" << top.line << " " << top.edit << " / " << top.revertDetail);
+  CHECK(top.version == "new");
+  CHECK(top.line == 4);
+  CHECK(top.edit == "changing `1` to `0` at main.c:4 (`for (int i = 0; i < n; i++)`) alone "
+                    "makes the test pass, the rest of the change kept");
+  nlohmann::json j = reportJson(rep);
+  bool bound = false, start = false, total = false;
+  for (const auto &trial : j["revert_trials"]) {
+    if (trial["what"] != "edit")
+      continue;
+    std::string label = trial["hunks"][0];
+    if (label == "main.c:4: `<` → `<=`") {
+      bound = true; // tried first, and not a repair: a[0] is still left out
+      CHECK(trial["result"] != "passes");
+    } else if (label == "main.c:4: `1` → `0`") {
+      start = true;
+      CHECK(trial["result"] == "passes");
+      CHECK(trial["run"]["stdout"] == "10\n");
+    } else if (label == "main.c:3: `0` → `1`") {
+      total = true; // `int s = 1;` gives 6, not 10
+      CHECK(trial["result"] != "passes");
+    }
+  }
+  CHECK(bound);
+  CHECK(start);
+  CHECK(total);
+  for (const auto &c : rep.candidates)
+    if (c.line != 4)
+      CHECK(c.edit.empty());
+}
