@@ -641,7 +641,7 @@ std::string withoutIndent(const std::string &s) {
 unsigned unitLines(const RevertEvidence &ev, size_t unit); // below
 
 constexpr unsigned kEditLines = 8;      // lines whose edits are tried
-constexpr unsigned kEditsPerLine = 4;   // of each line's edits, the first ones
+constexpr unsigned kEditsPerLine = 3;   // of each line's edits of one family, the first ones
 constexpr unsigned kMaxEditTrials = 16; // in all
 
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
@@ -695,54 +695,67 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
     for (const DebugCandidate &c : firstRanking)
       if (c.version == "new" && c.line && c.inChangedRegion && wanted(c, inFixing))
         order.push_back({&c, inFixing});
-  std::set<std::pair<std::string, unsigned>> seen;
   std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
-  unsigned lines = 0;
-  std::optional<bool> others; // whether to try the other lines, decided when reached
-  for (auto [c, inFixing] : order) {
-    if (!inFixing && !others)
-      others = !lineFound();
-    if (lines >= kEditLines || trials.edits() >= kMaxEditTrials || deadline.expired() ||
-        (!inFixing && !*others))
-      break;
-    if (!seen.insert({c->file, c->line}).second)
-      continue;
-    auto file = std::find_if(ev.files.begin(), ev.files.end(),
-                             [&](const auto &f) { return f.newPath == c->file; });
-    if (file == ev.files.end())
-      continue;
-    auto [at, fresh] = blanked.try_emplace(file->newPath);
-    if (fresh)
-      at->second = splitLinesKeepingEnds(blankComments(file->newText));
-    if (c->line > at->second.size())
-      continue;
-    std::vector<TokenEdit> edits = tokenEditsOf(at->second[c->line - 1]);
-    if (edits.empty())
-      continue;
-    ++lines;
-    for (size_t i = 0; i < edits.size() && i < kEditsPerLine; ++i) {
-      if (trials.edits() >= kMaxEditTrials || deadline.expired())
+  std::set<std::pair<std::string, unsigned>> repaired;     // lines an edit made pass
+  // One round over the wanted lines, with the edits of one family: the operators for
+  // every line first, then the literals with the trials left. A line with no edit of
+  // the round's family does not count as one of its lines.
+  auto round = [&](bool literals) {
+    std::set<std::pair<std::string, unsigned>> seen;
+    unsigned lines = 0;
+    std::optional<bool> others; // whether to try the other lines, decided when reached
+    for (auto [c, inFixing] : order) {
+      if (!inFixing && !others)
+        others = !lineFound();
+      if (lines >= kEditLines || trials.edits() >= kMaxEditTrials || deadline.expired() ||
+          (!inFixing && !*others))
         break;
-      std::string text = withTokenEdit(file->newText, c->line, edits[i]);
-      if (text == file->newText)
+      if (!seen.insert({c->file, c->line}).second || repaired.count({c->file, c->line}))
         continue;
-      stages.update(std::to_string(trials.count()) + " revert trial(s), " +
-                    std::to_string(trials.edits()) + " edit trial(s)");
-      RevertEvidence::Edit e;
-      e.file = c->file;
-      e.line = c->line;
-      e.column = edits[i].column;
-      e.from = edits[i].from;
-      e.to = edits[i].to;
-      e.source = withoutIndent(lineOfText(text, c->line));
-      e.result = trials.runEdit(file->newPath, text,
-                                e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" +
-                                    e.to + "`");
-      ev.edits.push_back(e);
-      if (e.result == "passes")
-        break; // one repair of the line is enough
+      auto file = std::find_if(ev.files.begin(), ev.files.end(),
+                               [&](const auto &f) { return f.newPath == c->file; });
+      if (file == ev.files.end())
+        continue;
+      auto [at, fresh] = blanked.try_emplace(file->newPath);
+      if (fresh)
+        at->second = splitLinesKeepingEnds(blankComments(file->newText));
+      if (c->line > at->second.size())
+        continue;
+      std::vector<TokenEdit> edits;
+      for (TokenEdit &e : tokenEditsOf(at->second[c->line - 1]))
+        if (e.literal == literals)
+          edits.push_back(std::move(e));
+      if (edits.empty())
+        continue;
+      ++lines;
+      for (size_t i = 0; i < edits.size() && i < kEditsPerLine; ++i) {
+        if (trials.edits() >= kMaxEditTrials || deadline.expired())
+          break;
+        std::string text = withTokenEdit(file->newText, c->line, edits[i]);
+        if (text == file->newText)
+          continue;
+        stages.update(std::to_string(trials.count()) + " revert trial(s), " +
+                      std::to_string(trials.edits()) + " edit trial(s)");
+        RevertEvidence::Edit e;
+        e.file = c->file;
+        e.line = c->line;
+        e.column = edits[i].column;
+        e.from = edits[i].from;
+        e.to = edits[i].to;
+        e.source = withoutIndent(lineOfText(text, c->line));
+        e.result = trials.runEdit(file->newPath, text,
+                                  e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" +
+                                      e.to + "`");
+        ev.edits.push_back(e);
+        if (e.result == "passes") {
+          repaired.insert({c->file, c->line});
+          break; // one repair of the line is enough
+        }
+      }
     }
-  }
+  };
+  round(false);
+  round(true);
 }
 
 } // namespace

@@ -11,16 +11,16 @@ namespace rootline::debug {
 namespace {
 
 // Each operator and the edit tried for it, with its rank: the conditions' operators
-// first, increments last.
+// first, then increments.
 const std::map<std::string, std::pair<std::string, int>> &swaps() {
   static const std::map<std::string, std::pair<std::string, int>> table = {
       {"==", {"!=", 0}}, {"!=", {"==", 0}}, {"<", {"<=", 0}},  {"<=", {"<", 0}},
       {">", {">=", 0}},  {">=", {">", 0}},  {"&&", {"||", 0}}, {"||", {"&&", 0}},
-      {"++", {"--", 2}}, {"--", {"++", 2}}};
+      {"++", {"--", 1}}, {"--", {"++", 1}}};
   return table;
 }
 
-constexpr int kLiteralRank = 1; // after the conditions' operators, before increments
+constexpr int kLiteralRank = 2; // after the operators
 // Literals past this are sizes and masks, not counts or bounds one off.
 constexpr unsigned long long kMaxEditedLiteral = 1000000;
 
@@ -62,7 +62,7 @@ std::vector<TokenEdit> tokenEditsOf(const std::string &line) {
     at = found + t.text.size();
     if (t.kind == CToken::Number)
       for (std::string &to : literalEdits(t.text))
-        edits.push_back({kLiteralRank, TokenEdit{found, t.text, std::move(to)}});
+        edits.push_back({kLiteralRank, TokenEdit{found, t.text, std::move(to), true}});
     if (t.kind != CToken::Punct)
       continue;
     auto it = swaps().find(t.text);

@@ -16,10 +16,11 @@ namespace rootline::debug {
 struct TokenEdit {
   size_t column = 0; // byte offset of the operator or literal in the line
   std::string from, to;
+  bool literal = false; // a literal one off (tried after every line's operators)
 };
 
 // The edits of one line of C (comments already blanked), conditions' operators first,
-// then literals one off (one less, then one more), then increments, each in the line's
+// then increments, then literals one off (one less, then one more), each in the line's
 // order. None for a preprocessor line, or when the
 // line does not read as whole tokens (a string continued from the line before).
 std::vector<TokenEdit> tokenEditsOf(const std::string &line);

@@ -20,11 +20,11 @@ std::string edits(const std::string &line) {
 } // namespace
 
 TEST_CASE("a line's one-token edits swap each relational, logical and increment operator, "
-          "conditions first",
+          "conditions first, literals last",
           "[unittest][edits]") {
   CHECK(edits("  if (level-- == (int) r->it_cnt)") == "14:==>!= 11:-->++ ");
   CHECK(edits("for (i = 0; i < n && a[i] != 0; ++i) {") ==
-        "14:<><= 18:&&>|| 26:!=>== 9:0>1 29:0>1 32:++>-- ");
+        "14:<><= 18:&&>|| 26:!=>== 32:++>-- 9:0>1 29:0>1 ");
   CHECK(edits("if (a >= b || c > d)") == "6:>=>> 11:||>&& 16:>>>= ");
   // `->`, `<<`, `>>=`, `-=` and unary `!` are tokens of their own: only the literals.
   CHECK(edits("x = p->n << 2; y >>= 1; z -= !w;") == "12:2>1 12:2>3 21:1>0 21:1>2 ");
@@ -39,7 +39,7 @@ TEST_CASE("a line's one-token edits swap each relational, logical and increment 
 TEST_CASE("a decimal literal is edited one less, then one more, keeping its suffix, and "
           "hex, octal, floating and large literals are not",
           "[unittest][edits]") {
-  CHECK(edits("  for (i = 1; i < n - 1; i++)") == "16:<><= 11:1>0 11:1>2 22:1>0 22:1>2 26:++>-- ");
+  CHECK(edits("  for (i = 1; i < n - 1; i++)") == "16:<><= 26:++>-- 11:1>0 11:1>2 22:1>0 22:1>2 ");
   CHECK(edits("  x = 0;") == "6:0>1 ");
   CHECK(edits("  n = 10u + 7UL;") == "6:10u>9u 6:10u>11u 12:7UL>6UL 12:7UL>8UL ");
   CHECK(edits("  m = 0x10 | 017 | 1.5 | 2e3 | 4096000;") == "");
