@@ -66,7 +66,8 @@ std::string unitKey(const TranslationUnit &unit) {
   if (auto known = recordedUnitKey(directKey))
     return *known;
   fs::path depfile = buildcache::unitBitcode(directKey);
-  depfile.replace_extension(".d." + std::to_string(getpid()));
+  // Unique per call: two threads of one job may preprocess the same unit at once.
+  depfile.replace_extension(".d" + uniqueTempSuffix());
   buildcache::prepare(depfile);
   std::vector<std::string> args = unit.flags;
   args.insert(args.end(),

@@ -198,10 +198,17 @@ makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Program
              newOther = otherNamesFor(renames, true, carvedInNew);
   try {
     stages.update("building the program without " + name + "'s unit");
-    oldRest = programWithoutUnit(*oldV.module.module, oldV.program.module.key, *of,
-                                 deadline.clamp(kBuildSeconds, 0.5), oldOther);
-    newRest = programWithoutUnit(*newV.module.module, newV.program.module.key, *nf,
-                                 deadline.clamp(kBuildSeconds, 0.5), newOther);
+    // Each version's own module and clang runs: both at once (bothVersions).
+    bothVersions(
+        stages,
+        [&](Stages &) {
+          oldRest = programWithoutUnit(*oldV.module.module, oldV.program.module.key, *of,
+                                       deadline.clamp(kBuildSeconds, 0.5), oldOther);
+        },
+        [&](Stages &) {
+          newRest = programWithoutUnit(*newV.module.module, newV.program.module.key, *nf,
+                                       deadline.clamp(kBuildSeconds, 0.5), newOther);
+        });
   } catch (const Error &e) {
     return skip(e.what());
   }
@@ -222,8 +229,13 @@ makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Program
     stages.update("making " + std::to_string(all.size()) + " carved calls of " + name +
                   " on both versions");
     std::string recorder = callRecorderSource(all, *nf);
-    ProcessResult o = runTest(build(recorder, true, "record"), deadline, kRecorderSeconds);
-    ProcessResult n = runTest(build(recorder, false, "record"), deadline, kRecorderSeconds);
+    ProcessResult o, n;
+    bothVersions(
+        stages,
+        [&](Stages &) { o = runTest(build(recorder, true, "record"), deadline, kRecorderSeconds); },
+        [&](Stages &) {
+          n = runTest(build(recorder, false, "record"), deadline, kRecorderSeconds);
+        });
     if (!o.exitedWith(0) || !n.exitedWith(0))
       return skip("the carved calls did not all run (" + o.outcome() + " / " + n.outcome() + ")");
     std::map<uint64_t, std::string> oldResults = recordedCalls(o.out),
@@ -261,8 +273,10 @@ makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Program
     std::string test = differentialTestSource(*chosen, *nf, origin, oldResult);
     stages.update("checking the test of call " + std::to_string(chosen->occurrence) + " of " +
                   name + " on both versions");
-    ProcessResult onOld = runTest(build(test, true, "test"), deadline);
-    ProcessResult onNew = runTest(build(test, false, "test"), deadline);
+    ProcessResult onOld, onNew;
+    bothVersions(
+        stages, [&](Stages &) { onOld = runTest(build(test, true, "test"), deadline); },
+        [&](Stages &) { onNew = runTest(build(test, false, "test"), deadline); });
     if (!onOld.exitedWith(0) || onNew.exitedWith(0))
       return skip("the test of call " + std::to_string(chosen->occurrence) +
                   (onOld.exitedWith(0)

@@ -76,10 +76,16 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         e.newValue = readableExpr(m.eval(b, true));
         double timeout = deadline.clamp(timeoutSeconds, 0.2);
         fs::path dir = work / ("value" + std::to_string(n++));
-        e.oldRun =
-            runInputNatively(oldV.native, e.input, dir / "old", timeout, kMadeUpInputOutputLimit);
-        e.newRun =
-            runInputNatively(newV.native, e.input, dir / "new", timeout, kMadeUpInputOutputLimit);
+        bothVersions(
+            stages,
+            [&](Stages &) {
+              e.oldRun = runInputNatively(oldV.native, e.input, dir / "old", timeout,
+                                          kMadeUpInputOutputLimit);
+            },
+            [&](Stages &) {
+              e.newRun = runInputNatively(newV.native, e.input, dir / "new", timeout,
+                                          kMadeUpInputOutputLimit);
+            });
         e.ran = true;
         e.outputsAgree = behaveAlike(e.oldRun, e.newRun, stderrCounts);
         std::string values = same ? "both versions compute " + e.what + " = " + e.newValue
