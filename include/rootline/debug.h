@@ -149,6 +149,7 @@ struct DebugCandidate {
   // kept (docs/debug.md, "Edit evidence"), one sentence; empty when none did.
   std::string edit;
   unsigned revertLines = 0; // changed lines of the unit the revert evidence is about
+  std::string revertUnit;   // that unit's hunks ("main.c:6-7"), as revert trials name them
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one
   // sentence; empty when none.
   std::string memoryError;

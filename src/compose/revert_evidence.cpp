@@ -1093,6 +1093,7 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
       covered.insert(*unit);
       std::tie(c.revert, c.revertDetail) = revertOf(ev, *unit);
       c.revertLines = unitLines(ev, *unit);
+      c.revertUnit = ev.units[*unit].label;
     }
   // A unit the trials single out that no candidate stands on becomes one.
   std::vector<size_t> singled = ev.fixing;
@@ -1102,6 +1103,7 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
       DebugCandidate c = unitCandidate(ev.units[u], ev.files, req);
       std::tie(c.revert, c.revertDetail) = revertOf(ev, u);
       c.revertLines = unitLines(ev, u);
+      c.revertUnit = ev.units[u].label;
       if (c.revert != "whole change") // the whole change singles out no line
         candidates.push_back(std::move(c));
     }

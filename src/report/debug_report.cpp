@@ -48,7 +48,10 @@ json reportJson(const DebugReport &r) {
       runnable.push_back("local alternative");
     j["runnable_evidence"] = runnable;
     if (!c.revert.empty())
-      j["revert"] = {{"result", c.revert}, {"detail", c.revertDetail}};
+      j["revert"] = {{"result", c.revert},
+                     {"detail", c.revertDetail},
+                     {"unit", c.revertUnit},
+                     {"lines", c.revertLines}};
     j["edit"] = c.edit.empty() ? json(nullptr) : json(c.edit);
     if (!c.aligned.empty())
       j["aligned"] = {

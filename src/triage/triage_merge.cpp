@@ -31,6 +31,10 @@ std::string lineKey(const json &where) {
          std::to_string(where.value("line", 0u));
 }
 
+// The most changed lines a fixing revert unit may hold for the tests it fixes to be one
+// group (triage.md, "Groups").
+constexpr unsigned kSharedUnitLines = 4;
+
 // What one failing test's report says about its cause.
 struct FailingTest {
   size_t unit;
@@ -46,6 +50,15 @@ FailingTest failingTest(size_t unit, const std::string &name, const json &report
   if (!cands.empty()) {
     t.rank1 = cands.front();
     t.keys.push_back({"rank-1 line", "line:" + lineKey(t.rank1)});
+  }
+  // Tests whose rank-1 lines a revert of the same small unit fixes share that cause,
+  // whichever of its lines each one's evidence put first (`if (a > 100)`, or its
+  // `return a + b + 1;`, whose `1` → `0` passes). A large unit holds several causes.
+  if (t.rank1.is_object() && t.rank1.contains("revert") && t.rank1["revert"].is_object()) {
+    const json &r = t.rank1["revert"];
+    if (r.value("result", "") == "fixes" && !r.value("unit", "").empty() &&
+        r.value("lines", 0u) <= kSharedUnitLines)
+      t.keys.push_back({"fixing revert", "unit:" + r.value("unit", "")});
   }
   const json &revert = report.value("minimal_revert", json::array());
   if (revert.is_array() && !revert.empty())
