@@ -697,8 +697,10 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
         order.push_back({&c, inFixing});
   std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
   std::set<std::pair<std::string, unsigned>> repaired;     // lines an edit made pass
+  std::set<size_t> repairedUnits; // units with such a line: the literals look elsewhere
   // One round over the wanted lines, with the edits of one family: the operators for
-  // every line first, then the literals with the trials left. A line with no edit of
+  // every line first, then the literals with the trials left, in the units no operator
+  // edit repaired. A line with no edit of
   // the round's family does not count as one of its lines.
   auto round = [&](bool literals) {
     std::set<std::pair<std::string, unsigned>> seen;
@@ -711,6 +713,9 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
           (!inFixing && !*others))
         break;
       if (!seen.insert({c->file, c->line}).second || repaired.count({c->file, c->line}))
+        continue;
+      std::optional<size_t> unit = unitOf(*c, ev.files, units);
+      if (literals && unit && repairedUnits.count(*unit))
         continue;
       auto file = std::find_if(ev.files.begin(), ev.files.end(),
                                [&](const auto &f) { return f.newPath == c->file; });
@@ -749,6 +754,8 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
         ev.edits.push_back(e);
         if (e.result == "passes") {
           repaired.insert({c->file, c->line});
+          if (unit && !literals) // within a round every wanted line is tried
+            repairedUnits.insert(*unit);
           break; // one repair of the line is enough
         }
       }

@@ -95,6 +95,13 @@ TEST_CASE("in a helper the change added, the line whose one-token edit makes the
   }
   CHECK(passed);
   CHECK(other); // `n < 0` was tried (it is in the slice) and changed nothing
+  // The unit has its repair: its literals (`n < 0`, `total = 0`, `i = 1`) are not tried.
+  for (const auto &trial : j["revert_trials"])
+    if (trial["what"] == "edit") {
+      std::string label = trial["hunks"][0];
+      CHECK(label.find("`0` →") == std::string::npos);
+      CHECK(label.find("`1` →") == std::string::npos);
+    }
   for (const auto &c : rep.candidates)
     if (c.line != 6)
       CHECK(c.edit.empty());
