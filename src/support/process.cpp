@@ -6,12 +6,14 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <sstream>
 #include <fcntl.h>
 #include <poll.h>
+#include <sstream>
+#include <string_view>
 #include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 extern char **environ;
 
@@ -60,29 +62,61 @@ void closeFd(int &fd) {
   fd = -1;
 }
 
-[[noreturn]] void execChild(const ProcessSpec &spec, int outFd, int errFd) {
+// What the child needs, made before the fork: between fork and exec the child of a
+// process with other threads may only make async-signal-safe calls. A lock another
+// thread held at the fork (malloc's, the environment's) stays held in the child.
+struct ChildPlan {
+  std::vector<char *> argv;
+  std::vector<std::string> envText;
+  std::vector<char *> envp; // empty: the parent's environment
+  const char *program = nullptr;
+  const char *stdinPath = "/dev/null";
+  const char *workDir = nullptr;
+};
+
+ChildPlan childPlan(const ProcessSpec &spec) {
+  ChildPlan plan;
+  for (const auto &a : spec.argv)
+    plan.argv.push_back(const_cast<char *>(a.c_str()));
+  plan.argv.push_back(nullptr);
+  plan.program = spec.program.empty() ? spec.argv[0].c_str() : spec.program.c_str();
+  if (spec.stdinFile)
+    plan.stdinPath = spec.stdinFile->c_str();
+  if (!spec.workDir.empty())
+    plan.workDir = spec.workDir.c_str();
+  if (!spec.extraEnv.empty()) {
+    for (char **e = environ; e && *e; ++e) {
+      std::string_view entry(*e);
+      std::string_view name = entry.substr(0, entry.find('='));
+      if (!spec.extraEnv.count(std::string(name)))
+        plan.envText.emplace_back(entry);
+    }
+    for (const auto &[k, v] : spec.extraEnv)
+      plan.envText.push_back(k + "=" + v);
+    for (auto &e : plan.envText)
+      plan.envp.push_back(e.data());
+    plan.envp.push_back(nullptr);
+  }
+  return plan;
+}
+
+[[noreturn]] void execChild(const ChildPlan &plan, bool noAddressRandomization, int outFd,
+                            int errFd) {
   // Own process group so a timeout can kill the whole tree.
   setpgid(0, 0);
   // Fixed addresses: a program whose behaviour depends on where things are mapped (an
   // out-of-range read, a printed pointer) behaves the same on every run.
-  if (spec.noAddressRandomization)
+  if (noAddressRandomization)
     personality(ADDR_NO_RANDOMIZE);
-  int in =
-      spec.stdinFile ? ::open(spec.stdinFile->c_str(), O_RDONLY) : ::open("/dev/null", O_RDONLY);
+  int in = ::open(plan.stdinPath, O_RDONLY);
   if (in < 0)
     _exit(127);
   dup2(in, 0);
   dup2(outFd, 1);
   dup2(errFd, 2);
-  if (!spec.workDir.empty() && chdir(spec.workDir.c_str()) != 0)
+  if (plan.workDir && chdir(plan.workDir) != 0)
     _exit(127);
-  for (const auto &[k, v] : spec.extraEnv)
-    setenv(k.c_str(), v.c_str(), 1);
-  std::vector<char *> args;
-  for (const auto &a : spec.argv)
-    args.push_back(const_cast<char *>(a.c_str()));
-  args.push_back(nullptr);
-  execv(spec.program.empty() ? args[0] : spec.program.c_str(), args.data());
+  execve(plan.program, plan.argv.data(), plan.envp.empty() ? environ : plan.envp.data());
   _exit(127);
 }
 
@@ -93,6 +127,7 @@ ProcessResult runProcess(const ProcessSpec &spec) {
     throw Error("internal: empty argv", ExitInternal);
   if (spec.stdinFile && ::access(spec.stdinFile->c_str(), R_OK) != 0)
     throw Error("cannot read stdin file '" + *spec.stdinFile + "'");
+  ChildPlan plan = childPlan(spec);
   int outPipe[2], errPipe[2];
   if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0)
     throw Error(std::string("cannot create pipe: ") + strerror(errno), ExitInternal);
@@ -102,7 +137,7 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   if (pid < 0)
     throw Error(std::string("cannot fork: ") + strerror(errno), ExitInternal);
   if (pid == 0)
-    execChild(spec, outPipe[1], errPipe[1]);
+    execChild(plan, spec.noAddressRandomization, outPipe[1], errPipe[1]);
   setpgid(pid, pid);
   ::close(outPipe[1]);
   ::close(errPipe[1]);

@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <csignal>
+#include <thread>
 
 using namespace rootline;
 using namespace rootline::test;
@@ -75,4 +77,41 @@ TEST_CASE("firstErrorLine names the diagnostic, not the driver's summary", "[pro
   CHECK(firstErrorLine("make: *** [all] Error 2\n") == "make: *** [all] Error 2");
   CHECK(firstErrorLine("checking for gcc... no\nconfigure: no C compiler\n") ==
         "configure: no C compiler");
+}
+
+TEST_CASE("runProcess from two threads at once: each child gets its own environment and "
+          "directory",
+          "[process][threads]") {
+  // The child's environment is made before the fork (a child of a process with other
+  // threads may only make async-signal-safe calls until exec): extraEnv overrides an
+  // inherited variable, adds its own, and keeps the rest of the parent's environment.
+  TempDir t;
+  fs::create_directories(t.path / "a");
+  fs::create_directories(t.path / "b");
+  std::atomic<int> right{0}, wrong{0};
+  auto runMany = [&](const std::string &id) {
+    for (int i = 0; i < 100; ++i) {
+      ProcessSpec spec;
+      spec.argv = {"/bin/sh", "-c",
+                   "printf '%s|%s|%s' \"$HOME\" \"$ROOTLINE_TEST_VALUE\" \"$(basename \"$PWD\")\"; "
+                   "test -n \"$PATH\""};
+      std::string value = id + std::to_string(i);
+      spec.extraEnv = {{"HOME", "/home-" + value}, {"ROOTLINE_TEST_VALUE", value}};
+      spec.workDir = (t.path / id).string();
+      spec.timeoutSeconds = 60;
+      ProcessResult r = runProcess(spec);
+      if (r.exitedWith(0) && r.out == "/home-" + value + "|" + value + "|" + id)
+        ++right;
+      else
+        ++wrong;
+    }
+  };
+  std::thread a(runMany, "a"), b(runMany, "b");
+  a.join();
+  b.join();
+  CHECK(wrong == 0);
+  CHECK(right == 200);
+  ProcessSpec plain; // no extraEnv: the parent's own environment
+  plain.argv = {"/bin/sh", "-c", "printf '%s' \"$HOME\""};
+  CHECK(runProcess(plain).out == std::string(getenv("HOME") ? getenv("HOME") : ""));
 }
