@@ -232,6 +232,16 @@ std::string firstBuildError(const Error &e, const fs::path &tree) {
   return line;
 }
 
+// The patched files of a trial, as one key: two trials that build the same text give
+// the same result.
+std::string contentKey(const std::map<std::string, std::string> &patched) {
+  Hasher h;
+  h.add("rootline-trial-files-v1");
+  for (const auto &[path, text] : patched)
+    h.add(path).add(text);
+  return h.hex();
+}
+
 class Trials {
 public:
   Trials(const DebugRequest &req, const std::vector<RevertEvidence::ChangedFile> &files,
@@ -248,16 +258,27 @@ public:
     auto known = results_.find(reverted);
     if (known != results_.end())
       return known->second; // delta debugging asks some sets twice
+    // Another set of units may give the same files (a line's unit is its group's whole
+    // hunk; a kept complement is a reverted group): that build and run are not made again.
+    std::map<std::string, std::string> patched = patchedFiles(reverted);
+    std::string content = contentKey(patched);
+    if (auto same = resultsByContent_.find(content); same != resultsByContent_.end()) {
+      results_[reverted] = same->second.first;
+      if (!same->second.second.empty())
+        buildErrors_[reverted] = same->second.second;
+      return same->second.first;
+    }
     ++count_;
     RevertTrial t;
     t.what = what;
     const std::set<size_t> &shown = what == "revert" ? reverted : complement(reverted);
     for (size_t u : shown)
       t.hunks.push_back(units_[u].label);
-    std::string errors = runPatched(t, [&] { return patchedFiles(reverted); });
+    std::string errors = runPatched(t, [&] { return patched; });
     if (t.result == "does not build")
       buildErrors_[reverted] = errors;
     results_[reverted] = t.result;
+    resultsByContent_[content] = {t.result, t.result == "does not build" ? errors : ""};
     return t.result;
   }
 
@@ -459,6 +480,8 @@ private:
   size_t groups_ = 0;
   std::map<std::set<size_t>, std::string> results_;
   std::map<std::set<size_t>, std::string> buildErrors_;
+  // A trial's result and build errors by the files it built (contentKey).
+  std::map<std::string, std::pair<std::string, std::string>> resultsByContent_;
 };
 
 // What reverting a unit costs to build, roughly: a header edit recompiles every unit
