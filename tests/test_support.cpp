@@ -94,6 +94,13 @@ RegressionFixture regressionFixture(const std::string &name) {
   throw std::runtime_error("no regression fixture " + name);
 }
 
+RegressionFixture regressionFixtureIn(const std::string &corpus, const std::string &name) {
+  for (auto &r : regressionFixturesIn(corpus))
+    if (r.name == name)
+      return r;
+  throw std::runtime_error("no " + corpus + " fixture " + name);
+}
+
 DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind) {
   DebugRequest req;
   req.oldRoot = r.dir / "old";

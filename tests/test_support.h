@@ -57,6 +57,8 @@ std::vector<RegressionFixture> regressionFixtures();
 std::vector<RegressionFixture> regressionFixturesIn(const std::string &corpus);
 // The regression fixture of that name (throws when there is none).
 RegressionFixture regressionFixture(const std::string &name);
+// The fixture of that name in another corpus ("mixed"; throws when there is none).
+RegressionFixture regressionFixtureIn(const std::string &corpus, const std::string &name);
 // A debug request for the fixture's old and new versions and its failing input.
 DebugRequest debugRequest(const RegressionFixture &r, ConditionKind kind = ConditionKind::Rsc);
 

@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rootline::debug {
@@ -83,6 +84,13 @@ void bothVersions(Stages &stages, const std::function<void(Stages &)> &oldWork,
                   const std::function<void(Stages &)> &newWork);
 // Whether bothVersions runs the versions at once.
 bool versionsAtOnce();
+
+// An input rootline made up, run natively on both versions (bothVersions) under `dir`'s
+// "old" and "new", each run stopped at `timeoutSeconds` and kMadeUpInputOutputLimit.
+std::pair<RunSummary, RunSummary> runMadeUpInputOnBoth(Stages &stages, const Version &oldV,
+                                                       const Version &newV,
+                                                       const ProgramInput &input,
+                                                       const fs::path &dir, double timeoutSeconds);
 
 // The most expression nodes one direction of the composition may hold (the condition
 // composed with and the prefix so far, counted per constraint). Past it a query takes

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <tuple>
 
 namespace rootline::debug {
 
@@ -215,16 +216,8 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
     fs::path dir = work / ("alt" + std::to_string(n++));
     // Each run's timeout is cut to the stage's deadline; a run it stops proves nothing.
     double timeout = deadline.clamp(timeoutSeconds, 0.2);
-    bothVersions(
-        stages,
-        [&](Stages &) {
-          c.oldRun = runInputNatively(oldV.native, c.alternative, dir / "old", timeout,
-                                      kMadeUpInputOutputLimit);
-        },
-        [&](Stages &) {
-          c.newRun = runInputNatively(newV.native, c.alternative, dir / "new", timeout,
-                                      kMadeUpInputOutputLimit);
-        });
+    std::tie(c.oldRun, c.newRun) =
+        runMadeUpInputOnBoth(stages, oldV, newV, c.alternative, dir, timeout);
     c.ran = true;
     ++ran;
     // Alike, or alike in every value the failing run got wrong: an intended change to

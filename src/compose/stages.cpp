@@ -109,4 +109,22 @@ void bothVersions(Stages &stages, const std::function<void(Stages &)> &oldWork,
     std::rethrow_exception(newError);
 }
 
+std::pair<RunSummary, RunSummary> runMadeUpInputOnBoth(Stages &stages, const Version &oldV,
+                                                       const Version &newV,
+                                                       const ProgramInput &input,
+                                                       const fs::path &dir, double timeoutSeconds) {
+  std::pair<RunSummary, RunSummary> runs;
+  bothVersions(
+      stages,
+      [&](Stages &) {
+        runs.first = runInputNatively(oldV.native, input, dir / "old", timeoutSeconds,
+                                      kMadeUpInputOutputLimit);
+      },
+      [&](Stages &) {
+        runs.second = runInputNatively(newV.native, input, dir / "new", timeoutSeconds,
+                                       kMadeUpInputOutputLimit);
+      });
+  return runs;
+}
+
 } // namespace rootline::debug

@@ -76,16 +76,8 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         e.newValue = readableExpr(m.eval(b, true));
         double timeout = deadline.clamp(timeoutSeconds, 0.2);
         fs::path dir = work / ("value" + std::to_string(n++));
-        bothVersions(
-            stages,
-            [&](Stages &) {
-              e.oldRun = runInputNatively(oldV.native, e.input, dir / "old", timeout,
-                                          kMadeUpInputOutputLimit);
-            },
-            [&](Stages &) {
-              e.newRun = runInputNatively(newV.native, e.input, dir / "new", timeout,
-                                          kMadeUpInputOutputLimit);
-            });
+        std::tie(e.oldRun, e.newRun) =
+            runMadeUpInputOnBoth(stages, oldV, newV, e.input, dir, timeout);
         e.ran = true;
         e.outputsAgree = behaveAlike(e.oldRun, e.newRun, stderrCounts);
         std::string values = same ? "both versions compute " + e.what + " = " + e.newValue

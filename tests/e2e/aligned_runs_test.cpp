@@ -21,14 +21,6 @@ const DebugCandidate *at(const DebugReport &r, unsigned line) {
   return nullptr;
 }
 
-RegressionFixture mixedFixture(const std::string &name) {
-  for (auto &r : regressionFixturesIn("mixed"))
-    if (r.name == name)
-      return r;
-  FAIL("no mixed fixture " << name);
-  return {};
-}
-
 bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
@@ -161,7 +153,7 @@ TEST_CASE("a changed line computing the same values ranks below the one that dif
 TEST_CASE("a reformatted and renamed function still aligns line by line", "[debug][align]") {
   // roman_numerals: the switch of value() was reflowed (one line became two) and an
   // `if` joined onto one line; the cause is `v < next` → `v <= next` at new line 33.
-  DebugReport rep = debugRegression(debugRequest(mixedFixture("roman_numerals")));
+  DebugReport rep = debugRegression(debugRequest(regressionFixtureIn("mixed", "roman_numerals")));
   REQUIRE(rep.firstDivergence.has_value());
   INFO(rep.firstDivergence->text);
   CHECK(rep.firstDivergence->line == 33);

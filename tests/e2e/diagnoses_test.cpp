@@ -204,11 +204,7 @@ TEST_CASE("a program that reads files: their bytes are named inputs and the caus
 
 TEST_CASE("files the program opens are found in the directory rootline runs from",
           "[debug][diagnoses][files][cli]") {
-  RegressionFixture r = regressionFixturesIn("diagnoses")[0];
-  for (const auto &f : regressionFixturesIn("diagnoses"))
-    if (f.name == "file_freopen_grades")
-      r = f;
-  REQUIRE(r.name == "file_freopen_grades");
+  RegressionFixture r = regressionFixtureIn("diagnoses", "file_freopen_grades");
   // Run from the directory that holds input.txt, with relative version paths, as a
   // user would; nothing is written there.
   auto before = snapshotTree(r.dir);

@@ -188,11 +188,7 @@ TEST_CASE("an alternative input that follows the failing run's path to its end i
           "[debug][evidence]") {
   // command_calc's error path echoes the unknown word: only the path prefix would show a
   // rejected input. The cause's input (token 4: 3 -> 1) runs the whole calculation.
-  RegressionFixture f;
-  for (auto &r : regressionFixturesIn("evidence"))
-    if (r.name == "command_calc")
-      f = r;
-  REQUIRE(f.name == "command_calc");
+  RegressionFixture f = regressionFixtureIn("evidence", "command_calc");
   DebugReport r = debugRegression(debugRequest(f));
   const DebugCandidate *cause = rootCause(r, f);
   REQUIRE(cause);

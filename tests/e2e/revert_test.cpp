@@ -60,11 +60,7 @@ TEST_CASE("every mixed regression ranks its cause first, with revert evidence",
 
 TEST_CASE("a rename mixed into the cause's hunk is neutral, and the dropped line is the cause",
           "[debug][mixed][revert]") {
-  RegressionFixture r = regressionFixturesIn("mixed")[0];
-  for (const auto &f : regressionFixturesIn("mixed"))
-    if (f.name == "bank_ledger")
-      r = f;
-  REQUIRE(r.name == "bank_ledger");
+  RegressionFixture r = regressionFixtureIn("mixed", "bank_ledger");
   DebugReport rep = debugRegression(debugRequest(r));
   REQUIRE_FALSE(rep.candidates.empty());
   CHECK(rep.candidates[0].version == "old");
@@ -252,11 +248,7 @@ TEST_CASE("an extracted helper and its call are one revert unit", "[debug][rever
 TEST_CASE("between two commits, a rename mixed into the change is neutral and the cause is "
           "reverted alone",
           "[debug][mixed][revert][vcs]") {
-  RegressionFixture r;
-  for (const auto &f : regressionFixturesIn("mixed"))
-    if (f.name == "isbn_check")
-      r = f;
-  REQUIRE(r.name == "isbn_check");
+  RegressionFixture r = regressionFixtureIn("mixed", "isbn_check");
   TempDir t;
   fs::path repo = t.path / "repo";
   fs::create_directories(repo);
@@ -286,11 +278,7 @@ TEST_CASE("between two commits, a rename mixed into the change is neutral and th
 
 TEST_CASE("a mixed regression given as two single files ranks its cause first, reverted alone",
           "[debug][mixed][revert][cli]") {
-  RegressionFixture r = regressionFixturesIn("mixed")[0];
-  for (const auto &f : regressionFixturesIn("mixed"))
-    if (f.name == "bank_ledger")
-      r = f;
-  REQUIRE(r.name == "bank_ledger");
+  RegressionFixture r = regressionFixtureIn("mixed", "bank_ledger");
   // Two files with different names, outside any tree: diffed as a pair.
   TempDir t;
   fs::copy_file(r.dir / "old" / "main.c", t.path / "ledger_good.c");

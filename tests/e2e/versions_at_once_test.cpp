@@ -42,14 +42,6 @@ nlohmann::json reportWithThreads(const DebugRequest &req, const char *threads) {
   return withoutTimes(reportJson(r));
 }
 
-RegressionFixture mixedCorpusFixture(const std::string &name) {
-  for (auto &r : regressionFixturesIn("mixed"))
-    if (r.name == name)
-      return r;
-  FAIL("no mixed fixture " << name);
-  return {};
-}
-
 } // namespace
 
 TEST_CASE("debug with both versions at once reports what it reports one version after the "
@@ -57,7 +49,7 @@ TEST_CASE("debug with both versions at once reports what it reports one version 
           "[debug][threads]") {
   // Two files (the align stage numbers both), and a change with renames mixed in.
   for (const RegressionFixture &r :
-       {regressionFixture("two_files"), mixedCorpusFixture("bank_ledger")}) {
+       {regressionFixture("two_files"), regressionFixtureIn("mixed", "bank_ledger")}) {
     INFO(r.name);
     DebugRequest req = debugRequest(r);
     req.budgetSeconds = 0; // no stage cut by the clock: the same work both ways
