@@ -260,9 +260,14 @@ public:
       return known->second; // delta debugging asks some sets twice
     // Another set of units may give the same files (a line's unit is its group's whole
     // hunk; a kept complement is a reverted group): that build and run are not made again.
-    std::map<std::string, std::string> patched = patchedFiles(reverted);
-    std::string content = contentKey(patched);
-    if (auto same = resultsByContent_.find(content); same != resultsByContent_.end()) {
+    std::optional<std::map<std::string, std::string>> patched;
+    try {
+      patched = patchedFiles(reverted);
+    } catch (const Error &) {
+      // runPatched asks again and reports the trial as not building
+    }
+    std::string content = patched ? contentKey(*patched) : std::string();
+    if (auto same = resultsByContent_.find(content); patched && same != resultsByContent_.end()) {
       results_[reverted] = same->second.first;
       if (!same->second.second.empty())
         buildErrors_[reverted] = same->second.second;
@@ -274,11 +279,12 @@ public:
     const std::set<size_t> &shown = what == "revert" ? reverted : complement(reverted);
     for (size_t u : shown)
       t.hunks.push_back(units_[u].label);
-    std::string errors = runPatched(t, [&] { return patched; });
+    std::string errors = runPatched(t, [&] { return patched ? *patched : patchedFiles(reverted); });
     if (t.result == "does not build")
       buildErrors_[reverted] = errors;
     results_[reverted] = t.result;
-    resultsByContent_[content] = {t.result, t.result == "does not build" ? errors : ""};
+    if (patched)
+      resultsByContent_[content] = {t.result, t.result == "does not build" ? errors : ""};
     return t.result;
   }
 
