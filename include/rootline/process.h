@@ -9,7 +9,7 @@
 namespace rootline {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;               // argv[0] is the program path
+  std::vector<std::string> argv; // argv[0] is the program path
   // The file to execute when it is not argv[0] (a program started under the name a
   // test gives it, "./src/prog", from wherever it was built).
   std::string program;
@@ -50,5 +50,13 @@ std::string signalName(int sig);
 // "undefined reference to"), else a line holding "error", else its last non-empty line
 // (a compiler's first line is often "In file included from …").
 std::string firstErrorLine(const std::string &log);
+
+// A helper tool's run (clang on one unit, the link, a tree copy) that takes longer than
+// this is hung, not slow: no such run is unbounded.
+inline constexpr double kToolSeconds = 600;
+// Why a tool's run failed: "clang did not end within 600 s" when `r` timed out, else
+// `otherwise` (the caller's choice of line from its log).
+std::string toolFailure(const ProcessResult &r, const std::string &tool,
+                        const std::string &otherwise);
 
 } // namespace rootline

@@ -38,23 +38,17 @@ std::string firstLine(const std::string &text) {
   return nl == std::string::npos ? text : text.substr(0, nl);
 }
 
-// No clang run is unbounded: one unit that takes longer than this is a hung compiler
-// (or a generated file no one should trace), not a slow build.
-constexpr double kClangSeconds = 600;
-
 ProcessResult runClang(const TranslationUnit &unit, std::vector<std::string> args) {
   ProcessSpec spec;
   spec.argv = {clangPath()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.workDir = unit.workDir.string();
-  spec.timeoutSeconds = kClangSeconds;
+  spec.timeoutSeconds = kToolSeconds; // a hung compiler, not a slow build
   return runProcess(spec);
 }
 
 [[noreturn]] void failCompile(const TranslationUnit &unit, const ProcessResult &r) {
-  std::string summary = r.timedOut ? "clang did not end within " +
-                                         std::to_string(static_cast<int>(kClangSeconds)) + " s"
-                                   : firstLine(r.err);
+  std::string summary = toolFailure(r, "clang", firstLine(r.err));
   throw Error("cannot compile '" + unit.source.string() + "'" +
                   (summary.empty() ? "" : ": " + summary),
               ExitBadInput, r.err);

@@ -9,9 +9,6 @@ namespace rootline {
 
 namespace {
 
-// Compiling the whole program at -O0 and linking it is never unbounded (a hung linker).
-constexpr double kLinkSeconds = 600;
-
 // clang-19 from the bitcode to `out`, written under a temporary name and renamed.
 void compileExecutable(const fs::path &out, const fs::path &bitcode, const std::string &flavor,
                        const std::vector<fs::path> &extraInputs,
@@ -31,14 +28,12 @@ void compileExecutable(const fs::path &out, const fs::path &bitcode, const std::
   // calls, and a program that forgot -lm in its recipe should still link.
   spec.argv.push_back("-lm");
   spec.argv.insert(spec.argv.end(), {"-o", tmp.string()});
-  spec.timeoutSeconds = kLinkSeconds;
+  spec.timeoutSeconds = kToolSeconds;
   ProcessResult r = runProcess(spec);
   if (!r.exitedWith(0)) {
     auto nl = r.err.find('\n');
-    throw Error("cannot link the " + flavor + " executable: " +
-                    (r.timedOut ? "the link did not end within " +
-                                      std::to_string(static_cast<int>(kLinkSeconds)) + " s"
-                                : r.err.substr(0, nl)),
+    throw Error("cannot link the " + flavor +
+                    " executable: " + toolFailure(r, "the link", r.err.substr(0, nl)),
                 ExitBadInput, r.err);
   }
   fs::rename(tmp, out);

@@ -261,12 +261,13 @@ public:
     // Another set of units may give the same files (a line's unit is its group's whole
     // hunk; a kept complement is a reverted group): that build and run are not made again.
     std::optional<std::map<std::string, std::string>> patched;
+    std::string content;
     try {
       patched = patchedFiles(reverted);
+      content = contentKey(*patched);
     } catch (const Error &) {
       // runPatched asks again and reports the trial as not building
     }
-    std::string content = patched ? contentKey(*patched) : std::string();
     if (auto same = resultsByContent_.find(content); patched && same != resultsByContent_.end()) {
       results_[reverted] = same->second.first;
       if (!same->second.second.empty())
@@ -279,7 +280,8 @@ public:
     const std::set<size_t> &shown = what == "revert" ? reverted : complement(reverted);
     for (size_t u : shown)
       t.hunks.push_back(units_[u].label);
-    std::string errors = runPatched(t, [&] { return patched ? *patched : patchedFiles(reverted); });
+    std::string errors =
+        runPatched(t, [&] { return patched ? std::move(*patched) : patchedFiles(reverted); });
     if (t.result == "does not build")
       buildErrors_[reverted] = errors;
     results_[reverted] = t.result;

@@ -80,12 +80,12 @@ void copyTree(const fs::path &from, const fs::path &to) {
   fs::create_directories(to.parent_path());
   ProcessSpec spec;
   spec.argv = {"/bin/cp", "-a", from.string() + "/.", to.string()};
-  spec.timeoutSeconds = 600; // a copy that hangs (a stuck mount) is not waited for
+  spec.timeoutSeconds = kToolSeconds; // a copy that hangs (a stuck mount)
   fs::create_directories(to);
   ProcessResult r = runProcess(spec);
   if (!r.exitedWith(0))
     throw Error("cannot copy '" + from.string() + "' to '" + to.string() +
-                "': " + (r.timedOut ? "cp did not end within 600 s" : firstErrorLine(r.err)));
+                "': " + toolFailure(r, "cp", firstErrorLine(r.err)));
 }
 
 // Moves a home tree to the work path for as long as it lives, and back.

@@ -215,6 +215,13 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   return result;
 }
 
+std::string toolFailure(const ProcessResult &r, const std::string &tool,
+                        const std::string &otherwise) {
+  if (!r.timedOut)
+    return otherwise;
+  return tool + " did not end within " + std::to_string(static_cast<int>(kToolSeconds)) + " s";
+}
+
 std::string firstErrorLine(const std::string &log) {
   std::istringstream in(log);
   std::string line, anyError, fallback;

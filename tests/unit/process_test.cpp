@@ -115,3 +115,12 @@ TEST_CASE("runProcess from two threads at once: each child gets its own environm
   plain.argv = {"/bin/sh", "-c", "printf '%s' \"$HOME\""};
   CHECK(runProcess(plain).out == std::string(getenv("HOME") ? getenv("HOME") : ""));
 }
+
+TEST_CASE("toolFailure names a hung tool by its bound, else the caller's line", "[process]") {
+  ProcessResult hung;
+  hung.timedOut = true;
+  CHECK(toolFailure(hung, "clang", "x.c:1: error: nope") == "clang did not end within 600 s");
+  ProcessResult failed;
+  failed.exitCode = 1;
+  CHECK(toolFailure(failed, "clang", "x.c:1: error: nope") == "x.c:1: error: nope");
+}
