@@ -3,10 +3,36 @@
 #include "cli/fan_out.h"
 #include "rootline/error.h"
 #include "rootline/json_text.h"
+#include "rootline/solver_context.h"
 
+#include <cstdio>
 #include <iostream>
 
+#include <unistd.h>
+
+namespace {
+
+int run(int argc, char **argv);
+
+} // namespace
+
+// A job's Z3 contexts may still be being destroyed on their own thread (a context whose
+// timed-out checks leaked terms takes seconds to free): the output is complete, so the
+// process ends without waiting for them (rootline/solver_context.h).
 int main(int argc, char **argv) {
+  int code = run(argc, argv);
+  if (rootline::exitWithoutWaitingForSolvers()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    _exit(code);
+  }
+  return code;
+}
+
+namespace {
+
+int run(int argc, char **argv) {
   using namespace rootline;
   CLI::App app{
       "rootline: explains why a C program regressed, from two versions and a failing test.\n"
@@ -59,3 +85,5 @@ int main(int argc, char **argv) {
     return ExitInternal;
   }
 }
+
+} // namespace

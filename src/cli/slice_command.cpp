@@ -7,6 +7,7 @@
 #include "rootline/progress.h"
 #include "rootline/run.h"
 #include "rootline/slice.h"
+#include "rootline/solver_context.h"
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
@@ -133,7 +134,8 @@ int runSlice(const GlobalOptions &global, const SliceOptions &opt) {
 
   const Slice &conditioned = opt.dynamicOnly ? dynamic : relevant;
   bool wholePath = opt.pc || dyn.records.size() <= kWholePathInstances;
-  z3::context ctx;
+  SolverContext solver; // destroyed on the reaper thread (rootline/solver_context.h)
+  z3::context &ctx = solver.get();
   SymbolicOptions symbolicOptions;
   symbolicOptions.only = wholePath ? nullptr : &conditioned.member;
   symbolicOptions.bugChecks = false;

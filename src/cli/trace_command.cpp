@@ -5,6 +5,7 @@
 #include "rootline/json_text.h"
 #include "rootline/replay.h"
 #include "rootline/run.h"
+#include "rootline/solver_context.h"
 #include "rootline/symbolic.h"
 
 #include <llvm/IR/Module.h>
@@ -72,7 +73,8 @@ int runTrace(const GlobalOptions &global, const TraceOptions &opt) {
   LoadedModule loaded = loadModule(program.module.bitcode);
   ModuleIndex index(*loaded.module);
   TraceReader reader(traceFile, program.module.key);
-  z3::context ctx;
+  SolverContext solver; // destroyed on the reaper thread (rootline/solver_context.h)
+  z3::context &ctx = solver.get();
   SymbolicReplayer symbolic(ctx, *loaded.module);
   ReplayResult replay =
       replayTrace(*loaded.module, index, reader, opt.smt2.empty() ? nullptr : &symbolic);

@@ -5,6 +5,7 @@
 
 #include "compose/debug_stages.h"
 #include "rootline/error.h"
+#include "rootline/solver_context.h"
 
 #include <algorithm>
 
@@ -69,7 +70,8 @@ DebugReport debugRegression(const DebugRequest &request) {
   report.budgetSeconds = req.budgetSeconds;
   Stages stages(report, req.progress);
   // Before the versions: their conditions and symbolic runs hold expressions of it.
-  z3::context ctx;
+  SolverContext solver; // destroyed on the reaper thread (rootline/solver_context.h)
+  z3::context &ctx = solver.get();
   Version oldV, newV;
   oldV.name = "old";
   oldV.root = req.oldRoot;

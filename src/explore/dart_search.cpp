@@ -7,6 +7,7 @@
 #include "rootline/closest_input.h"
 #include "rootline/error.h"
 #include "rootline/expr_text.h"
+#include "rootline/solver_context.h"
 
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -633,7 +634,8 @@ private:
   ModuleIndex index_;
   StaticAnalysis analysis_;
   fs::path workDir_;
-  z3::context ctx_;
+  SolverContext solver_; // destroyed on the reaper thread (rootline/solver_context.h)
+  z3::context &ctx_ = solver_.get();
   std::unique_ptr<z3::params> solverParams_;
   Deadline deadline_;
   std::deque<Candidate> queue_;

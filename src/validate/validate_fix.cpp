@@ -6,6 +6,7 @@
 #include "rootline/closest_input.h"
 #include "rootline/error.h"
 #include "rootline/output_values.h"
+#include "rootline/solver_context.h"
 #include "rootline/text_diff.h"
 
 #include <algorithm>
@@ -242,6 +243,10 @@ ValidateReport validateFix(const ValidateRequest &req) {
   report.fixCommit = req.fixCommit;
   report.repository = req.repository;
   report.input = req.input;
+  // Before the sides: their conditions hold expressions of it, destroyed first. The
+  // context itself is destroyed on the reaper thread (rootline/solver_context.h).
+  SolverContext solver;
+  z3::context &ctx = solver.get();
   // The bad version is only run natively; good and fix are traced and analysed.
   Side good, fix;
   good.name = "good";
@@ -283,7 +288,6 @@ ValidateReport validateFix(const ValidateRequest &req) {
   report.failingValues = failingValues;
 
   // The proof over the failing input's partition of the good version.
-  z3::context ctx;
   // Both traces and their slices get up to 60% of the budget, the proof and the
   // neighbouring runs the rest.
   progress.stage("symbolic", "good version");
