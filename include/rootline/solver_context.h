@@ -18,7 +18,8 @@ class SolverContext {
 public:
   SolverContext();
   // Hands the context to the reaper thread: its terms are freed there, after every
-  // expression of it (declared after this object) is gone.
+  // expression of it (declared after this object) is gone. Waits while two contexts
+  // handed over before are still being freed.
   ~SolverContext();
   SolverContext(const SolverContext &) = delete;
   SolverContext &operator=(const SolverContext &) = delete;
@@ -36,6 +37,10 @@ unsigned solverContextsPending();
 // Blocks until every context handed over so far is destroyed. Returns at once when
 // none is pending.
 void waitForSolverContexts();
+
+// For tests: while held, the reaper destroys nothing (a job that hands over a third
+// context then waits, as it does while two are being freed).
+void holdSolverContextReaper(bool held);
 
 // The thread that destroyed the last context the reaper finished (for tests).
 std::thread::id lastSolverContextReaper();

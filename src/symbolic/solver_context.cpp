@@ -17,6 +17,8 @@ namespace {
 // It runs at the lowest priority: the job's own threads come first.
 class Reaper {
 public:
+  static constexpr unsigned kMaxPending = 2;
+
   static Reaper &instance() {
     // Built after Z3's own statics (on first use), so destroyed before them: the
     // destructor's wait runs while Z3 still works.
@@ -24,9 +26,12 @@ public:
     return reaper;
   }
 
-  // Takes `ctx` once the thread runs; if it cannot be started, `ctx` stays.
+  // Takes `ctx` once the thread runs; if it cannot be started, `ctx` stays. A job
+  // that ends while two contexts are still being freed waits for one of them: jobs run
+  // one after another (triage, bisect) must not pile up contexts faster than they go.
   void discard(std::unique_ptr<z3::context> &ctx) {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ < kMaxPending; });
     if (!thread_.joinable())
       thread_ = std::thread([this] { run(); });
     queue_.push_back(std::move(ctx));
@@ -42,6 +47,12 @@ public:
   void wait() {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+  void hold(bool held) {
+    std::lock_guard lock(mutex_);
+    held_ = held;
+    wake_.notify_all();
   }
 
   std::thread::id lastReaper() {
@@ -64,7 +75,7 @@ private:
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
     std::unique_lock lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      wake_.wait(lock, [&] { return stop_ || (!queue_.empty() && !held_); });
       if (queue_.empty())
         return; // stopping, and nothing left
       std::unique_ptr<z3::context> ctx = std::move(queue_.front());
@@ -82,7 +93,7 @@ private:
   std::condition_variable wake_, done_;
   std::deque<std::unique_ptr<z3::context>> queue_;
   unsigned pending_ = 0;
-  bool stop_ = false;
+  bool stop_ = false, held_ = false;
   std::thread::id last_;
   std::thread thread_;
 };
@@ -102,6 +113,8 @@ SolverContext::~SolverContext() {
 unsigned solverContextsPending() { return Reaper::instance().pending(); }
 
 void waitForSolverContexts() { Reaper::instance().wait(); }
+
+void holdSolverContextReaper(bool held) { Reaper::instance().hold(held); }
 
 std::thread::id lastSolverContextReaper() { return Reaper::instance().lastReaper(); }
 

@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 using namespace rootline;
 
 TEST_CASE("a solver context is destroyed on the reaper thread, and waiting for it ends",
@@ -42,6 +46,34 @@ TEST_CASE("solver contexts handed over one after another are all destroyed", "[s
     s.add(ctx.int_const("n") > i);
     CHECK(s.check() == z3::sat);
   }
+  waitForSolverContexts();
+  CHECK(solverContextsPending() == 0);
+}
+
+TEST_CASE("a job that hands over a third solver context waits while two are being freed",
+          "[solver]") {
+  waitForSolverContexts();
+  holdSolverContextReaper(true);
+  {
+    SolverContext a;
+  }
+  {
+    SolverContext b;
+  }
+  CHECK(solverContextsPending() == 2);
+  std::atomic<bool> handedOver{false};
+  std::thread third([&] {
+    {
+      SolverContext c;
+    }
+    handedOver = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(handedOver); // it waits for the reaper, which frees nothing while held
+  CHECK(solverContextsPending() == 2);
+  holdSolverContextReaper(false);
+  third.join();
+  CHECK(handedOver);
   waitForSolverContexts();
   CHECK(solverContextsPending() == 0);
 }
