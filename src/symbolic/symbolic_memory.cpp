@@ -8,34 +8,51 @@
 
 namespace rootline {
 
-// The byte at concrete offset `off` of an array built by stores: the stores at other
-// numeral offsets are skipped and those at symbolic ones become if-then-elses, so the
-// solver gets bit-vectors, not the theory of arrays (much slower on these queries).
-z3::expr byteOfArray(const z3::expr &array, uint64_t off) {
+// The bytes at concrete offsets [off, off + n) of an array built by stores, in one walk
+// of its stores from the newest: the stores at other numeral offsets are skipped and
+// those at symbolic ones become if-then-elses, so the solver gets bit-vectors, not the
+// theory of arrays (much slower on these queries). A byte's value is the newest store
+// at its offset, under every symbolic store newer than that one.
+std::vector<z3::expr> bytesOfArray(const z3::expr &array, uint64_t off, uint64_t n) {
   z3::context &ctx = array.ctx();
-  z3::expr at = ctx.bv_val(off, 64);
   std::vector<std::pair<z3::expr, z3::expr>> symbolic; // newest first
+  // Per byte: its newest numeral store and how many symbolic stores came after it.
+  std::vector<std::optional<std::pair<z3::expr, size_t>>> found(n);
+  uint64_t open = n;
   z3::expr a = array;
-  std::optional<z3::expr> value;
-  for (unsigned steps = 0; !value && steps < 100000; ++steps) {
+  std::optional<z3::expr> initial; // a constant array's value, under every store
+  for (unsigned steps = 0; open > 0 && steps < 100000; ++steps) {
     if (!a.is_app() || a.decl().decl_kind() != Z3_OP_STORE) {
       if (a.is_app() && a.decl().decl_kind() == Z3_OP_CONST_ARRAY)
-        value = a.arg(0);
+        initial = a.arg(0);
       break;
     }
     uint64_t k = 0;
     if (a.arg(1).is_numeral_u64(k)) {
-      if (k == off)
-        value = a.arg(2);
+      if (k >= off && k - off < n && !found[k - off]) {
+        found[k - off].emplace(a.arg(2), symbolic.size());
+        --open;
+      }
     } else {
       symbolic.emplace_back(a.arg(1), a.arg(2));
     }
     a = a.arg(0);
   }
-  z3::expr out = value ? *value : z3::select(a, at);
-  for (size_t i = symbolic.size(); i-- > 0;)
-    out = z3::ite(symbolic[i].first == at, symbolic[i].second, out);
-  return out.simplify();
+  std::vector<z3::expr> out;
+  out.reserve(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    z3::expr at = ctx.bv_val(off + i, 64);
+    size_t newer = found[i] ? found[i]->second : symbolic.size();
+    z3::expr v = found[i] ? found[i]->first : initial ? *initial : z3::select(a, at);
+    for (size_t j = newer; j-- > 0;)
+      v = z3::ite(symbolic[j].first == at, symbolic[j].second, v);
+    out.push_back(v.simplify());
+  }
+  return out;
+}
+
+z3::expr byteOfArray(const z3::expr &array, uint64_t off) {
+  return bytesOfArray(array, off, 1).front();
 }
 
 // The bytes of a constant at `addr`, where they are plain data (pointers and other
@@ -163,9 +180,7 @@ void SymbolicReplayer::Impl::copyBytes(uint64_t dst, uint64_t src, uint64_t n) {
   uint64_t base = 0;
   if (Object *obj = objectAt(src, &base);
       obj && obj->array && src + n <= base + obj->size && obj->arrayNodes < options.maxExprNodes) {
-    std::vector<z3::expr> bytes;
-    for (uint64_t i = 0; i < n; ++i)
-      bytes.push_back(byteOfArray(*obj->array, src + i - base));
+    std::vector<z3::expr> bytes = bytesOfArray(*obj->array, src - base, n);
     uint32_t nodes = addNodes(obj->arrayNodes, 1);
     for (uint64_t i = 0; i < n; ++i) {
       if (bytes[i].is_numeral()) {

@@ -82,8 +82,10 @@ std::optional<z3::expr> compareLeaves(const z3::expr &tree,
                                       const std::function<z3::expr(const z3::expr &)> &compare,
                                       unsigned &budget);
 
-// The byte at concrete offset `off` of an array built by stores (symbolic_memory.cpp).
+// The byte at concrete offset `off` of an array built by stores, and the bytes at
+// [off, off + n) in one walk of its stores (symbolic_memory.cpp).
 z3::expr byteOfArray(const z3::expr &array, uint64_t off);
+std::vector<z3::expr> bytesOfArray(const z3::expr &array, uint64_t off, uint64_t n);
 
 // Byte `offset` of argv[index] (`seed`: its value in the traced run; symbolic_inputs.cpp).
 InputVar argvByte(unsigned index, uint64_t offset, uint8_t seed);
