@@ -12,26 +12,6 @@
 
 namespace {
 
-int run(int argc, char **argv);
-
-} // namespace
-
-// A job's Z3 contexts may still be being destroyed on their own thread (a context whose
-// timed-out checks leaked terms takes seconds to free): the output is complete, so the
-// process ends without waiting for them (rootline/solver_context.h).
-int main(int argc, char **argv) {
-  int code = run(argc, argv);
-  if (rootline::exitWithoutWaitingForSolvers()) {
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    _exit(code);
-  }
-  return code;
-}
-
-namespace {
-
 int run(int argc, char **argv) {
   using namespace rootline;
   CLI::App app{
@@ -87,3 +67,17 @@ int run(int argc, char **argv) {
 }
 
 } // namespace
+
+// A job's Z3 contexts may still be being destroyed on their own thread (a context whose
+// timed-out checks leaked terms takes seconds to free): the output is complete, so the
+// process ends without waiting for them (rootline/solver_context.h).
+int main(int argc, char **argv) {
+  int code = run(argc, argv);
+  if (rootline::exitWithoutWaitingForSolvers()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    _exit(code);
+  }
+  return code;
+}
