@@ -1,3 +1,4 @@
+// `debug_bench realworld`: every real mujs regression of fixtures/realworld, rank and evidence.
 // `debug_bench threads`: the corpus's long runs with the versions one after the other
 // and at once (docs/performance.md, "Both versions at once").
 // Debugger benchmark over the regression corpus: for RSC mode and PC mode (the
@@ -314,11 +315,94 @@ void realProject(const fs::path &fixtures) {
   fs::remove_all(work);
 }
 
+// Every real mujs regression of fixtures/realworld/cases.json (fix commits reversed),
+// debugged between the two trees with the default budget: where the fix's lines rank,
+// what runnable evidence the rank-1 candidate carries, and what the whole-program and
+// the local composition decided (issue 31's target: rank 1 with runnable evidence).
+// `debug_bench realworld [NAME...]` ($ROOTLINE_BENCH_REPORTS=DIR keeps each JSON report there).
+void realRegressions(const fs::path &fixtures, const std::vector<std::string> &only) {
+  fs::path work = makeWorkDir("bench-realworld");
+  unsigned cases = 0, rank1 = 0, runnable = 0, decided = 0, localDecided = 0, localRan = 0;
+  std::vector<double> seconds;
+  std::printf("%-34s %5s %-40s %-10s %-10s %7s\n", "case", "rank", "rank-1 runnable evidence",
+              "compose", "local", "seconds");
+  for (const auto &c : nlohmann::json::parse(readFile(fixtures / "realworld" / "cases.json"))) {
+    std::string name = c["name"];
+    if (c["project"] != "mujs" || c["kind"] == "bisect" ||
+        (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()))
+      continue;
+    auto good = bench::mujsTree(c["good"].get<std::string>(), work);
+    auto bad = good ? bench::mujsTree(c["bad"].get<std::string>(), work) : std::nullopt;
+    if (!good || !bad)
+      break;
+    DebugRequest req;
+    req.oldRoot = good->root;
+    req.newRoot = bad->root;
+    req.oldRecipe = good->recipe;
+    req.newRecipe = bad->recipe;
+    req.oldLabel = c["good"].get<std::string>().substr(0, 7);
+    req.newLabel = c["bad"].get<std::string>().substr(0, 7);
+    req.input.stdinBytes = readFile(fixtures / "realworld" / c["stdin_file"].get<std::string>());
+    DebugReport r = debugRegression(req);
+    nlohmann::json j = reportJson(r);
+    if (const char *dir = std::getenv("ROOTLINE_BENCH_REPORTS"))
+      writeFileAtomic(fs::path(dir) / (name + ".json"), j.dump(1));
+    // The truth: any line the fix changed that the test reaches, on the candidate's side
+    // (the old version is the fix's commit, the new one its parent).
+    unsigned rank = 0;
+    for (const auto &cand : r.candidates)
+      for (const auto &fix : c["fix_lines"]) {
+        const char *side = cand.version == "new" ? "line_bad" : "line_good";
+        if (!rank && fix.value("exercised_by_test", true) && fix[side].is_number() &&
+            cand.file == fix["file"] && cand.line == fix[side].get<unsigned>())
+          rank = cand.rank;
+      }
+    std::string evidence;
+    if (!j["candidates"].empty())
+      for (const auto &e : j["candidates"][0]["runnable_evidence"])
+        evidence += (evidence.empty() ? "" : "+") + e.get<std::string>();
+    bool composed = !r.direction.starts_with("undecided") && !r.direction.empty();
+    std::string local = "-";
+    if (r.localComposition) {
+      ++localRan;
+      local = r.localComposition->decided ? "decided" : "undecided";
+      localDecided += r.localComposition->decided;
+    }
+    ++cases;
+    rank1 += rank == 1;
+    runnable += !evidence.empty();
+    decided += composed;
+    seconds.push_back(r.totalSeconds);
+    std::printf("%-34s %5s %-40s %-10s %-10s %7.1f\n", name.c_str(),
+                rank ? std::to_string(rank).c_str() : "-",
+                evidence.empty() ? "(none)" : evidence.c_str(), composed ? "decided" : "undecided",
+                local.c_str(), r.totalSeconds);
+    std::fflush(stdout);
+    fs::remove_all(good->root);
+    fs::remove_all(bad->root);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  auto at = [&](double q) {
+    return seconds.empty() ? 0.0
+                           : seconds[std::min(seconds.size() - 1, size_t(q * seconds.size()))];
+  };
+  std::printf("\nreal mujs regressions: %u case(s); fix line at rank 1: %u; rank-1 candidate with "
+              "runnable evidence: %u; composition decided: %u; local Darwin ran %u, decided %u; "
+              "seconds p50 %.1f, p95 %.1f, max %.1f\n",
+              cases, rank1, runnable, decided, localRan, localDecided, at(0.5), at(0.95),
+              seconds.empty() ? 0.0 : seconds.back());
+  fs::remove_all(work);
+}
+
 int main(int argc, char **argv) {
   fs::path fixtures = fs::path(ROOTLINE_SOURCE_DIR) / "fixtures";
   // `debug_bench real`: only the real project's row (the corpora take about 20 min).
   if (argc > 1 && std::string(argv[1]) == "real") {
     realProject(fixtures);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "realworld") {
+    realRegressions(fixtures, std::vector<std::string>(argv + 2, argv + argc));
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "threads") {

@@ -121,6 +121,9 @@ struct DebugCandidate {
   bool inChangedRegion = false; // in a hunk of the change that is not neutral
   std::string neutral;          // on a neutral hunk's line: what the hunk does
   unsigned distance = 0;        // how far from the failure, in branches of the new slice
+  // A line with no code of its own (a statement or case label): the line whose execution
+  // stands for it (the labelled statement, the switch); 0 for any other line.
+  unsigned runsAt = 0;
   // A changed line of a slice added beside the composition's deviations (not one of
   // them): ranked behind them where the other evidence is equal.
   bool fromSliceOnly = false;

@@ -311,6 +311,14 @@ DebugReport debugRegression(const DebugRequest &request) {
         report.newChangedLines[f.newPath].insert(h.newStart + l);
     }
   debug::applyRevertEvidence(reverts, candidates, req);
+  // A line the revert trials found holds no code in the trace (a function's header with a
+  // changed parameter type): its function is the one whose text encloses it.
+  for (DebugCandidate &c : candidates)
+    if (c.function.empty() && c.line) {
+      const std::vector<std::string> &fns = diffs.functionsOf(c.file, c.version == "new");
+      if (c.line < fns.size())
+        c.function = fns[c.line];
+    }
   debug::applyAlignment(alignment, candidates); // with the symbolic check, and new units
   // Changed lines of the slices that compute the same values, ranked or not.
   std::vector<DebugCandidate> judged = candidates;

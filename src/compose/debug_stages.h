@@ -136,12 +136,13 @@ public:
   std::optional<std::pair<std::string, unsigned>> movedTo(const std::string &oldRel,
                                                           unsigned oldLine);
 
+  // Each line's enclosing function in a file of one version (1-based; "" outside any).
+  const std::vector<std::string> &functionsOf(const std::string &rel, bool inNew);
+
 private:
   // The changed lines of a new file, by their code.
   const std::map<std::string, std::vector<unsigned>> &changedLinesByCode(const std::string &newRel);
   std::optional<unsigned> editedMoveInFile(const std::string &oldRel, unsigned oldLine);
-  // Each line's enclosing function in a file of one version (1-based; "" outside any).
-  const std::vector<std::string> &functionsOf(const std::string &rel, bool inNew);
 
   const fs::path &oldRoot_, &newRoot_;
   const std::optional<SourceDiff> &git_;

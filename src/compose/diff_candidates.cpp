@@ -3,6 +3,8 @@
 // composition and the evidence runs refine it (DESIGN.md 2.8).
 #include "compose/debug_stages.h"
 
+#include "rootline/c_tokens.h"
+
 #include <llvm/IR/Instructions.h>
 
 #include <set>
@@ -42,6 +44,41 @@ std::vector<unsigned> changedCaseLabels(const Version &v, const llvm::SwitchInst
   return out;
 }
 
+// Whether a line of C is a statement label and nothing else (`again:`, `out: ;`):
+// `case`/`default` labels and bit-fields are not (a keyword, or more tokens).
+bool isStatementLabel(const std::string &line) {
+  std::vector<CToken> t = tokenizeC(line);
+  return (t.size() == 2 || (t.size() == 3 && t[2].text == ";")) &&
+         t[0].kind == CToken::Identifier && !isCKeyword(t[0].text) && t[1].text == ":";
+}
+
+// Changed lines just above `inst`'s line that are labels of its statement: a label holds
+// no code of its own (its block starts at the statement it labels), so moving or adding
+// `loop:` changes where a `goto` lands, which shows only at that statement.
+std::vector<unsigned> changedLabelsOf(const Version &v, const llvm::Instruction *inst,
+                                      Diffs &diffs) {
+  constexpr unsigned kReach = 8; // lines above the statement that may be its labels
+  SourceLocation at = ModuleIndex::locationOf(inst);
+  std::string rel = relativeTo(at.path(), v.root);
+  std::vector<unsigned> out;
+  bool anyChanged = false; // most statements have no changed line above: no reading
+  for (unsigned line = at.line; line-- > 1 && at.line - line <= kReach && !anyChanged;)
+    anyChanged = diffs.changed(rel, v.name == "new", line);
+  if (!anyChanged)
+    return out;
+  // Blank and comment lines may sit between labels and their statement.
+  for (unsigned line = at.line; line-- > 1 && at.line - line <= kReach;) {
+    std::string text = sourceLine(at.path(), line);
+    if (tokenizeC(text).empty())
+      continue;
+    if (!isStatementLabel(text))
+      break;
+    if (diffs.changed(rel, v.name == "new", line))
+      out.push_back(line);
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
@@ -77,11 +114,26 @@ std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
         label.source = sourceLine(ModuleIndex::locationOf(inst).path(), line);
         label.otherLine.reset();
         label.inChangedRegion = true;
+        label.runsAt = c.line;
         label.distance = distance;
         label.reasons.push_back("a case label of the switch at line " + std::to_string(c.line) +
                                 " in the slice");
         byLine.try_emplace({label.file, line}, label);
       }
+    for (unsigned line : changedLabelsOf(v, inst, diffs)) {
+      DebugCandidate label = c;
+      label.line = line;
+      label.source = sourceLine(ModuleIndex::locationOf(inst).path(), line);
+      label.otherLine.reset();
+      label.inChangedRegion = true;
+      label.runsAt = c.line;
+      label.neutral = diffs.semantic(label.file, v.name == "new").neutralWhy(v.name == "new", line);
+      label.distance = distance;
+      label.reasons.push_back("labels the statement at line " + std::to_string(c.line) +
+                              " of the " + v.name +
+                              " version, in the slice: a `goto` to it lands there");
+      byLine.try_emplace({label.file, line}, label);
+    }
     state[id] = 2;
     if (!c.inChangedRegion || byLine.count({c.file, c.line}))
       continue;

@@ -196,9 +196,11 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
                               : std::to_string(c.sharedOutputs) + " of the " + of +
                                     " depend on it");
     }
-    c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"
-                                        : std::to_string(c.distance) +
-                                              " step(s) from the failure in the slice");
+    // A line found by the revert trials alone is in no slice: no distance to tell.
+    if (c.distance != ~0u)
+      c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"
+                                          : std::to_string(c.distance) +
+                                                " step(s) from the failure in the slice");
   }
 }
 

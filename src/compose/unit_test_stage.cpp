@@ -186,8 +186,8 @@ makeDifferentialUnitTest(const Version &oldV, const Version &newV, const Program
 
   const Version &from = c.version == "old" ? oldV : newV;
   stages.update("carving the calls of " + name);
-  std::vector<CarvedCall> calls =
-      carveCalls(from, from.traceFile, name, c.file, c.line, input.stdinBytes, deadline);
+  std::vector<CarvedCall> calls = carveCalls(
+      from, from.traceFile, name, c.file, c.runsAt ? c.runsAt : c.line, input.stdinBytes, deadline);
   if (calls.empty())
     return skip("its line ran in no call of `" + name + "` that the trace holds");
 

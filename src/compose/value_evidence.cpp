@@ -4,8 +4,11 @@
 // value there, one on which they differ. Run on both versions, the first should make
 // them agree and the second disagree when that value is what the outputs depend on.
 #include "compose/debug_stages.h"
+
 #include "rootline/closest_input.h"
 #include "rootline/expr_text.h"
+
+#include <algorithm>
 
 namespace rootline::debug {
 
@@ -30,6 +33,21 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
       from.push_back(ctx.bv_const(in.name.c_str(), in.bits));
       to.push_back(ctx.bv_val(*seed, in.bits));
     }
+  // A partition past the composition's node bound (a real interpreter's thousands of
+  // constraints) is more than a query can take in within its timeout: Z3 overran it by
+  // seconds per query, and took seconds more to free each solver.
+  uint64_t partitionNodes = 0;
+  for (const Version *ver : {&oldV, &newV})
+    for (const auto &c : ver->condition)
+      partitionNodes += c.nodes;
+  if (partitionNodes > kMaxComposeNodes) {
+    bool anyDiffering = std::any_of(findings.lines.begin(), findings.lines.end(),
+                                    [](const auto &l) { return l.second.newDiffStore != kNoDef; });
+    if (anyDiffering)
+      stages.note("no value evidence: the partition's " + std::to_string(partitionNodes) +
+                  " nodes pass the bound of " + std::to_string(kMaxComposeNodes));
+    return;
+  }
   size_t lines = 0, foundCount = 0, n = 0;
   for (auto &[line, v] : findings.lines) {
     if (v.newDiffStore == kNoDef || lines >= kMaxLines || deadline.expired())
@@ -55,16 +73,21 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
     for (bool same : {true, false}) {
       if (deadline.expired())
         break;
-      s.push();
+      // Each query under an assumption literal, not inside push/pop: Z3 takes in every
+      // assertion on push outside any timeout, which on a long partition (a real
+      // interpreter's thousands of constraints) took 20 s; a check keeps to its timeout.
       z3::expr focus = same ? a == b : (a != b && other);
-      s.add(focus);
+      z3::expr guard =
+          ctx.bool_const(("rl!value" + std::to_string(lines) + (same ? "s" : "d")).c_str());
+      s.add(z3::implies(guard, focus));
+      z3::expr_vector assumptions(ctx);
+      assumptions.push_back(guard);
       ClosestInput closer(s, failing, vars);
       // A product or remainder of unknowns: first by evaluation, which is closest already.
       std::optional<z3::model> found =
-          closer.nearSeedIntegers(z3::expr_vector(ctx), focus, deadline); // bounded inside
-      if (!found && s.check() == z3::sat)
-        found = closer.closest(z3::expr_vector(ctx), s.get_model(),
-                               deadline.atMost(kValueClosestSeconds));
+          closer.nearSeedIntegers(assumptions, focus, deadline); // bounded inside
+      if (!found && s.check(assumptions) == z3::sat)
+        found = closer.closest(assumptions, s.get_model(), deadline.atMost(kValueClosestSeconds));
       if (found) {
         const z3::model &m = *found;
         ValueEvidence e;
@@ -88,7 +111,7 @@ void findValueEvidence(AlignmentFindings &findings, const Version &oldV, const V
         v.valueEvidence.push_back(std::move(e));
         ++foundCount;
       }
-      s.pop();
+      s.add(!guard);
     }
   }
   if (lines)

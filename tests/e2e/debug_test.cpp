@@ -110,6 +110,27 @@ TEST_CASE("a crash of the new version is compared with the same statement in the
   CHECK(top.newRun.outcome == "exit 0");
 }
 
+TEST_CASE("a goto label the change moved ranks first and stands for the statement it labels",
+          "[debug]") {
+  // `retry:` moved below the loop that skips blanks (new line 12, old line 10). The label
+  // holds no code of its own: the statement it labels (the `if` at new line 13) stands
+  // for it in the slice and in the carved calls of the differential unit test.
+  DebugReport rep = debugRegression(requestFor(regression("goto_label_moved")));
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  INFO(top.version << " " << top.file << ":" << top.line << " " << top.source);
+  CHECK(top.version == "new");
+  CHECK(top.line == 12);
+  CHECK(top.source == "retry:");
+  CHECK(top.inChangedRegion);
+  CHECK(top.runsAt != 0);
+  CHECK(std::any_of(top.reasons.begin(), top.reasons.end(), [](const std::string &r) {
+    return r.find("labels the statement at line") == 0;
+  }));
+  // Evidence a user can run: a unit test that tells the versions apart.
+  CHECK_FALSE(top.unitTest.empty());
+}
+
 TEST_CASE("a changed line the evidence does not refute ranks above an unchanged deviation",
           "[debug]") {
   // The new version's `if (member && amount >= 50)` has an alternative input that
@@ -254,6 +275,55 @@ TEST_CASE("rootline debug writes JSON and Markdown reports and a terminal summar
       {"debug", "--old", (t.path / "nope").string(), "--new", (r.dir / "old").string()});
   CHECK(res.exitCode == ExitBadInput);
   CHECK(res.err.find("neither a directory nor a source file") != std::string::npos);
+}
+
+TEST_CASE("a changed parameter type found by reverting names its function and claims no distance",
+          "[debug][cli]") {
+  // `is_big(double t)` became `is_big(int t)`: 2.7 is cut to 2 at the call. The header
+  // line holds no code of the trace, so only the revert trials find it.
+  TempDir t;
+  const std::string prog = "#include <stdio.h>\n"
+                           "\n"
+                           "static int is_big(double t)\n"
+                           "{\n"
+                           "    return t > 2.5;\n"
+                           "}\n"
+                           "\n"
+                           "int main(void)\n"
+                           "{\n"
+                           "    double x;\n"
+                           "    if (scanf(\"%lf\", &x) != 1)\n"
+                           "        return 1;\n"
+                           "    printf(\"%d\\n\", is_big(x));\n"
+                           "    return 0;\n"
+                           "}\n";
+  std::string changed = prog;
+  changed.replace(changed.find("double t"), 8, "int t");
+  writeText(t.path / "old.c", prog);
+  writeText(t.path / "new.c", changed);
+  writeText(t.path / "in.txt", "2.7\n");
+  auto res = runRootline({"--json", "debug", "--old", (t.path / "old.c").string(), "--new",
+                          (t.path / "new.c").string(), "--stdin", (t.path / "in.txt").string()});
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(res.out);
+  REQUIRE_FALSE(j["candidates"].empty());
+  const auto &top = j["candidates"][0];
+  CHECK(top["line"] == 3);
+  CHECK(top["function"] == "is_big");
+  bool byRevert = false;
+  for (const auto &r : top["reasons"]) {
+    std::string reason = r.get<std::string>();
+    INFO(reason);
+    CHECK(reason.find("step(s) from the failure") == std::string::npos);
+    byRevert |= reason.find("found by reverting hunks") == 0;
+  }
+  CHECK(byRevert);
+  // The unit test stage says why it wrote none, about the function, not "no function".
+  bool said = false;
+  for (const auto &s : j["stages"])
+    said |=
+        s["note"].get<std::string>().find("`is_big` has another signature") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("debug and validate take two single-file programs with different names", "[debug][cli]") {

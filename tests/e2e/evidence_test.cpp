@@ -183,6 +183,28 @@ TEST_CASE("a changed computation shows an input where old and new compute the sa
   CHECK(readFile(t.path / "rep" / "report.sarif").find("valueEvidence") != std::string::npos);
 }
 
+TEST_CASE("value evidence on a partition past the node bound is left out with a note",
+          "[debug][evidence]") {
+  // A table lexer's partition holds hundreds of thousands of nodes: a query over it
+  // overran its 1 s timeout by seconds. The stage says so instead of asking.
+  RegressionFixture r = regressionFixture("stress_table_lexer");
+  TempDir t;
+  auto res = runRootline({"--json", "debug", "--old", (r.dir / "old").string(), "--new",
+                          (r.dir / "new").string(), "--stdin", (r.dir / "input.txt").string()});
+  INFO(res.err);
+  REQUIRE(res.exitedWith(0));
+  auto j = nlohmann::json::parse(res.out);
+  std::string note;
+  for (const auto &s : j["stages"])
+    if (s["name"] == "evidence")
+      note = s["note"];
+  INFO(note);
+  CHECK(note.find("no value evidence: the partition's ") == 0);
+  CHECK(note.find(" nodes pass the bound of 250000") != std::string::npos);
+  for (const auto &c : j["candidates"])
+    CHECK_FALSE(c.contains("value_evidence"));
+}
+
 TEST_CASE("an alternative input that follows the failing run's path to its end is real "
           "evidence, not weak",
           "[debug][evidence]") {
