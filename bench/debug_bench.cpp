@@ -275,6 +275,21 @@ void corpus(const fs::path &root, Total (&totals)[kConfigs]) {
 
 } // namespace
 
+// The debug request of a real mujs case (fixtures/realworld/cases.json): the fix's commit
+// as the old version, its parent as the new one, the case's script on stdin.
+DebugRequest mujsRequest(const nlohmann::json &c, const bench::RealTree &good,
+                         const bench::RealTree &bad, const fs::path &fixtures) {
+  DebugRequest req;
+  req.oldRoot = good.root;
+  req.newRoot = bad.root;
+  req.oldRecipe = good.recipe;
+  req.newRecipe = bad.recipe;
+  req.oldLabel = c["good"].get<std::string>().substr(0, 7);
+  req.newLabel = c["bad"].get<std::string>().substr(0, 7);
+  req.input.stdinBytes = readFile(fixtures / "realworld" / c["stdin_file"].get<std::string>());
+  return req;
+}
+
 // A real regression of a real project: a mujs fix commit reversed
 // (fixtures/realworld/cases.json), debugged between the two trees with the default
 // budget; the fix's first line is the true cause.
@@ -290,14 +305,7 @@ void realProject(const fs::path &fixtures) {
     fs::remove_all(work);
     return;
   }
-  DebugRequest req;
-  req.oldRoot = good->root;
-  req.newRoot = bad->root;
-  req.oldRecipe = good->recipe;
-  req.newRecipe = bad->recipe;
-  req.oldLabel = c["good"].get<std::string>().substr(0, 7);
-  req.newLabel = c["bad"].get<std::string>().substr(0, 7);
-  req.input.stdinBytes = readFile(fixtures / "realworld" / c["stdin_file"].get<std::string>());
+  DebugRequest req = mujsRequest(c, *good, *bad, fixtures);
   const auto &fix = c["fix_lines"][0];
   DebugReport r = debugRegression(req);
   unsigned rank = 0;
@@ -335,14 +343,7 @@ void realRegressions(const fs::path &fixtures, const std::vector<std::string> &o
     auto bad = good ? bench::mujsTree(c["bad"].get<std::string>(), work) : std::nullopt;
     if (!good || !bad)
       break;
-    DebugRequest req;
-    req.oldRoot = good->root;
-    req.newRoot = bad->root;
-    req.oldRecipe = good->recipe;
-    req.newRecipe = bad->recipe;
-    req.oldLabel = c["good"].get<std::string>().substr(0, 7);
-    req.newLabel = c["bad"].get<std::string>().substr(0, 7);
-    req.input.stdinBytes = readFile(fixtures / "realworld" / c["stdin_file"].get<std::string>());
+    DebugRequest req = mujsRequest(c, *good, *bad, fixtures);
     DebugReport r = debugRegression(req);
     nlohmann::json j = reportJson(r);
     if (const char *dir = std::getenv("ROOTLINE_BENCH_REPORTS"))

@@ -107,33 +107,28 @@ std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
     if (state[id] == 2)
       continue;
     DebugCandidate c = candidateAt(v, inst, kind, diffs);
-    if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(inst))
-      for (unsigned line : changedCaseLabels(v, sw, diffs)) {
-        DebugCandidate label = c;
-        label.line = line;
-        label.source = sourceLine(ModuleIndex::locationOf(inst).path(), line);
-        label.otherLine.reset();
-        label.inChangedRegion = true;
-        label.runsAt = c.line;
-        label.distance = distance;
-        label.reasons.push_back("a case label of the switch at line " + std::to_string(c.line) +
-                                " in the slice");
-        byLine.try_emplace({label.file, line}, label);
-      }
-    for (unsigned line : changedLabelsOf(v, inst, diffs)) {
+    // A changed line without code of its own, named by the statement in the slice that
+    // stands for it.
+    auto addLabel = [&](unsigned line, std::string neutral, std::string reason) {
       DebugCandidate label = c;
       label.line = line;
       label.source = sourceLine(ModuleIndex::locationOf(inst).path(), line);
       label.otherLine.reset();
       label.inChangedRegion = true;
       label.runsAt = c.line;
-      label.neutral = diffs.semantic(label.file, v.name == "new").neutralWhy(v.name == "new", line);
+      label.neutral = std::move(neutral);
       label.distance = distance;
-      label.reasons.push_back("labels the statement at line " + std::to_string(c.line) +
-                              " of the " + v.name +
-                              " version, in the slice: a `goto` to it lands there");
+      label.reasons.push_back(std::move(reason));
       byLine.try_emplace({label.file, line}, label);
-    }
+    };
+    if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(inst))
+      for (unsigned line : changedCaseLabels(v, sw, diffs))
+        addLabel(line, c.neutral,
+                 "a case label of the switch at line " + std::to_string(c.line) + " in the slice");
+    for (unsigned line : changedLabelsOf(v, inst, diffs))
+      addLabel(line, diffs.semantic(c.file, v.name == "new").neutralWhy(v.name == "new", line),
+               "labels the statement at line " + std::to_string(c.line) + " of the " + v.name +
+                   " version, in the slice: a `goto` to it lands there");
     state[id] = 2;
     if (!c.inChangedRegion || byLine.count({c.file, c.line}))
       continue;
