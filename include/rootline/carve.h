@@ -74,6 +74,11 @@ struct CarvedCall {
   std::vector<CarvedFunction> functions;
   std::vector<std::optional<size_t>> argFunctions; // per argument: the function it points at
   std::vector<CarvedFunctionWord> functionWords;
+  // Words that held an address in the traced run into nothing the test rebuilds (freed
+  // memory, an object past the carving's bounds), ascending. Their value means nothing
+  // in the test's process, whose memory is laid out another way (with address
+  // randomization, on every run): the test describes them as addresses, never as bytes.
+  std::vector<uint64_t> staleAddresses;
   uint64_t unknownBytes = 0; // bytes the call read whose value the trace does not give
   uint64_t instances = 0;    // instances the call ran, its callees' included
 };

@@ -20,7 +20,9 @@ struct ProcessSpec {
   // On timeout, SIGTERM first and SIGKILL after this many seconds (0: SIGKILL at once),
   // so a traced program can flush its trace.
   double termGraceSeconds = 0;
-  bool noAddressRandomization = true; // like `setarch -R`
+  // true: like `setarch -R`; false: randomized, as a shell runs programs, whatever the
+  // parent's setting.
+  bool noAddressRandomization = true;
   // Killed once stdout and stderr together exceed this many bytes (0: no limit), so a
   // made-up input that makes the program print without end costs bounded memory.
   uint64_t maxOutputBytes = 0;

@@ -162,6 +162,8 @@ struct LiveObject {
 // Bounds of a carved state: a call that reads more than this is carved in part.
 inline constexpr uint64_t kMaxObjectBytes = 64u << 10, kMaxStateBytes = 512u << 10;
 inline constexpr size_t kMaxObjects = 256;
+// Addresses of the traced run that the test does not rebuild, listed in the test.
+inline constexpr size_t kMaxStaleAddresses = 4096;
 // Bytes read in memory no traced allocation made are one block when this close.
 inline constexpr uint64_t kForeignGap = 16;
 // Calls kept of a run: the first half and the last half of them.
@@ -414,6 +416,15 @@ struct Carver : ReplayObserver {
     --it;
     return addr < it->first + it->second.size ? &*it : nullptr;
   }
+  // Whether a word was an address in the traced run: within 4 GiB of an object the run
+  // made (its data, heap or stack), as the test's own check goes in its process.
+  bool addressLike(uint64_t v) const {
+    constexpr uint64_t kNear = uint64_t(1) << 32;
+    auto it = objects.lower_bound(v);
+    if (it != objects.end() && it->first - v < kNear)
+      return true;
+    return it != objects.begin() && v - std::prev(it)->first < kNear;
+  }
 
   // ---- the call's reads and writes --------------------------------------------------
   void read(uint64_t addr, std::optional<uint8_t> value) {
@@ -533,6 +544,10 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
   return out;
 }
 
+// The first offset in `o` of a word at an 8-aligned address, where the program keeps
+// its pointers (a block uninstrumented code made may begin anywhere).
+uint64_t firstWord(const CarvedObject &o) { return (8 - o.addr % 8) % 8; }
+
 std::optional<uint64_t> word(const CarvedObject &o, uint64_t off) {
   uint64_t v = 0;
   for (unsigned i = 0; i < 8; ++i) {
@@ -627,7 +642,7 @@ CarvedCall carvedState(const Carver &c) {
   for (unsigned depth = 0, from = 0; depth < 3; ++depth) {
     size_t to = out.objects.size();
     for (size_t k = from; k < to; ++k)
-      for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
+      for (uint64_t off = firstWord(out.objects[k]); off + 8 <= out.objects[k].size; off += 8)
         if (auto w = word(out.objects[k], off))
           targetOf(*w);
     from = static_cast<unsigned>(to);
@@ -644,15 +659,19 @@ CarvedCall carvedState(const Carver &c) {
       return std::nullopt;
     return std::make_pair(it->second, value - it->first);
   };
+  std::set<uint64_t> stale;
   for (size_t k = 0; k < out.objects.size(); ++k)
-    for (uint64_t off = 0; off + 8 <= out.objects[k].size; off += 8)
+    for (uint64_t off = firstWord(out.objects[k]); off + 8 <= out.objects[k].size; off += 8)
       if (auto w = word(out.objects[k], off); w && *w) {
         if (auto t = carvedAt(*w)) {
           out.pointers.push_back({k, off, t->first, t->second});
         } else if (auto f = functionOf(*w)) {
           out.functionWords.push_back({k, off, *f});
+        } else if (c.addressLike(*w) && stale.size() < kMaxStaleAddresses) {
+          stale.insert(*w);
         }
       }
+  out.staleAddresses.assign(stale.begin(), stale.end());
   return out;
 }
 

@@ -173,6 +173,8 @@ const char *kObjects = R"C(
 enum { RL_MAX_OBJECTS = 256 };
 static char *rl_obj[RL_MAX_OBJECTS];
 static size_t rl_size[RL_MAX_OBJECTS];
+/* Where object k's words begin: the offset of its first 8-aligned address in the run. */
+static unsigned char rl_phase[RL_MAX_OBJECTS];
 static int rl_nobj;
 
 /* free() of an object the test built is recorded, not done: the state after the call
@@ -210,6 +212,7 @@ void *rl_realloc_hook(void *p, size_t n) {
       if (rl_nobj < RL_MAX_OBJECTS) {
         rl_obj[rl_nobj] = q;
         rl_size[rl_nobj] = n;
+        rl_phase[rl_nobj] = 0;
         rl_named[rl_nobj] = NULL;
         ++rl_nobj;
       }
@@ -252,9 +255,10 @@ static void rl_point(int holder, size_t at, int target, size_t offset) {
 static int rl_pointer_like(uintptr_t v) {
   int local;
   void *heap = malloc(1);
-  uintptr_t refs[3] = {(uintptr_t)&rl_obj, (uintptr_t)heap, (uintptr_t)&local};
+  uintptr_t refs[4] = {(uintptr_t)&rl_obj, (uintptr_t)heap, (uintptr_t)&local,
+                       (uintptr_t)stdout};
   free(heap);
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 4; ++i)
     if (v + ((uintptr_t)1 << 32) > refs[i] && v < refs[i] + ((uintptr_t)1 << 32))
       return 1;
   return 0;
@@ -365,6 +369,23 @@ static int rl_named_at(int k, size_t i, size_t n) {
       return 1;
   return 0;
 }
+/* Addresses of the traced run that the test did not rebuild (rl_build_<i> sets them):
+   a word that still holds one is an address, whatever this process's layout. */
+static const uint64_t *rl_stale;
+static size_t rl_nstale;
+static int rl_is_stale(uint64_t v) {
+  size_t lo = 0, hi = rl_nstale;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rl_stale[mid] == v)
+      return 1;
+    if (rl_stale[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return 0;
+}
 static void rl_describe_objects(void) {
   char buf[64];
   for (int k = 0; k < rl_nobj; ++k) {
@@ -377,8 +398,13 @@ static void rl_describe_objects(void) {
         ++i;
         continue;
       }
-      if (i % 8 == 0 && i + 8 <= rl_size[k] && !rl_named_at(k, i, 8)) {
+      if (i % 8 == rl_phase[k] && i + 8 <= rl_size[k] && !rl_named_at(k, i, 8)) {
         memcpy(&w, rl_obj[k] + i, 8);
+        if (w && rl_is_stale(w)) {
+          rl_say(" [ptr]");
+          i += 8;
+          continue;
+        }
         if (w && rl_pointer_like(w)) {
           char where[48];
           rl_pointer_text(where, w);
@@ -456,12 +482,23 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
       s << "static _Alignas(16) char " << c << "stack" << k << "[" << std::max<uint64_t>(o.size, 1)
         << "];\n";
   }
+  if (!call.staleAddresses.empty()) {
+    s << "static const uint64_t " << c << "stale[] = {";
+    for (size_t k = 0; k < call.staleAddresses.size(); ++k)
+      s << (k % 4 ? " " : "\n    ") << call.staleAddresses[k] << "u,";
+    s << "};\n";
+  }
   s << "\n/* The state call " << call.occurrence << " of " << fn.getName().str()
     << "() began with. */\nstatic void rl_build_" << i << "(void) {\n  rl_nobj = " << n << ";\n";
+  if (call.staleAddresses.empty())
+    s << "  rl_stale = NULL;\n  rl_nstale = 0;\n";
+  else
+    s << "  rl_stale = " << c << "stale;\n  rl_nstale = " << call.staleAddresses.size() << ";\n";
   for (size_t k = 0; k < n; ++k) {
     const CarvedObject &o = call.objects[k];
     std::string obj = "  rl_obj[" + std::to_string(k) + "]";
     s << "  rl_size[" << k << "] = " << o.size << ";\n";
+    s << "  rl_phase[" << k << "] = " << (8 - o.addr % 8) % 8 << ";\n";
     bool named = reachableByName(o);
     if (o.kind == CarvedObject::Kind::Heap) {
       s << obj << " = malloc(" << std::max<uint64_t>(o.size, 1) << ");\n"

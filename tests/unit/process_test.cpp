@@ -8,6 +8,8 @@
 #include <csignal>
 #include <thread>
 
+#include <sys/personality.h>
+
 using namespace rootline;
 using namespace rootline::test;
 
@@ -27,6 +29,32 @@ TEST_CASE("runProcess captures output, exit codes and signals", "[process]") {
   r = runProcess(spec);
   CHECK(r.signal == SIGSEGV);
   CHECK(r.outcome() == "signal SIGSEGV");
+}
+
+TEST_CASE("runProcess runs with fixed addresses or randomized ones as asked even under a parent "
+          "that fixed them",
+          "[process]") {
+  // rootline runs under `setarch -R` or under rootline itself, and the flag is inherited:
+  // a differential unit test checked "as a user runs it" must really be randomized.
+  int saved = personality(0xffffffff);
+  REQUIRE(saved != -1);
+  ProcessSpec spec;
+  spec.argv = {"/bin/cat", "/proc/self/personality"};
+  for (int parentFixed = 0; parentFixed < 2; ++parentFixed) {
+    personality(parentFixed ? (saved | ADDR_NO_RANDOMIZE) : (saved & ~ADDR_NO_RANDOMIZE));
+    spec.noAddressRandomization = false;
+    ProcessResult randomized = runProcess(spec);
+    spec.noAddressRandomization = true;
+    ProcessResult fixed = runProcess(spec);
+    personality(saved);
+    INFO("parent fixed: " << parentFixed);
+    REQUIRE(randomized.exitedWith(0));
+    REQUIRE(fixed.exitedWith(0));
+    unsigned long r = std::stoul(randomized.out, nullptr, 16),
+                  f = std::stoul(fixed.out, nullptr, 16);
+    CHECK((r & ADDR_NO_RANDOMIZE) == 0);
+    CHECK((f & ADDR_NO_RANDOMIZE) != 0);
+  }
 }
 
 TEST_CASE("runProcess kills a hanging program at the timeout", "[process]") {
