@@ -72,12 +72,19 @@ struct LineExecution {
   // callee its caller made before, not by the calling line: what pairs executions under
   // a call whose line the change rewrote or moved to another file (alignExecutions).
   uint64_t calleeIndex = 0;
+  // The same, by the line's runs in its whole activation, loops left out: what pairs a
+  // line whose loop nesting the change altered (a `goto` label moved past it).
+  uint64_t activationIndex = 0;
   AlignedLine line = 0;
   uint32_t occurrence = 0; // 1 for the line's first run in its loop's iteration (or activation)
   uint32_t iteration = 0;  // the iteration of the innermost loop around it; 0: none
   uint64_t first = 0, last = 0; // its first and last instance
   bool inSlice = false;         // holds an instance of the slice given to the recorder
   bool noise = false;           // it ran because a branch decided by noise went its way
+  uint16_t loopDepth = 0;       // loops around it in its function
+  // The run ended while it waited for a call it made (a crash or an exit deeper down):
+  // what it would have done after that call, it never did.
+  bool unfinished = false;
   uint32_t effectBegin = 0, effectCount = 0;
   uint32_t inputBegin = 0, inputCount = 0; // its first inputs (at most kMaxLineInputs)
 };

@@ -50,10 +50,16 @@ struct TracedRun {
   ProcessResult process;
   fs::path trace;
   bool limitReached = false; // the runtime stopped the program at maxTraceBytes
+  // The run's time ran out before the program began its trace (a search's last run
+  // given what was left of its budget, on a busy machine): `trace` does not exist.
+  bool untraced = false;
 };
 
-// Runs the test on the instrumented executable, writing the trace to `traceFile`.
-TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs::path &traceFile);
+// Runs the test on the instrumented executable, writing the trace to `traceFile`. A
+// program that wrote no trace is an error, unless its time ran out first and the caller
+// takes that (`timeoutBeforeTrace`): then the run is `untraced`.
+TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs::path &traceFile,
+                    bool timeoutBeforeTrace = false);
 ProcessResult runNative(const fs::path &exe, const TestCase &test);
 
 // Path of the runtime library linked into traced programs.

@@ -148,7 +148,7 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
   // and a hash table's lookups there are cache misses. A key is taken only where it
   // names one execution on each side, of the same line.
   using Keyed = std::pair<uint64_t, size_t>; // (key, execution)
-  auto join = [&](std::vector<Keyed> &olds, std::vector<Keyed> &news) {
+  auto join = [&](std::vector<Keyed> &olds, std::vector<Keyed> &news, bool otherDepth) {
     std::sort(olds.begin(), olds.end());
     std::sort(news.begin(), news.end());
     auto unique = [](const std::vector<Keyed> &v, size_t k) {
@@ -162,31 +162,41 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
         ++j;
       else {
         size_t o = olds[i].second, n = news[j].second;
-        if (unique(olds, i) && unique(news, j) &&
-            oldLog.executions[o].line == newLog.executions[n].line)
+        const LineExecution &x = oldLog.executions[o], &y = newLog.executions[n];
+        if (unique(olds, i) && unique(news, j) && x.line == y.line &&
+            (!otherDepth || x.loopDepth != y.loopDepth))
           pair(o, n);
         ++i;
         ++j;
       }
     }
   };
-  auto keyed = [](const ExecutionLog &log, const std::vector<size_t> &peer, bool byCallee) {
+  enum class By { Index, Callee, Activation };
+  auto keyed = [](const ExecutionLog &log, const std::vector<size_t> &peer, By by) {
     std::vector<Keyed> out;
     out.reserve(log.executions.size());
     for (size_t i = 0; i < log.executions.size(); ++i)
-      if (peer[i] == Alignment::npos)
-        out.push_back({byCallee ? log.executions[i].calleeIndex : log.executions[i].index, i});
+      if (peer[i] == Alignment::npos) {
+        const LineExecution &e = log.executions[i];
+        out.push_back({by == By::Index    ? e.index
+                       : by == By::Callee ? e.calleeIndex
+                                          : e.activationIndex,
+                       i});
+      }
     return out;
   };
-  {
-    std::vector<Keyed> olds = keyed(oldLog, a.oldPeer, false),
-                       news = keyed(newLog, a.newPeer, false);
-    join(olds, news);
-  }
+  auto pass = [&](By by) {
+    std::vector<Keyed> olds = keyed(oldLog, a.oldPeer, by), news = keyed(newLog, a.newPeer, by);
+    join(olds, news, by == By::Activation);
+  };
+  pass(By::Index);
   // What the calling lines could not pair (a call the change rewrote, a function moved
   // to another file): the same line under the same chain of callees.
-  std::vector<Keyed> olds = keyed(oldLog, a.oldPeer, true), news = keyed(newLog, a.newPeer, true);
-  join(olds, news);
+  pass(By::Callee);
+  // A line the change put in another loop nesting (a `goto` label moved past it, so it
+  // is in the jump's loop in one version only): its runs in the activation, in order.
+  // Only there: elsewhere the iterations say which runs are each other's.
+  pass(By::Activation);
   return a;
 }
 

@@ -57,8 +57,9 @@ struct Activation {
   // By loop depth: how often each line ran in the current iteration of its loop (the
   // activation, at depth 0).
   std::vector<llvm::DenseMap<AlignedLine, uint32_t>> runs{1};
-  AlignedLine line = 0;       // the line executing now
-  uint64_t current = 0;       // its execution index
+  llvm::DenseMap<AlignedLine, uint32_t> activationRuns; // each line's runs in the activation
+  AlignedLine line = 0;                                 // the line executing now
+  uint64_t current = 0;                                 // its execution index
   uint64_t calleeCurrent = 0; // its index by callee (LineExecution::calleeIndex)
   uint32_t calls = 0;         // calls made so far by the current execution
   uint32_t opened = 0;        // activations it opened so far (callbacks of one call included)
@@ -179,7 +180,9 @@ struct LineExecutionRecorder::Impl {
   }
 
   // The first line a block leads to: its first instruction with a source line, through
-  // blocks that only jump on (a few), cached per block.
+  // blocks that only jump on (a few), cached per block. A block that is one jump goes
+  // on whatever line the jump carries: the fall-through into a `goto` label's block has
+  // the line of the statement before the label, which is where it leads in neither run.
   AlignedLine firstLineOf(const llvm::BasicBlock *bb) {
     auto [it, fresh] = blockLines.try_emplace(bb, 0);
     if (!fresh)
@@ -187,6 +190,11 @@ struct LineExecutionRecorder::Impl {
     AlignedLine found = 0;
     for (int hops = 0; bb && hops < 4 && !found; ++hops) {
       const llvm::BasicBlock *next = nullptr;
+      if (auto *br = llvm::dyn_cast<llvm::BranchInst>(bb->getFirstNonPHIOrDbg());
+          br && br->isUnconditional() && br->getSuccessor(0) != bb) {
+        bb = br->getSuccessor(0);
+        continue;
+      }
       for (const llvm::Instruction &inst : *bb) {
         if ((found = lineAt(&inst)))
           break;
@@ -363,6 +371,7 @@ struct LineExecutionRecorder::Impl {
         calleeWhere = mix(calleeWhere, a.iteration[d]);
       }
       uint32_t run = ++a.runs[a.loopDepth][line];
+      uint32_t inActivation = ++a.activationRuns[line];
       a.current = mix(mix(where, line), run);
       a.calleeCurrent = mix(mix(calleeWhere, line), run);
       a.calls = 0;
@@ -371,6 +380,8 @@ struct LineExecutionRecorder::Impl {
         LineExecution e;
         e.index = a.current;
         e.calleeIndex = a.calleeCurrent;
+        e.activationIndex = mix(mix(a.context, line), inActivation);
+        e.loopDepth = static_cast<uint16_t>(std::min(a.loopDepth, 0xffffu));
         e.line = line;
         e.occurrence = run;
         e.iteration = a.loopDepth ? a.iteration[a.loopDepth] : 0;
@@ -419,6 +430,10 @@ LineExecutionRecorder::~LineExecutionRecorder() = default;
 void LineExecutionRecorder::onInstance(const Instance &I) { impl_->onInstance(I); }
 
 ExecutionLog LineExecutionRecorder::take() {
+  // Every activation below the innermost waits for a call that never returned.
+  for (size_t k = 0; k + 1 < impl_->stack.size(); ++k)
+    if (size_t r = impl_->stack[k].record; r != kNone)
+      impl_->log.executions[r].unfinished = true;
   while (!impl_->stack.empty())
     impl_->pop();
   return std::move(impl_->log);

@@ -847,6 +847,21 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       it->second = initialisesOnlyNewLocals(newV, n, oldLocalStored);
     return it->second;
   };
+  // Where a moment of the old run falls in the new run: after the ends of the new
+  // counterparts of every old execution begun before it.
+  std::vector<double> peerEndBefore(oldLog.executions.size(), -1);
+  for (size_t i = 0; i < oldLog.executions.size(); ++i) {
+    double end = a.oldPeer[i] != Alignment::npos
+                     ? static_cast<double>(newLog.executions[a.oldPeer[i]].last)
+                     : -1;
+    peerEndBefore[i] = std::max(i ? peerEndBefore[i - 1] : -1.0, end);
+  }
+  auto inNewRun = [&](uint64_t oldInstance) {
+    auto it = std::partition_point(oldLog.executions.begin(), oldLog.executions.end(),
+                                   [&](const LineExecution &x) { return x.first < oldInstance; });
+    return it == oldLog.executions.begin() ? -1.0
+                                           : peerEndBefore[it - oldLog.executions.begin() - 1];
+  };
   size_t leftOut = 0, unexplained = 0, varying = 0;
   // Whether the last paired execution before one only the new run has varied between
   // the old runs (the branch that led here went another way in the second old run).
@@ -863,13 +878,21 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       EffectDifference d = firstDifference(oldLog, o, newLog, n, oldTarget, newTarget);
       const LineEffect *e = effectAt(newLog, n, d.newEffect);
       const LineEffect *eo = effectAt(oldLog, o, d.oldEffect);
-      double at = static_cast<double>(e ? e->instance : n.last);
+      // An effect only the old execution has comes when the old run gets there: after
+      // its callees, which the new run may never have left (a crash inside them), so
+      // their own differences come first.
+      double at = e ? static_cast<double>(e->instance)
+                    : std::max(static_cast<double>(n.last), eo ? inNewRun(eo->instance) : -1.0);
       // The new execution's extra store into a variable the old run never stores to
       // (`int list = 0, quiet = 0;` where the old line had `list` only) is new state,
       // like a new line that only sets one.
       bool newState = e && !eo && !d.control && e->kind == LineEffect::Store &&
                       !newTarget(e->inst).empty() && !oldStored.count(newTarget(e->inst));
-      if (newState)
+      // A run that ended in a callee (a crash deeper down) never did the rest of the
+      // calling line (its later effects, where its branches went): that the other run
+      // did is the end, not a divergence here; where the run ended is.
+      bool cutShort = (n.unfinished || o.unfinished) && (d.control || !e || !eo);
+      if (newState || cutShort)
         continue;
       if (varied(a.newPeer[j]))
         ++varying;
@@ -897,12 +920,17 @@ AlignmentFindings alignRuns(const Version &oldV, const Version &newV,
       }
     }
   }
+  // The old run's executions after the last moment the new run shares with it, when
+  // the new run ended in a callee: the old run went on where the new one stopped.
+  bool newCutShort = std::any_of(newLog.executions.begin(), newLog.executions.end(),
+                                 [](const LineExecution &x) { return x.unfinished; });
+  double sharedEnd = peerEndBefore.empty() ? -1 : peerEndBefore.back();
   double lastPeerEnd = -1;
   for (size_t i = 0; i < oldLog.executions.size() && out.complete; ++i) {
     if (a.oldPeer[i] != Alignment::npos) // a call's execution ends after its callee's
       lastPeerEnd =
           std::max(lastPeerEnd, static_cast<double>(newLog.executions[a.oldPeer[i]].last));
-    else if (oldLog.executions[i].inSlice) {
+    else if (oldLog.executions[i].inSlice && !(newCutShort && lastPeerEnd >= sharedEnd)) {
       const LineExecution &o = oldLog.executions[i];
       if (varied(i))
         ++varying;

@@ -45,8 +45,12 @@ SymbolicTrace traceSymbolic(const TracedProgram &program, const llvm::Module &mo
   test.maxTraceBytes = maxTraceBytes;
   SymbolicTrace out;
   out.input = input;
-  TracedRun run = runTraced(program, test, workDir / "run.trace");
+  TracedRun run = runTraced(program, test, workDir / "run.trace", /*timeoutBeforeTrace=*/true);
   out.process = run.process;
+  if (run.untraced) { // stopped by its time, as a replay cut short is
+    out.replay.outcome = RunOutcome::Stopped;
+    return out;
+  }
   if (run.limitReached) { // not replayed: the caller says so
     out.replay.outcome = RunOutcome::Limit;
     std::error_code ec;

@@ -91,7 +91,8 @@ void readOutputFile(const TestCase &test, ProcessResult &r) {
 
 } // namespace
 
-TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs::path &traceFile) {
+TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs::path &traceFile,
+                    bool timeoutBeforeTrace) {
   ProcessSpec spec = specFor(program.instrumentedExe, test);
   spec.extraEnv["ROOTLINE_TRACE"] = traceFile.string();
   spec.extraEnv["ROOTLINE_MAX_TRACE_BYTES"] = std::to_string(test.maxTraceBytes);
@@ -111,8 +112,17 @@ TracedRun runTraced(const TracedProgram &program, const TestCase &test, const fs
   run.limitReached =
       !run.process.timedOut && run.process.signal == 0 && run.process.exitCode == 86 &&
       run.process.err.find("rootline-runtime: trace byte limit reached") != std::string::npos;
-  if (!fs::exists(traceFile))
-    throw Error("the traced program wrote no trace (did it start?)", ExitInternal);
+  if (!fs::exists(traceFile)) {
+    if (run.process.timedOut && timeoutBeforeTrace) {
+      run.untraced = true;
+      return run;
+    }
+    throw Error(run.process.timedOut
+                    ? "the traced program's time (" + std::to_string(test.timeoutSeconds) +
+                          " s) ran out before it began its trace"
+                    : "the traced program wrote no trace (did it start?)",
+                ExitInternal);
+  }
   return run;
 }
 

@@ -629,3 +629,61 @@ TEST_CASE("a changed condition whose outcome matches its old counterpart's from 
   REQUIRE(condition != nullptr);
   CHECK(condition->aligned != "same values");
 }
+
+TEST_CASE("a run that crashed in a callee parts where it crashed and not at the calling lines "
+          "it never finished",
+          "[debug][align]") {
+  // mujs's compile(): the change moved `loop:` below the NULL check, so the `goto` of a
+  // node without a right child reads through NULL. The old run returns there and goes
+  // on; the new run's calling lines (walk's recursion, main's call) never finish. Their
+  // missing stores and branches are the crash, not where the runs part: the statement
+  // the jump now reaches, in the new run only, is. The NULL check runs once more after
+  // each jump in the old run only: its other runs, in another loop nesting in each
+  // version, are each other's.
+  const char *old = "#include <stdio.h>\n"
+                    "#include <stdlib.h>\n"
+                    "struct node { int v; struct node *left, *right; };\n"
+                    "static int total;\n"
+                    "static void walk(struct node *n) {\n"
+                    "loop:\n"
+                    "  if (!n)\n"
+                    "    return;\n"
+                    "\n"
+                    "  total += n->v;\n"
+                    "  walk(n->left);\n"
+                    "  n = n->right;\n"
+                    "  goto loop;\n"
+                    "}\n"
+                    "static struct node *insert(struct node *t, int v) {\n"
+                    "  if (!t) {\n"
+                    "    t = calloc(1, sizeof *t);\n"
+                    "    t->v = v;\n"
+                    "  } else if (v < t->v)\n"
+                    "    t->left = insert(t->left, v);\n"
+                    "  else\n"
+                    "    t->right = insert(t->right, v);\n"
+                    "  return t;\n"
+                    "}\n"
+                    "int main(void) {\n"
+                    "  struct node *root = NULL;\n"
+                    "  int v;\n"
+                    "  while (scanf(\"%d\", &v) == 1)\n"
+                    "    root = insert(root, v);\n"
+                    "  walk(root);\n"
+                    "  printf(\"total %d\\n\", total);\n"
+                    "  return 0;\n"
+                    "}\n";
+  std::string changed = old;
+  const std::string from = "loop:\n  if (!n)\n    return;\n";
+  changed.replace(changed.find(from), from.size(), "  if (!n)\n    return;\nloop:\n");
+  TempDir t;
+  DebugReport rep = debugRegression(twoVersions(t.path, old, changed, "5 3 8 1\n"));
+  REQUIRE(rep.oldRun.stdoutBytes == "total 17\n");
+  REQUIRE(rep.newRun.outcome == "signal SIGSEGV");
+  REQUIRE(rep.firstDivergence.has_value());
+  INFO(rep.firstDivergence->text);
+  CHECK(rep.firstDivergence->file == "main.c");
+  CHECK(rep.firstDivergence->version == "new");
+  CHECK(rep.firstDivergence->line == 10); // total += n->v, reached through NULL
+  CHECK(has(rep.firstDivergence->text, "runs in the new run only"));
+}
