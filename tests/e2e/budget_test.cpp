@@ -6,6 +6,7 @@
 #include "rootline/error.h"
 #include "rootline/explore.h"
 #include "rootline/module_index.h"
+#include "rootline/run.h"
 #include "rootline/slice.h"
 #include "rootline/validate.h"
 #include "test_support.h"
@@ -422,4 +423,27 @@ TEST_CASE("the alignment replay stops at its execution log's memory cap with the
   CHECK(executionLogByteCap() == static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
                                      static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 8);
   ::unsetenv("ROOTLINE_ALIGN_CAP_MB");
+}
+
+TEST_CASE("a traced run whose time runs out before its trace begins is cut short for a search "
+          "and a one-line error elsewhere",
+          "[budget][run]") {
+  // A search's last run gets what is left of its budget; on a busy machine the program
+  // may not have begun its trace when that ends. `sleep` stands for such a program: it
+  // writes no trace.
+  TempDir t;
+  TracedProgram program;
+  program.instrumentedExe = "/bin/sleep";
+  TestCase test;
+  test.args = {"5"};
+  test.timeoutSeconds = 0.3;
+  TracedRun run = runTraced(program, test, t.path / "run.trace", /*timeoutBeforeTrace=*/true);
+  CHECK(run.untraced);
+  CHECK(run.process.timedOut);
+  try {
+    runTraced(program, test, t.path / "run.trace");
+    FAIL("a run that wrote no trace was taken");
+  } catch (const Error &e) {
+    CHECK(std::string(e.what()).find("ran out before it began its trace") != std::string::npos);
+  }
 }

@@ -104,7 +104,7 @@ std::multiset<std::string> pathKeys(const fs::path &dir) {
 } // namespace
 
 TEST_CASE("explore --shards finds the same paths as one exploration, and keeps --max-runs",
-          "[explore][cli][cluster]") {
+          "[explore][cli][cluster][heavy]") {
   fs::path f = fixturesDir() / "explore" / "ctype_password";
   TempDir t;
   std::vector<std::string> base = {"-q",           "explore",

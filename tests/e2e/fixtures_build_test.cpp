@@ -22,7 +22,7 @@ void checkRun(const ProcessResult &r, const ProgramFixture &f) {
 } // namespace
 
 TEST_CASE("every program fixture builds and its native run gives the expected stdout",
-          "[fixtures][build]") {
+          "[fixtures][build][sweep]") {
   auto fixtures = programFixtures();
   REQUIRE(fixtures.size() >= 20);
   for (const auto &f : fixtures) {
@@ -35,7 +35,7 @@ TEST_CASE("every program fixture builds and its native run gives the expected st
 }
 
 TEST_CASE("every regression fixture builds in both versions with the recorded outputs",
-          "[fixtures][build]") {
+          "[fixtures][build][sweep]") {
   auto regressions = regressionFixtures();
   REQUIRE(regressions.size() >= 3);
   for (const auto &r : regressions) {

@@ -32,7 +32,7 @@ std::vector<std::pair<std::string, fs::path>> tracedPrograms(const BuiltProject 
 
 TEST_CASE("an autotools project builds with its own configure and make, and its test script's "
           "failing process is the re-executed child that prints the wrong value",
-          "[project]") {
+          "[project][heavy]") {
   ProjectBuildOptions opt;
   fs::path oldTree = projectFixture("autotools_tally", "old");
   CHECK(detectBuildCommand(oldTree).starts_with("autoreconf -fi && ./configure && make"));
@@ -136,7 +136,7 @@ nlohmann::json debugMadeTrees(const fs::path &dir) {
 
 TEST_CASE("debug --test on an autotools project: the report names the test, the failing "
           "process and why it was chosen",
-          "[project][cli]") {
+          "[project][cli][heavy]") {
   ProjectCase c = debugProject("autotools_tally", "sh tests/basic.sh");
   CHECK(hasNote(c.report, "built by 'autoreconf -fi && ./configure && make", ""));
   CHECK(hasNote(c.report, "test 'sh tests/basic.sh': passes on the old version, fails on the new",
@@ -584,7 +584,7 @@ TEST_CASE("debug --test on a Meson project: built by meson and ninja, tested by 
           "which runs a script in the build directory: the rewritten tokenizer's lines are "
           "candidates beside the composition's deviations, and the report names repository "
           "files",
-          "[project][cli]") {
+          "[project][cli][heavy]") {
   fs::path oldTree = projectFixture("meson_wordstat", "old");
   CHECK(detectBuildCommand(oldTree) == "meson setup build && meson compile -C build");
   ProjectCase c = debugProject("meson_wordstat", "meson test -C build --print-errorlogs");
@@ -640,7 +640,7 @@ TEST_CASE("debug --test on a Meson project: built by meson and ninja, tested by 
 TEST_CASE("a libtool project: the program in .libs links the project's shared library, its "
           "traced module holds the library's code, and its native binary runs without the "
           "wrapper script",
-          "[project]") {
+          "[project][heavy]") {
   ProjectBuildOptions opt;
   BuiltProject built = buildProject(projectFixture("libtool_kvcheck", "new"), "new", opt);
   // src/kvcheck is libtool's wrapper script; the program is the ELF it runs.
@@ -668,7 +668,7 @@ TEST_CASE("a libtool project: the program in .libs links the project's shared li
 
 TEST_CASE("debug --test on a libtool project: the failing process is the program its wrapper "
           "script ran, and the cause in the shared library ranks in the top 3",
-          "[project][cli]") {
+          "[project][cli][heavy]") {
   // No budget: which revert trials run before the clock ends decides whether main.c:69
   // ("same failure" when reverted) stays above the library's lines; a busy machine must
   // not change the answer.
@@ -772,7 +772,7 @@ void makeTwoCommitRepo(const fs::path &repo, const std::string &project) {
 
 TEST_CASE("bisect --check and bisect with the project's build and test, and debug between "
           "two commits with --test",
-          "[project][cli][git]") {
+          "[project][cli][git][heavy]") {
   TempDir t;
   fs::path repo = t.path / "repo";
   makeTwoCommitRepo(repo, "make_pipeline");
@@ -835,7 +835,7 @@ TEST_CASE("explore --build explores a program of the project as its own build li
 
 TEST_CASE("validate --test: the project's build for good, bad and fix, the test's failing "
           "process as the failing input, and a fix that fails the project's test rejected",
-          "[project][cli][validate]") {
+          "[project][cli][validate][heavy]") {
   TempDir t;
   fs::path fix = t.path / "fix";
   fs::copy(projectFixture("make_pipeline", "new"), fix, fs::copy_options::recursive);

@@ -70,7 +70,7 @@ json groupsOnly(const json &report) {
 } // namespace
 
 TEST_CASE("triage groups failing tests by root cause, each group as debug finds it alone",
-          "[triage][e2e]") {
+          "[triage][e2e][heavy]") {
   TempDir t;
   std::vector<std::string> args = triageArgs(t.path / "out");
   args.insert(args.end(), {"-j", "2", "--plan", (t.path / "plan").string()});
@@ -138,7 +138,7 @@ TEST_CASE("triage groups failing tests by root cause, each group as debug finds 
 }
 
 TEST_CASE("a triage plan run unit by unit: a missing unit is named, merged again it is whole",
-          "[triage][e2e]") {
+          "[triage][e2e][heavy]") {
   TempDir t;
   fs::path plan = t.path / "plan";
   std::vector<std::string> args = triageArgs(t.path / "out");
@@ -239,7 +239,7 @@ TEST_CASE("triage and its plans refuse bad input with one line and exit 2", "[tr
 
 TEST_CASE("triage takes a project's own test commands: a failing one is grouped, a passing "
           "one listed",
-          "[triage][e2e][project]") {
+          "[triage][e2e][project][heavy]") {
   fs::path p = fixturesDir() / "projects" / "make_pipeline";
   TempDir t;
   ProcessResult r = runRootline({"--json", "triage", "--old", (p / "old").string(), "--new",

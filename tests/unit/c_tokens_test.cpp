@@ -146,7 +146,7 @@ TEST_CASE("where the lexer is unsure, no edit is called neutral", "[diff][neutra
   CHECK(d.renamedOld == oldText);
 }
 
-TEST_CASE("every fixture tokenizes as clang's raw lexer does", "[diff][tokens]") {
+TEST_CASE("every fixture tokenizes as clang's raw lexer does", "[diff][tokens][sweep]") {
   fs::path tricky = fs::temp_directory_path() / "rootline_tokens_tricky.c";
   writeText(tricky, "#define CAT(a, b) a ## b\n#define STR(x) %:x\n"
                     "int a<:3:> = <% 1, 2, 3 %>;\nint $dollar = 0x1p-3 + 1e+5 + .5f;\n"
