@@ -168,17 +168,12 @@ struct LineExecutionRecorder::Impl {
     return state[I.id] == 2;
   }
 
-  // A jump (an unconditional branch) is no line's execution: clang gives the jump into a
-  // loop the loop's line, from outside the loop, and the jump at a `goto` label the
-  // next statement's; counted as that line, its execution would be keyed where the
-  // jump was, another loop nesting in each version when the change moved a label.
   AlignedLine lineAt(const llvm::Instruction *inst) {
     uint32_t id = index.idOf(inst);
     if (id >= state.size())
       return 0;
     if (state[id] == 0) {
-      auto *br = llvm::dyn_cast<llvm::BranchInst>(inst);
-      lines[id] = br && br->isUnconditional() ? 0 : lineOf(inst);
+      lines[id] = lineOf(inst);
       state[id] = lines[id] != 0 && wanted(lines[id]) ? 2 : 1;
     }
     return lines[id];

@@ -687,22 +687,3 @@ TEST_CASE("a run that crashed in a callee parts where it crashed and not at the 
   CHECK(rep.firstDivergence->line == 10); // total += n->v, reached through NULL
   CHECK(has(rep.firstDivergence->text, "runs in the new run only"));
 }
-
-TEST_CASE("a jump is no line's execution: the loop a moved goto label made pairs its runs and the "
-          "runs part where they do",
-          "[debug][align]") {
-  // fixtures/regressions/goto_label_moved: `retry:` moved below the loop that skips
-  // blanks. clang gives the jump into that loop the loop's line, from outside the loop;
-  // counted as the loop's first run it was keyed outside it in the new version and
-  // inside the label's loop in the old, and the blank-skipping `while`, which ran in both
-  // runs, read as "main.c:10 runs in the new run only".
-  DebugReport rep = debugRegression(debugRequest(regressionFixture("goto_label_moved")));
-  REQUIRE(rep.firstDivergence.has_value());
-  INFO(rep.firstDivergence->text);
-  CHECK_FALSE(has(rep.firstDivergence->text, "main.c:10 runs in the new run only"));
-  // After the comment the new run stands on the blank the old run skipped: its word
-  // loop stops at once where the old one copies "beta".
-  CHECK(rep.firstDivergence->line == 21);
-  CHECK(has(rep.firstDivergence->text, "goes on to main.c:22 in the old run and to main.c:23 "
-                                       "in the new run"));
-}
