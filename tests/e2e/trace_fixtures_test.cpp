@@ -95,7 +95,8 @@ TEST_CASE("every fixture traces with native behaviour and replays without mismat
   }
 }
 
-TEST_CASE("both versions of every regression fixture trace and replay", "[trace][fixtures][sweep]") {
+TEST_CASE("both versions of every regression fixture trace and replay",
+          "[trace][fixtures][sweep]") {
   for (const auto &reg : regressionFixtures()) {
     DYNAMIC_SECTION(reg.name) {
       for (const char *version : {"old", "new"}) {
