@@ -170,6 +170,13 @@ DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
   return req;
 }
 
+std::string stageNotes(const nlohmann::json &report) {
+  std::string notes;
+  for (const auto &s : report["stages"])
+    notes += s.value("note", "") + "\n";
+  return notes;
+}
+
 ProcessResult runRootline(const std::vector<std::string> &args,
                           std::optional<std::string> stdinFile, double timeout) {
   ProcessSpec spec;

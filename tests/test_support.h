@@ -80,6 +80,9 @@ DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
                          const std::string &newMain, const std::string &stdinBytes);
 
 // Runs the rootline binary with the given arguments.
+// The notes of a JSON report's stages, one per line (for a test's INFO).
+std::string stageNotes(const nlohmann::json &report);
+
 ProcessResult runRootline(const std::vector<std::string> &args,
                           std::optional<std::string> stdinFile = {}, double timeout = 300);
 

@@ -38,6 +38,10 @@ struct CarvedObject {
                              // own initial value)
   std::vector<bool> read;    // bytes the call read before writing them
   std::vector<bool> written; // bytes the call wrote
+
+  // The first offset of a word at an 8-aligned address, where the program keeps its
+  // pointers (a block uninstrumented code made may begin anywhere).
+  uint64_t firstWord() const { return (8 - addr % 8) % 8; }
 };
 
 // A pointer word inside the carved state, or an argument, that points into a carved

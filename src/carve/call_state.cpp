@@ -544,10 +544,6 @@ CarvedObject carvedObject(const Carver &c, uint64_t start, const LiveObject &o) 
   return out;
 }
 
-// The first offset in `o` of a word at an 8-aligned address, where the program keeps
-// its pointers (a block uninstrumented code made may begin anywhere).
-uint64_t firstWord(const CarvedObject &o) { return (8 - o.addr % 8) % 8; }
-
 std::optional<uint64_t> word(const CarvedObject &o, uint64_t off) {
   uint64_t v = 0;
   for (unsigned i = 0; i < 8; ++i) {
@@ -642,7 +638,7 @@ CarvedCall carvedState(const Carver &c) {
   for (unsigned depth = 0, from = 0; depth < 3; ++depth) {
     size_t to = out.objects.size();
     for (size_t k = from; k < to; ++k)
-      for (uint64_t off = firstWord(out.objects[k]); off + 8 <= out.objects[k].size; off += 8)
+      for (uint64_t off = out.objects[k].firstWord(); off + 8 <= out.objects[k].size; off += 8)
         if (auto w = word(out.objects[k], off))
           targetOf(*w);
     from = static_cast<unsigned>(to);
@@ -661,7 +657,7 @@ CarvedCall carvedState(const Carver &c) {
   };
   std::set<uint64_t> stale;
   for (size_t k = 0; k < out.objects.size(); ++k)
-    for (uint64_t off = firstWord(out.objects[k]); off + 8 <= out.objects[k].size; off += 8)
+    for (uint64_t off = out.objects[k].firstWord(); off + 8 <= out.objects[k].size; off += 8)
       if (auto w = word(out.objects[k], off); w && *w) {
         if (auto t = carvedAt(*w)) {
           out.pointers.push_back({k, off, t->first, t->second});

@@ -498,7 +498,7 @@ std::string callPart(size_t i, const CarvedCall &call, const llvm::Function &fn,
     const CarvedObject &o = call.objects[k];
     std::string obj = "  rl_obj[" + std::to_string(k) + "]";
     s << "  rl_size[" << k << "] = " << o.size << ";\n";
-    s << "  rl_phase[" << k << "] = " << (8 - o.addr % 8) % 8 << ";\n";
+    s << "  rl_phase[" << k << "] = " << o.firstWord() << ";\n";
     bool named = reachableByName(o);
     if (o.kind == CarvedObject::Kind::Heap) {
       s << obj << " = malloc(" << std::max<uint64_t>(o.size, 1) << ");\n"

@@ -118,6 +118,26 @@ ProcessResult buildAndRun(const fs::path &test, const fs::path &unit, const fs::
   return runProcess(run);
 }
 
+// `rootline --json debug` of two one-file versions (old/main.c, new/main.c) on `input`,
+// with the report's files in `out`: its JSON report.
+nlohmann::json debugOneFile(const TempDir &t, const std::string &oldSrc, const std::string &newSrc,
+                            const std::string &input, const fs::path &out,
+                            const std::vector<std::string> &extra = {}) {
+  writeText(t.path / "in.txt", input);
+  writeText(t.path / "old" / "main.c", oldSrc);
+  writeText(t.path / "new" / "main.c", newSrc);
+  std::vector<std::string> args = {"--json",  "debug",
+                                   "--old",   (t.path / "old" / "main.c").string(),
+                                   "--new",   (t.path / "new" / "main.c").string(),
+                                   "--stdin", (t.path / "in.txt").string(),
+                                   "--out",   out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  ProcessResult r = runRootline(args);
+  INFO(r.err);
+  REQUIRE(r.exitedWith(0));
+  return nlohmann::json::parse(r.out);
+}
+
 // Debugs two one-file versions compiled with `-std=c11` (strict C: no POSIX unless the
 // file asks for it), on the input "5".
 DebugReport debugUnderC11(const TempDir &t, const std::string &oldMain,
@@ -134,16 +154,8 @@ TEST_CASE("a differential unit test of a function taking structs by pointer is c
           "failing run, written to --out, it passes on the old version and fails on the new one",
           "[debug][unittest]") {
   TempDir t;
-  writeText(t.path / "in.txt", "push 10\npush 4\n-\npush 2\n*\n");
-  writeText(t.path / "old" / "main.c", kCalcOld);
-  writeText(t.path / "new" / "main.c", calcNew());
   fs::path out = t.path / "report";
-  ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
-                                 "--new", (t.path / "new" / "main.c").string(), "--stdin",
-                                 (t.path / "in.txt").string(), "--out", out.string()});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
+  nlohmann::json rep = debugOneFile(t, kCalcOld, calcNew(), "push 10\npush 4\n-\npush 2\n*\n", out);
   REQUIRE_FALSE(rep["candidates"].empty());
   CHECK(rep["candidates"][0]["function"] == "apply");
   REQUIRE(rep["unit_test"].is_object());
@@ -644,20 +656,10 @@ int main(void) {
   std::string newSrc = oldSrc;
   newSrc.replace(newSrc.find("v > 99)"), 7, "v > 999)");
   TempDir t;
-  writeText(t.path / "in.txt", "a=5\nb=150\n");
-  writeText(t.path / "old" / "main.c", oldSrc);
-  writeText(t.path / "new" / "main.c", newSrc);
   fs::path out = t.path / "report";
-  ProcessResult r =
-      runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(), "--new",
-                   (t.path / "new" / "main.c").string(), "--stdin", (t.path / "in.txt").string(),
-                   "--local-darwin", "always", "--out", out.string()});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
-  std::string notes;
-  for (const auto &s : rep["stages"])
-    notes += s.value("note", "") + "\n";
+  nlohmann::json rep =
+      debugOneFile(t, oldSrc, newSrc, "a=5\nb=150\n", out, {"--local-darwin", "always"});
+  std::string notes = stageNotes(rep);
   INFO(notes); // before: "none of the 2 carved calls … (1 do not return on the old version's code)"
   REQUIRE(rep["unit_test"].is_object());
   const nlohmann::json &u = rep["unit_test"];
@@ -721,19 +723,9 @@ int main(void) {
   std::string newSrc = oldSrc;
   newSrc.replace(newSrc.find("n < 2;"), 6, "n < 3;");
   TempDir t;
-  writeText(t.path / "in.txt", "1 2 3 4 5 6 7 8\n");
-  writeText(t.path / "old" / "main.c", oldSrc);
-  writeText(t.path / "new" / "main.c", newSrc);
   fs::path out = t.path / "report";
-  ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
-                                 "--new", (t.path / "new" / "main.c").string(), "--stdin",
-                                 (t.path / "in.txt").string(), "--out", out.string()});
-  INFO(r.err);
-  REQUIRE(r.exitedWith(0));
-  nlohmann::json rep = nlohmann::json::parse(r.out);
-  std::string notes;
-  for (const auto &s : rep["stages"])
-    notes += s.value("note", "") + "\n";
+  nlohmann::json rep = debugOneFile(t, oldSrc, newSrc, "1 2 3 4 5 6 7 8\n", out);
+  std::string notes = stageNotes(rep);
   INFO(notes);
   REQUIRE(rep["unit_test"].is_object());
   CHECK(rep["unit_test"]["function"] == "tally");

@@ -428,9 +428,7 @@ int main(void) {
   INFO(r.err);
   REQUIRE(r.exitedWith(0));
   nlohmann::json rep = nlohmann::json::parse(r.out);
-  std::string notes;
-  for (const auto &s : rep["stages"])
-    notes += s.value("note", "") + "\n";
+  std::string notes = stageNotes(rep);
   INFO(notes); // before: "no local Darwin: … the program is nondeterministic …"
   REQUIRE(rep["local_darwin"].is_object());
   const nlohmann::json &ld = rep["local_darwin"];
