@@ -177,6 +177,11 @@ std::string stageNotes(const nlohmann::json &report) {
   return notes;
 }
 
+std::string textAt(const nlohmann::json &j, const std::string &pointer) {
+  nlohmann::json::json_pointer at(pointer);
+  return j.contains(at) && j[at].is_string() ? j[at].get<std::string>() : std::string();
+}
+
 ProcessResult runRootline(const std::vector<std::string> &args,
                           std::optional<std::string> stdinFile, double timeout) {
   ProcessSpec spec;

@@ -79,9 +79,13 @@ BuildRecipe sourceRecipe(const fs::path &file, const std::string &source);
 DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
                          const std::string &newMain, const std::string &stdinBytes);
 
-// Runs the rootline binary with the given arguments.
 // The notes of a JSON report's stages, one per line (for a test's INFO).
 std::string stageNotes(const nlohmann::json &report);
+// The string at a JSON pointer ("/revert/result"), or "" where the report has none: a
+// missing field fails a check instead of reading past a const object's end.
+std::string textAt(const nlohmann::json &j, const std::string &pointer);
+
+// Runs the rootline binary with the given arguments.
 
 ProcessResult runRootline(const std::vector<std::string> &args,
                           std::optional<std::string> stdinFile = {}, double timeout = 300);

@@ -166,8 +166,8 @@ TEST_CASE("debug --test on an autotools project: the report names the test, the 
   // and then that line alone reverted makes the test pass.
   // (The hunk, src/tally.c:52-56, or the line narrowed from it when the stage's share
   // leaves time for that trial.)
-  CHECK(top["revert"]["result"] == "fixes");
-  std::string revert = top["revert"]["detail"];
+  CHECK(textAt(top, "/revert/result") == "fixes");
+  std::string revert = textAt(top, "/revert/detail");
   CHECK(revert.starts_with("reverting src/tally.c:5"));
   CHECK(revert.ends_with(" (with the old definition of `TALLY_TAB_WIDTH` put back) alone makes "
                          "the test pass"));
@@ -199,7 +199,7 @@ TEST_CASE("debug --test on a CMake project with a ctest entry: the changed conve
   const auto &top = c.report["candidates"][0];
   CHECK(top["file"] == "src/convert.c");
   CHECK(top["line"] == 13);
-  CHECK(top["revert"]["result"] == "fixes");
+  CHECK(textAt(top, "/revert/result") == "fixes");
   // `int list = 0, quiet = 0;` (the old line set `list` only) gives a new variable its
   // first value: new state, not where the runs part.
   std::string first = c.report["alignment"]["first_divergence"]["text"];
@@ -250,7 +250,7 @@ TEST_CASE(
   CHECK(input["env"] == nlohmann::json{{"WCZ_TOTAL", "1"}});
   CHECK(c.report["candidates"][0]["file"] == "src/wcz.c");
   CHECK(c.report["candidates"][0]["line"] == 30);
-  CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
+  CHECK(textAt(c.report["candidates"][0], "/revert/result") == "fixes");
 }
 
 TEST_CASE("debug --test: a process that prints the release the change bumped is passed over, and "
@@ -280,7 +280,7 @@ TEST_CASE("debug --test: a process that prints the release the change bumped is 
   REQUIRE_FALSE(c.report["candidates"].empty());
   CHECK(c.report["candidates"][0]["file"] == "src/sqz.c");
   CHECK(c.report["candidates"][0]["line"] == 44);
-  CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
+  CHECK(textAt(c.report["candidates"][0], "/revert/result") == "fixes");
 }
 
 TEST_CASE("debug --test: a failing process given its file by an absolute path in the test's "
@@ -304,7 +304,7 @@ TEST_CASE("debug --test: a failing process given its file by an absolute path in
   REQUIRE_FALSE(c.report["candidates"].empty());
   CHECK(c.report["candidates"][0]["file"] == "src/sqz.c");
   CHECK(c.report["candidates"][0]["line"] == 44);
-  CHECK(c.report["candidates"][0]["revert"]["result"] == "fixes");
+  CHECK(textAt(c.report["candidates"][0], "/revert/result") == "fixes");
 }
 
 TEST_CASE("debug --test: a failing process whose stdout is right but whose exit status and "
