@@ -221,6 +221,35 @@ json reportJson(const DebugReport &r) {
 constexpr unsigned kMarkdownDetailed = 5; // candidates shown in full
 constexpr size_t kMarkdownListed = 12;    // rows of a list (neutral edits, revert trials)
 
+constexpr size_t kMarkdownStateLines = 8; // a unit test's differing state lines per side
+constexpr size_t kMarkdownStateWidth = 160;
+
+// What a differential unit test's call returns and leaves: the lines where the versions
+// differ, each cut to a ticket's width, then the whole state of both folded (a carved
+// interpreter call leaves dozens of objects of hundreds of bytes).
+void markdownUnitResults(std::ostringstream &md, const std::string &oldResult,
+                         const std::string &newResult) {
+  report::DifferingLines d = report::differingLines(oldResult, newResult);
+  auto side = [&](const char *name, const std::vector<std::string> &lines) {
+    md << name << ":\n";
+    std::string text;
+    for (size_t i = 0; i < lines.size() && i < kMarkdownStateLines; ++i)
+      text += oneLine(lines[i], kMarkdownStateWidth) + "\n";
+    if (lines.size() > kMarkdownStateLines)
+      text += "… and " + std::to_string(lines.size() - kMarkdownStateLines) +
+              " more line(s) that differ (below)\n";
+    md << markdownFence(text.empty() ? "(nothing that differs)" : text);
+  };
+  md << "What the call returns and leaves where the versions differ"
+     << (d.alike ? " (" + std::to_string(d.alike) + " line(s) alike are left out)" : "") << ".\n\n";
+  side("old version", d.old);
+  side("new version", d.now);
+  md << "\n<details><summary>Everything the call returns and leaves, in both versions"
+     << "</summary>\n\nold version:\n"
+     << markdownFence(oldResult) << "new version:\n"
+     << markdownFence(newResult) << "\n</details>\n\n";
+}
+
 std::string reportMarkdown(const DebugReport &r) {
   std::ostringstream md;
   md << "## Regression: " << r.oldLabel << " → " << r.newLabel << "\n\n";
@@ -361,10 +390,8 @@ std::string reportMarkdown(const DebugReport &r) {
        << r.unitTest->call << "` (call " << r.unitTest->occurrence << " of `"
        << r.unitTest->function << "` in the failing run of the " << r.unitTest->version
        << " version) with the state that call began with. Built against each version "
-       << "and run: it passes on the old version and fails on the new one.\n\n"
-       << "What the call returns and leaves, old version:\n"
-       << markdownFence(r.unitTest->oldResult) << "new version:\n"
-       << markdownFence(r.unitTest->newResult);
+       << "and run: it passes on the old version and fails on the new one.\n\n";
+    markdownUnitResults(md, r.unitTest->oldResult, r.unitTest->newResult);
   }
   if (const auto &lc = r.localComposition) {
     md << "### Local Darwin\n\n`" << lc->harnessFile << "` makes call " << lc->occurrence << " of `"

@@ -1,5 +1,8 @@
 #include "report/report_text.h"
 
+#include <map>
+#include <sstream>
+
 namespace rootline::report {
 
 nlohmann::json runJson(const RunSummary &r) {
@@ -78,6 +81,51 @@ std::string markdownFence(const std::string &text) {
   if (t.empty() || t.back() != '\n')
     t += '\n';
   return "```\n" + t + "```\n";
+}
+
+namespace {
+
+// A line's label: its first word when a ": " ends it ("o12: …"), else its place ("#3").
+std::string lineLabel(const std::string &line, size_t place) {
+  size_t colon = line.find(": ");
+  if (colon != std::string::npos && colon > 0 && line.find(' ') == colon + 1)
+    return line.substr(0, colon);
+  return "#" + std::to_string(place);
+}
+
+std::map<std::string, std::string> labelledLines(const std::string &text,
+                                                 std::vector<std::string> &order) {
+  std::map<std::string, std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  for (size_t place = 0; std::getline(in, line); ++place) {
+    std::string label = lineLabel(line, place);
+    if (lines.emplace(label, line).second)
+      order.push_back(label);
+  }
+  return lines;
+}
+
+} // namespace
+
+DifferingLines differingLines(const std::string &oldText, const std::string &newText) {
+  std::vector<std::string> oldOrder, newOrder;
+  std::map<std::string, std::string> o = labelledLines(oldText, oldOrder),
+                                     n = labelledLines(newText, newOrder);
+  DifferingLines d;
+  for (const auto &label : oldOrder) {
+    auto other = n.find(label);
+    if (other != n.end() && other->second == o[label])
+      ++d.alike;
+    else
+      d.old.push_back(o[label]);
+  }
+  for (const auto &label : newOrder) {
+    auto other = o.find(label);
+    if (other == o.end() || other->second != n[label])
+      d.now.push_back(n[label]);
+  }
+  return d;
 }
 
 std::string htmlEscape(const std::string &s) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace rootline::report {
 
@@ -14,6 +15,14 @@ nlohmann::json inputJson(const ProgramInput &input);    // {"stdin", "args"[, "f
 std::string oneLine(std::string text, size_t max = 80); // newlines as spaces, cut at max
 std::string markdownFence(const std::string &text);     // a ``` block ending in a newline
 std::string htmlEscape(const std::string &text);        // < > & "
+// The lines of two descriptions of a state (a unit test's "returns 3", "o0: 01 00 …")
+// that differ: each line is paired by its label (the word before ": ") or else by its
+// place, and kept on its side when its counterpart differs or is missing.
+struct DifferingLines {
+  std::vector<std::string> old, now;
+  size_t alike = 0; // pairs of lines that are equal
+};
+DifferingLines differingLines(const std::string &oldText, const std::string &newText);
 // An alternative input's changes against the failing input, joined ("token 1: 10 → 11;
 // line 2, byte 3: 'a' → 'b'"; the first 8, then "and N more"), or "the failing input
 // itself" when there are none.

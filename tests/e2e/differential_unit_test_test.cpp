@@ -176,6 +176,21 @@ TEST_CASE("a differential unit test of a function taking structs by pointer is c
   fs::path test = out / u["file"].get<std::string>();
   REQUIRE(fs::exists(test));
 
+  // The Markdown report shows the state's lines that differ and folds the whole state.
+  std::string md = readFile(out / "report.md");
+  size_t at = md.find("### Differential unit test");
+  REQUIRE(at != std::string::npos);
+  std::string section = md.substr(at, md.find("\n### ", at) - at);
+  INFO(section);
+  size_t fold = section.find("<details>");
+  REQUIRE(fold != std::string::npos);
+  std::string shown = section.substr(0, fold);
+  CHECK(shown.find("line(s) alike are left out") != std::string::npos);
+  CHECK(shown.find("returns 0") == std::string::npos); // alike: only in the fold
+  CHECK(section.find("returns 0", fold) != std::string::npos);
+  CHECK(shown.find("06 00 00 00") != std::string::npos); // the old stack's 6
+  CHECK(shown.find("fa ff ff ff") != std::string::npos); // the new one's -6
+
   // Apart from rootline: the test with each version's file.
   ProcessResult onOld = buildAndRun(test, t.path / "old" / "main.c", t.path / "t-old");
   INFO(onOld.out << onOld.err);
