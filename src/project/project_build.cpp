@@ -217,10 +217,28 @@ std::string cxxRealPath() {
   return present(besideClang) ? besideClang.string() : "clang++-19";
 }
 
+// Whether a build's output holds a diagnostic of the code: a compiler's "x.c:3:5: error:"
+// or a linker's "undefined reference". A build that failed without one failed for
+// another reason, such as a parallel make's race (two rules running the same generator:
+// "sed: can't read y.tab.c", then "'parse.h' file not found").
+bool hasCodeDiagnostic(const std::string &log) {
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    bool driver = line.starts_with("clang") || line.starts_with("rootline-cc") ||
+                  line.starts_with("make") || line.starts_with("gcc") || line.starts_with("cc:");
+    if ((line.find(": error:") != std::string::npos && !driver) ||
+        line.find("undefined reference") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
 // Runs a build command in `home`, moved to the work path for the time, with rootline-cc
-// as the compiler (the caller holds the work path's lock).
+// as the compiler (the caller holds the work path's lock). `nativeOnly`: the wrapper
+// makes no bitcode (a build whose program only runs natively).
 ProcessResult runBuildAtWorkPath(const fs::path &home, const std::string &command,
-                                 const fs::path &linkLog, double timeoutSeconds) {
+                                 const fs::path &linkLog, double timeoutSeconds,
+                                 bool nativeOnly = false) {
   fs::path store = cacheRoot() / "build" / "cc";
   fs::create_directories(store);
   TreeAtWorkPath at(home);
@@ -241,7 +259,18 @@ ProcessResult runBuildAtWorkPath(const fs::path &home, const std::string &comman
   spec.extraEnv["PATH"] =
       pathWithCompilerNames(compilerNamesDir(wrapper, store.parent_path() / "compiler-names"));
   spec.extraEnv["ROOTLINE_CC_PREFIX_MAP"] = projectWorkPath().string() + "=" + home.string();
-  return runProcess(spec);
+  if (nativeOnly)
+    spec.extraEnv["ROOTLINE_CC_NATIVE_ONLY"] = "1";
+  ProcessResult r = runProcess(spec);
+  if (r.exitedWith(0) || r.timedOut || hasCodeDiagnostic(r.err + r.out))
+    return r;
+  // Once more, on what the first run made: a race does not come back alike; a real
+  // failure fails again, now with the build's own words.
+  ProcessResult again = runProcess(spec);
+  again.out =
+      r.out + "\n# the build failed without a diagnostic of the code: run once more\n" + again.out;
+  again.err = r.err + again.err;
+  return again;
 }
 
 nlohmann::json programsJson(const std::vector<ProjectProgram> &programs) {
@@ -465,7 +494,10 @@ fs::path buildProjectVariant(const BuiltProject &base,
     writeFileAtomic(home / rel, text);
   }
   std::string command = incrementalCommand(base.command);
-  ProcessResult r = runBuildAtWorkPath(home, command, dir / "links.jsonl", timeoutSeconds);
+  // Revert trials run the variant natively: its units need no bitcode, which would
+  // double every compile of a trial.
+  ProcessResult r =
+      runBuildAtWorkPath(home, command, dir / "links.jsonl", timeoutSeconds, /*nativeOnly=*/true);
   writeFileAtomic(dir / "build.log", "$ " + command + "\n" + r.out + r.err);
   if (!r.exitedWith(0)) {
     // Paths in the build's messages are the work path's: name them relative to the tree.

@@ -270,6 +270,33 @@ TEST_CASE("rootline-cc compiles and links in one command and lists every source"
   CHECK(b.logEntries().at(1)["output"] == (b.dir / "a.out").string());
 }
 
+TEST_CASE("rootline-cc in native-only mode builds and logs as asked and makes no bitcode",
+          "[cc-wrapper]") {
+  // A revert trial's variant build runs natively: no unit needs its bitcode.
+  WrappedBuild b;
+  b.env["ROOTLINE_CC_NATIVE_ONLY"] = "1";
+  b.source("main.c", kMain);
+  b.source("twice.c", "int twice(int x) { return 2 * x; }\n");
+  ProcessResult c = b.cc({"-O2", "-c", "twice.c"});
+  INFO(c.err);
+  REQUIRE(c.exitedWith(0));
+  ProcessResult l = b.cc({"-O2", "-o", "prog", "main.c", "twice.o"});
+  INFO(l.err);
+  REQUIRE(l.exitedWith(0));
+  CHECK(b.run({(b.dir / "prog").string()}).out == "42\n");
+  CHECK(b.storeFiles().empty());
+  CHECK(bitcodeList(b.dir / "twice.o").empty());
+  CHECK(bitcodeList(b.dir / "prog").empty());
+  REQUIRE(b.logEntries().size() == 1); // the link is still logged
+  CHECK(b.logEntries()[0]["output"] == (b.dir / "prog").string());
+  CHECK(b.tmpIsEmpty());
+  // Any other value is a one-line error, as for the wrapper's other settings.
+  b.env["ROOTLINE_CC_NATIVE_ONLY"] = "yes";
+  ProcessResult bad = b.cc({"-c", "twice.c"});
+  CHECK(bad.exitedWith(2));
+  CHECK(bad.err == "rootline-cc: error: ROOTLINE_CC_NATIVE_ONLY must be '0' or '1', not 'yes'\n");
+}
+
 TEST_CASE("rootline-cc keeps the build's own behaviour: errors, -E, probes, no store",
           "[cc-wrapper]") {
   WrappedBuild b;

@@ -1,6 +1,7 @@
 // A project as its users build and test it (docs/project.md): its own build system,
 // rootline-cc recording bitcode and links, its own test script running the built
 // program several times, and the failing process found among the processes it ran.
+#include "rootline/error.h"
 #include "rootline/process.h"
 #include "rootline/project.h"
 #include "rootline/replay.h"
@@ -952,4 +953,79 @@ TEST_CASE("debug --test --expect: a test that prints instead of checking fails w
                    "--build", "make", "--test", test, "--expect", (t.path / "wrong.txt").string()});
   CHECK(wrong.exitedWith(2));
   CHECK(wrong.err.find("its output differs from --expect") != std::string::npos);
+}
+
+namespace {
+
+// A tree whose Makefile generates gen.h and fails the first time it runs as a parallel
+// make's race does: a tool's complaint and no diagnostic of the code.
+void writeRacyTree(const fs::path &dir, const std::string &mainC) {
+  writeText(dir / "main.c", mainC);
+  writeText(dir / "Makefile", "prog: gen.h main.c\n"
+                              "\tcc -o prog main.c\n"
+                              "gen.h:\n"
+                              "\t@if [ ! -e .ran-once ]; then touch .ran-once; "
+                              "echo \"sed: can't read y.tab.c\" >&2; exit 2; fi\n"
+                              "\techo '#define N 7' > gen.h\n");
+}
+
+} // namespace
+
+TEST_CASE("a project build that fails without a diagnostic of the code (a parallel make's race) "
+          "runs once more and one that fails with the compiler's words does not",
+          "[project]") {
+  TempDir t;
+  ProjectBuildOptions opt;
+  opt.command = "make";
+  writeRacyTree(t.path / "ok",
+                "#include <stdio.h>\n#include \"gen.h\"\nint main(void) { printf(\"%d\\n\", N); "
+                "return 0; }\n");
+  BuiltProject b = buildProject(t.path / "ok", "new", opt);
+  REQUIRE(b.programs.size() == 1);
+  ProcessSpec run;
+  run.argv = {nativeExecutable(b.programs[0], b.home).string()};
+  run.timeoutSeconds = 30;
+  CHECK(runProcess(run).out == "7\n");
+  CHECK(readFile(b.log).find("the build failed without a diagnostic of the code: run once more") !=
+        std::string::npos);
+
+  // A revert trial's variant: built natively (no bitcode section in its objects).
+  fs::path variant = buildProjectVariant(
+      b,
+      {{"main.c", "#include <stdio.h>\n#include \"gen.h\"\nint main(void) { printf(\"%d\\n\", "
+                  "N + 1); return 0; }\n"}},
+      b.programs[0].path, 120);
+  run.argv = {variant.string()};
+  CHECK(runProcess(run).out == "8\n");
+  ProcessSpec readelf;
+  readelf.argv = {"/usr/bin/readelf", "-S", "-W", variant.string()};
+  readelf.timeoutSeconds = 30;
+  ProcessResult sections = runProcess(readelf);
+  REQUIRE(sections.exitedWith(0));
+  CHECK(sections.out.find(".rootline_bc") == std::string::npos);
+
+  // A compile error is the code's: one run, and the message quotes the compiler.
+  writeText(t.path / "bad" / "main.c", "int main(void) { return 1 }\n");
+  writeText(t.path / "bad" / "Makefile", "prog: main.c\n\tcc -o prog main.c\n");
+  fs::path log;
+  try {
+    buildProject(t.path / "bad", "new", opt);
+    FAIL("the tree with a syntax error built");
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("main.c:1:") != std::string::npos);
+    CHECK(msg.find(": error:") != std::string::npos);
+    size_t at = msg.find("(log: ");
+    REQUIRE(at != std::string::npos);
+    log = msg.substr(at + 6, msg.size() - at - 7);
+  }
+  REQUIRE(fs::exists(log));
+  std::string text = readFile(log);
+  CHECK(text.find("run once more") == std::string::npos);
+  size_t compiles = 0;
+  for (size_t at = text.find("cc -o prog main.c"); at != std::string::npos;
+       at = text.find("cc -o prog main.c", at + 1))
+    ++compiles;
+  CHECK(compiles == 1);
 }

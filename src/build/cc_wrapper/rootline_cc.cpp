@@ -222,6 +222,7 @@ struct Settings {
   fs::path log;         // empty: links are not logged
   std::string prefixMap;
   fs::path cwd;
+  bool nativeOnly = false; // objects and programs as the build asks, no bitcode
 };
 
 Settings readSettings(const char *argv0) {
@@ -255,6 +256,11 @@ Settings readSettings(const char *argv0) {
     s.store = absoluteFrom(s.cwd, store);
   if (std::string log = env("ROOTLINE_CC_LOG"); !log.empty())
     s.log = absoluteFrom(s.cwd, log);
+  std::string nativeOnly = env("ROOTLINE_CC_NATIVE_ONLY");
+  if (nativeOnly != "" && nativeOnly != "0" && nativeOnly != "1")
+    throw Fatal("ROOTLINE_CC_NATIVE_ONLY must be '0' or '1', not '" + nativeOnly + "'",
+                ExitBadInput);
+  s.nativeOnly = nativeOnly == "1";
   s.prefixMap = env("ROOTLINE_CC_PREFIX_MAP");
   if (!s.prefixMap.empty() && s.prefixMap.find('=') == std::string::npos)
     throw Fatal("ROOTLINE_CC_PREFIX_MAP must be FROM=TO, not '" + s.prefixMap + "'", ExitBadInput);
@@ -320,7 +326,7 @@ private:
     if (status != 0)
       return status;
     for (const Input &in : inv_.inputs)
-      if (needsBitcode(in))
+      if (wantsBitcode(in))
         attachBitcodeOrWarn(in, inv_.output.value_or(defaultObjectName(in.path)));
     return 0;
   }
@@ -330,7 +336,7 @@ private:
   int link() {
     bool anyBitcode = false;
     for (const Input &in : inv_.inputs)
-      anyBitcode |= needsBitcode(in);
+      anyBitcode |= wantsBitcode(in);
     int status;
     if (!anyBitcode) {
       status = runReal(rewriteArgs(args_));
@@ -343,7 +349,7 @@ private:
             (tmp() / (std::to_string(objects.size()) + "-" + defaultObjectName(in.path))).string();
         if (int st = runReal(sourceObjectArgs(args_, in.arg, object)); st != 0)
           return st;
-        if (needsBitcode(in))
+        if (wantsBitcode(in))
           attachBitcodeOrWarn(in, object);
         objects[in.arg] = object;
       }
@@ -360,6 +366,8 @@ private:
       logLink(args_);
     return status;
   }
+
+  bool wantsBitcode(const Input &in) const { return !s_.nativeOnly && needsBitcode(in); }
 
   void attachBitcodeOrWarn(const Input &in, const std::string &object) {
     try {
