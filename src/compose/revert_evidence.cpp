@@ -605,9 +605,9 @@ DebugCandidate unitCandidate(const RevertEvidence::Unit &unit,
 
 namespace {
 
-// Smaller units for a group whose revert did not build: each of its hunks alone, and
-// each hunk with the groups that hold a name the build error quotes (a changed
-// signature and its calls).
+// Smaller units for a group whose revert did not build or changed the failure: each of
+// its hunks alone, and the group with the groups that hold a name the build error quotes
+// (a changed signature and its calls).
 std::vector<RevertEvidence::Unit> splitUnits(const RevertEvidence &ev, size_t group,
                                              const std::string &buildError) {
   std::vector<RevertEvidence::Unit> out;
@@ -799,6 +799,19 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
 } // namespace
 
 constexpr size_t kDepthFirst = 3; // smaller units of a group tried right after it
+// Once a unit of several lines fixes and no single line does, the part of the stage's
+// share left to the edit trials that tell its lines apart (other units come before them,
+// and trials of an uncached project build can fill a whole share).
+constexpr double kEditReserve = 0.35;
+
+// Whether the fixing units are all of several lines, none of them a line reverted alone:
+// then only edit trials can single a line out.
+bool fixWantsEdits(const RevertEvidence &ev) {
+  for (size_t u : ev.fixing)
+    if (ev.units[u].newLine || unitLines(ev, u) == 1)
+      return false;
+  return !ev.fixing.empty();
+}
 
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
@@ -885,9 +898,29 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
   };
   // A group whose revert does not build is tried in smaller units (after the groups
   // the first ranking asked for, before the rest). `units` grows: index, not iterate.
+  // Smaller units of the unit tried k-th: the first ranking's best lines first; the best
+  // few right away, before the other groups (the line ranked first is then tried within
+  // the share), the rest after them (a large group's every hunk must not crowd out the
+  // next group).
+  auto tryNext = [&](size_t k, std::vector<RevertEvidence::Unit> smaller) {
+    std::stable_sort(smaller.begin(), smaller.end(), [&](const auto &a, const auto &b) {
+      return bestHint(a, ev.files, firstRanking) < bestHint(b, ev.files, firstRanking);
+    });
+    std::vector<size_t> next;
+    for (auto &s : smaller) {
+      units.push_back(std::move(s));
+      if (next.size() < kDepthFirst)
+        next.push_back(units.size() - 1);
+      else
+        order.push_back(units.size() - 1);
+    }
+    order.insert(order.begin() + static_cast<std::ptrdiff_t>(k) + 1, next.begin(), next.end());
+  };
+  const double share = deadline.remaining();
   for (size_t k = 0; k < order.size(); ++k) {
     size_t u = order[k];
-    if (trials.exhausted())
+    if (trials.exhausted() ||
+        (deadline.limited() && fixWantsEdits(ev) && deadline.remaining() < kEditReserve * share))
       break;
     stages.update(std::to_string(trials.count()) + " revert trial(s), " +
                   std::to_string(ev.groups) + " group(s) of hunks in the change");
@@ -907,21 +940,12 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       if (u < ev.groups)
         for (auto &s : splitUnits(ev, u, error))
           smaller.push_back(std::move(s));
-      // The first ranking's best lines first; the best few right away, before the other
-      // groups (the line ranked first is then tried within the share), the rest after
-      // them (a large group's every hunk must not crowd out the next group).
-      std::stable_sort(smaller.begin(), smaller.end(), [&](const auto &a, const auto &b) {
-        return bestHint(a, ev.files, firstRanking) < bestHint(b, ev.files, firstRanking);
-      });
-      std::vector<size_t> next;
-      for (auto &s : smaller) {
-        units.push_back(std::move(s));
-        if (next.size() < kDepthFirst)
-          next.push_back(units.size() - 1);
-        else
-          order.push_back(units.size() - 1);
-      }
-      order.insert(order.begin() + static_cast<std::ptrdiff_t>(k) + 1, next.begin(), next.end());
+      tryNext(k, std::move(smaller));
+    } else if (u < ev.groups && units[u].hunks.size() > 1 &&
+               (units[u].alone == "different failure" || units[u].alone == "later failure")) {
+      // The group changes the failure: a hunk of it matters, and the others may change
+      // behaviour their own way (a grammar file beside the lexer's fix): its hunks alone.
+      tryNext(k, splitUnits(ev, u, ""));
     }
   }
   if (ev.fixing.empty() && ev.groups > 1 && !trials.exhausted()) {

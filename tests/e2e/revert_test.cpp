@@ -106,6 +106,36 @@ TEST_CASE("a group whose one line, reverted alone, builds is not said to build o
   CHECK(narrowed);
 }
 
+TEST_CASE("a group whose revert changes the failure is tried hunk by hunk, and the hunk that "
+          "fixes is reverted alone",
+          "[debug][revert]") {
+  // The new name UNIT ties its #define, the scaled store and the wrong sum into one
+  // group; the division by 100 uses no new name and stays out. Reverting the group puts
+  // the old scale back under the new division (the first line goes wrong: a different
+  // failure); the sum's hunk alone fixes the test.
+  Pair p("#include <stdio.h>\nint main(void) {\n  int a, b;\n  if (scanf(\"%d %d\", &a, &b) != 2)\n"
+         "    return 1;\n  int scaled = a * 10;\n  int pad = 0;\n  printf(\"%d\\n\", scaled / 10 + "
+         "pad);\n  int pad2 = 0;\n  printf(\"%d\\n\", a + b + pad2);\n  return 0;\n}\n",
+         "#include <stdio.h>\n#define UNIT 100\nint main(void) {\n  int a, b;\n"
+         "  if (scanf(\"%d %d\", &a, &b) != 2)\n    return 1;\n  int scaled = a * UNIT;\n"
+         "  int pad = 0;\n  printf(\"%d\\n\", scaled / 100 + pad);\n  int pad2 = 0;\n"
+         "  printf(\"%d\\n\", (a - b) * UNIT / 100 + pad2);\n  return 0;\n}\n",
+         "42 5\n");
+  DebugReport rep = debugRegression(p.req);
+  bool groupChanged = std::any_of(rep.reverts.begin(), rep.reverts.end(), [](const auto &t) {
+    return t.hunks.size() == 1 && t.hunks[0].find(" + ") != std::string::npos &&
+           t.result == "different failure";
+  });
+  CHECK(groupChanged);
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  INFO(top.file << ":" << top.line << " " << top.revert << ": " << top.revertDetail);
+  CHECK(top.version == "new");
+  CHECK(top.line == 11);
+  CHECK(top.revert == "fixes");
+  CHECK(top.revertDetail.starts_with("reverting main.c:11 alone makes the test pass"));
+}
+
 TEST_CASE("two hunks that fail only together are found as a minimal revert set",
           "[debug][revert]") {
   // a - b is 0 in the old version; the new one moves a and b apart, and reverting
