@@ -160,6 +160,9 @@ struct DebugCandidate {
   // "unconfirmed" (it ran and reported nothing), "unchecked" (it confirmed another
   // finding and stopped there), or "" (not run).
   std::string memoryCheck;
+  // That memory error is made on this line: its access, or the declaration or
+  // allocation the change sized (not a line the access only depends on).
+  bool memoryFaultOnLine = false;
   // Aligned runs: "differs" (in the dual slice: an aligned execution of the line stores,
   // returns, passes or branches otherwise, or has no counterpart), "same values" (every
   // aligned execution does the same in both runs: behaviour-neutral for this failure),

@@ -286,6 +286,9 @@ std::vector<DebugCandidate> diagnoseMemoryErrors(const DebugRequest &req, const 
       e.causeLine = cause->line;
       cause->kind = "memory error";
       cause->memoryError = e.text + "; " + e.cause;
+      bool atAccess = cause->file == e.file && cause->line == e.line;
+      bool atObject = e.objectLine && cause->file == e.objectFile && cause->line == e.objectLine;
+      cause->memoryFaultOnLine = atAccess || atObject;
       out.push_back(*cause);
     }
     report.memoryErrors.push_back(e);

@@ -50,8 +50,8 @@ bool repairedByEdit(const DebugCandidate &c) { return !c.edit.empty(); }
 // whose revert puts back fewer lines says more: a line whose revert alone fixes the test
 // comes before the lines of a group that does (execute.c:1319 narrowed from its group).
 bool narrowerRevert(const DebugCandidate &a, const DebugCandidate &b) {
-  return revertEvidence(a) >= 1 && revertEvidence(a) != 2 && a.revertLines > 0 &&
-         b.revertLines > 0 && a.revertLines < b.revertLines;
+  return revertEvidence(a) >= 1 && revertEvidence(a) != 2 && revertEvidence(b) >= 1 &&
+         a.revertLines > 0 && b.revertLines > 0 && a.revertLines < b.revertLines;
 }
 
 // A changed line that made a memory error of the new run possible (an array's size, a
@@ -62,6 +62,22 @@ int memoryEvidence(const DebugCandidate &c) {
     return 0;
   return c.memoryCheck == "unconfirmed" ? -1 : 1;
 }
+
+// A memory error the sanitizer build confirmed, made on the line itself (its access, or
+// the allocation the change sized): the line's own fault. It stands with the lines whose
+// revert fixes the test: a unit of several lines that fixes says one of them is needed
+// (mawk's regex compiler, whose new path reaches the fault), not which; a line whose
+// revert alone or whose edit fixes still comes first.
+bool ownConfirmedFault(const DebugCandidate &c) {
+  return c.memoryFaultOnLine && c.memoryCheck == "confirmed";
+}
+
+int fixTier(const DebugCandidate &c) {
+  int r = revertEvidence(c);
+  return ownConfirmedFault(c) ? std::max(r, 3) : r;
+}
+
+bool oneLineFix(const DebugCandidate &c) { return c.revert == "fixes" && c.revertLines == 1; }
 
 // The aligned runs: a changed line whose executions differ (the dual slice) before one
 // whose every execution computes the same values in both runs.
@@ -96,10 +112,12 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
   };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
-                     if (revertEvidence(a) != revertEvidence(b))
-                       return revertEvidence(a) > revertEvidence(b);
+                     if (fixTier(a) != fixTier(b))
+                       return fixTier(a) > fixTier(b);
                      if (repairedByEdit(a) != repairedByEdit(b))
                        return repairedByEdit(a);
+                     if (oneLineFix(a) != oneLineFix(b))
+                       return oneLineFix(a);
                      if (narrowerRevert(a, b) != narrowerRevert(b, a))
                        return narrowerRevert(a, b);
                      if (memoryEvidence(a) != memoryEvidence(b))
@@ -131,6 +149,7 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
     else if (unique[it->second].memoryError.empty()) {
       unique[it->second].memoryError = c.memoryError;
       unique[it->second].memoryCheck = c.memoryCheck;
+      unique[it->second].memoryFaultOnLine = c.memoryFaultOnLine;
     }
   }
   candidates = std::move(unique);

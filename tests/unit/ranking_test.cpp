@@ -46,3 +46,49 @@ TEST_CASE("a memory finding the sanitizer build did not confirm ranks below line
   CHECK(cs[1].line == 50); // "whole change" is no revert evidence, for or against
   CHECK(cs[2].line == 10); // an unconfirmed memory finding comes after it
 }
+
+TEST_CASE("a confirmed memory fault on the line itself ranks before the lines of a unit of "
+          "several lines whose revert fixes and after a line reverted alone",
+          "[debug][ranking]") {
+  // mawk m13 on a cold cache: a 25-line group of the regex compiler reverted passes (the
+  // new path that reaches the fault goes); AddressSanitizer reports the overflow on the
+  // seeded line, whose own unit did not build.
+  DebugCandidate group = changedLine(345), fault = changedLine(232), far = changedLine(234);
+  group.revert = "fixes";
+  group.revertLines = 25;
+  group.aligned = "differs";
+  group.alignedOrigin = true;
+  fault.revert = "unresolved";
+  fault.revertLines = 552;
+  fault.memoryError = "main.c:232 reads 4 byte(s) at offset -48 ...";
+  fault.memoryCheck = "confirmed";
+  fault.memoryFaultOnLine = true;
+  // A finding the access only depends on (the nearest changed line) keeps its place.
+  far.revert = "unresolved";
+  far.memoryError = "main.c:240 reads 4 byte(s) ...";
+  far.memoryCheck = "confirmed";
+  std::vector<DebugCandidate> cs = {group, far, fault};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  REQUIRE(cs.size() == 3);
+  CHECK(cs[0].line == 232);
+  CHECK(cs[1].line == 345);
+  CHECK(cs[2].line == 234);
+  // A line whose revert alone fixes, or whose edit does, still comes first.
+  DebugCandidate alone = changedLine(50), edited = changedLine(60);
+  alone.revert = "fixes";
+  alone.revertLines = 1;
+  edited.revert = "fixes";
+  edited.revertLines = 25;
+  edited.edit = "an edit of main.c:60 makes the test pass";
+  cs = {fault, alone};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 50);
+  cs = {fault, edited};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 60);
+  // Unconfirmed, the same finding on the line is no fault of it.
+  fault.memoryCheck = "unconfirmed";
+  cs = {fault, group};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 345);
+}
