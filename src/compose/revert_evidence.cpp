@@ -799,18 +799,20 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
 } // namespace
 
 constexpr size_t kDepthFirst = 3; // smaller units of a group tried right after it
-// Once a unit of several lines fixes and no single line does, the part of the stage's
-// share left to the edit trials that tell its lines apart (other units come before them,
-// and trials of an uncached project build can fill a whole share).
+// Once a unit of several lines fixes, the part of the stage's share left to the edit
+// trials that tell its lines apart (other units come before them, and trials of an
+// uncached project build can fill a whole share).
 constexpr double kEditReserve = 0.35;
 
-// Whether the fixing units are all of several lines, none of them a line reverted alone:
-// then only edit trials can single a line out.
+// Whether a unit of several lines fixes: only edit trials can single out a line of it.
+// A line elsewhere whose revert alone fixes does not: reverting the call of a function
+// the change added switches the new code off (mawk's `return markup_loop_levels(m_ptr)`),
+// and the fault may sit in that function, one of the unit's lines.
 bool fixWantsEdits(const RevertEvidence &ev) {
   for (size_t u : ev.fixing)
-    if (ev.units[u].newLine || unitLines(ev, u) == 1)
-      return false;
-  return !ev.fixing.empty();
+    if (!ev.units[u].newLine && unitLines(ev, u) > 1)
+      return true;
+  return false;
 }
 
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
