@@ -170,6 +170,14 @@ DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
   return req;
 }
 
+OwnCacheDir::OwnCacheDir(const fs::path &dir) {
+  if (const char *c = std::getenv("ROOTLINE_CACHE_DIR"))
+    was = c;
+  ::setenv("ROOTLINE_CACHE_DIR", dir.c_str(), 1);
+}
+
+OwnCacheDir::~OwnCacheDir() { ::setenv("ROOTLINE_CACHE_DIR", was.c_str(), 1); }
+
 std::string stageNotes(const nlohmann::json &report) {
   std::string notes;
   for (const auto &s : report["stages"])

@@ -79,6 +79,16 @@ BuildRecipe sourceRecipe(const fs::path &file, const std::string &source);
 DebugRequest twoVersions(const fs::path &dir, const std::string &oldMain,
                          const std::string &newMain, const std::string &stdinBytes);
 
+// A cache of the test's own (ROOTLINE_CACHE_DIR for this object's life), so that no
+// other test's builds are found or counted.
+struct OwnCacheDir {
+  std::string was;
+  explicit OwnCacheDir(const fs::path &dir);
+  ~OwnCacheDir();
+  OwnCacheDir(const OwnCacheDir &) = delete;
+  OwnCacheDir &operator=(const OwnCacheDir &) = delete;
+};
+
 // The notes of a JSON report's stages, one per line (for a test's INFO).
 std::string stageNotes(const nlohmann::json &report);
 // The string at a JSON pointer ("/revert/result"), or "" where the report has none: a

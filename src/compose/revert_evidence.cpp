@@ -898,8 +898,9 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
         ev.fixing.push_back(units.size() - 1);
     }
   };
-  // A group whose revert does not build is tried in smaller units (after the groups
-  // the first ranking asked for, before the rest). `units` grows: index, not iterate.
+  // A group whose revert does not build or changes the failure is tried in smaller
+  // units (after the groups the first ranking asked for, before the rest). `units`
+  // grows: index, not iterate.
   // Smaller units of the unit tried k-th: the first ranking's best lines first; the best
   // few right away, before the other groups (the line ranked first is then tried within
   // the share), the rest after them (a large group's every hunk must not crowd out the

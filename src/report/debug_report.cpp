@@ -221,6 +221,8 @@ json reportJson(const DebugReport &r) {
 constexpr unsigned kMarkdownDetailed = 5; // candidates shown in full
 constexpr size_t kMarkdownListed = 12;    // rows of a list (neutral edits, revert trials)
 
+namespace {
+
 constexpr size_t kMarkdownStateLines = 8; // a unit test's differing state lines per side
 constexpr size_t kMarkdownStateWidth = 160;
 
@@ -249,6 +251,8 @@ void markdownUnitResults(std::ostringstream &md, const std::string &oldResult,
      << markdownFence(oldResult) << "new version:\n"
      << markdownFence(newResult) << "\n</details>\n\n";
 }
+
+} // namespace
 
 std::string reportMarkdown(const DebugReport &r) {
   std::ostringstream md;

@@ -207,16 +207,7 @@ TEST_CASE("a warm cache builds no differential unit test again, and the test say
   writeText(t.path / "in.txt", "push 10\npush 4\n-\npush 2\n*\n");
   writeText(t.path / "old" / "main.c", kCalcOld);
   writeText(t.path / "new" / "main.c", calcNew());
-  // A cache of this test's own, so no other test's builds are counted.
-  struct OwnCache {
-    std::string was;
-    explicit OwnCache(const fs::path &dir) {
-      if (const char *c = std::getenv("ROOTLINE_CACHE_DIR"))
-        was = c;
-      ::setenv("ROOTLINE_CACHE_DIR", dir.c_str(), 1);
-    }
-    ~OwnCache() { ::setenv("ROOTLINE_CACHE_DIR", was.c_str(), 1); }
-  } cache(t.path / "cache");
+  OwnCacheDir cache(t.path / "cache");
   auto debugOnce = [&] {
     ProcessResult r = runRootline({"--json", "debug", "--old", (t.path / "old" / "main.c").string(),
                                    "--new", (t.path / "new" / "main.c").string(), "--stdin",

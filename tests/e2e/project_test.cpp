@@ -975,6 +975,7 @@ TEST_CASE("a project build that fails without a diagnostic of the code (a parall
           "runs once more and one that fails with the compiler's words does not",
           "[project]") {
   TempDir t;
+  OwnCacheDir cache(t.path / "cache"); // no build of an earlier run to start from
   ProjectBuildOptions opt;
   opt.command = "make";
   writeRacyTree(t.path / "ok",
