@@ -243,7 +243,11 @@ void markdownUnitResults(std::ostringstream &md, const std::string &oldResult,
     md << markdownFence(text.empty() ? "(nothing that differs)" : text);
   };
   md << "What the call returns and leaves where the versions differ"
-     << (d.alike ? " (" + std::to_string(d.alike) + " line(s) alike are left out)" : "") << ".\n\n";
+     << (d.alike ? " (" + std::to_string(d.alike) + " line(s) alike are left out)" : "")
+     << (d.unpaired ? " (" + std::to_string(d.unpaired) +
+                          " line(s) of state face a version that left none)"
+                    : "")
+     << ".\n\n";
   side("old version", d.old);
   side("new version", d.now);
   md << "\n<details><summary>Everything the call returns and leaves, in both versions"

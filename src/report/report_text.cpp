@@ -1,5 +1,6 @@
 #include "report/report_text.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -112,17 +113,27 @@ DifferingLines differingLines(const std::string &oldText, const std::string &new
   std::vector<std::string> oldOrder, newOrder;
   std::map<std::string, std::string> o = labelledLines(oldText, oldOrder),
                                      n = labelledLines(newText, newOrder);
+  auto leftState = [](const std::vector<std::string> &order) {
+    return std::any_of(order.begin(), order.end(), [](const auto &l) { return l[0] != '#'; });
+  };
+  bool oldState = leftState(oldOrder), newState = leftState(newOrder);
   DifferingLines d;
   for (const auto &label : oldOrder) {
     auto other = n.find(label);
     if (other != n.end() && other->second == o[label])
       ++d.alike;
+    else if (other == n.end() && label[0] != '#' && !newState)
+      ++d.unpaired;
     else
       d.old.push_back(o[label]);
   }
   for (const auto &label : newOrder) {
     auto other = o.find(label);
-    if (other == o.end() || other->second != n[label])
+    if (other != o.end() && other->second == n[label])
+      continue;
+    if (other == o.end() && label[0] != '#' && !oldState)
+      ++d.unpaired;
+    else
       d.now.push_back(n[label]);
   }
   return d;

@@ -17,10 +17,13 @@ std::string markdownFence(const std::string &text);     // a ``` block ending in
 std::string htmlEscape(const std::string &text);        // < > & "
 // The lines of two descriptions of a state (a unit test's "returns 3", "o0: 01 00 …")
 // that differ: each line is paired by its label (the word before ": ") or else by its
-// place, and kept on its side when its counterpart differs or is missing.
+// place, and kept on its side when its counterpart differs or is missing. When one side
+// has no labelled line at all (the call crashed and left no state), the other side's
+// labelled lines have nothing to differ from: they are counted, not kept.
 struct DifferingLines {
   std::vector<std::string> old, now;
-  size_t alike = 0; // pairs of lines that are equal
+  size_t alike = 0;    // pairs of lines that are equal
+  size_t unpaired = 0; // labelled lines facing a side that left no state
 };
 DifferingLines differingLines(const std::string &oldText, const std::string &newText);
 // An alternative input's changes against the failing input, joined ("token 1: 10 → 11;
