@@ -20,6 +20,8 @@ packages=(
   # Runs a program linked against its project's own shared libraries without the
   # project's wrapper script (docs/project.md).
   patchelf
+  # objcopy (the compiler wrapper's bitcode section) and readelf (tests).
+  binutils
   slurm-wlm munge
   clang-format-19
 )

@@ -52,6 +52,10 @@ std::string signalName(int sig);
 // "undefined reference to"), else a line holding "error", else its last non-empty line
 // (a compiler's first line is often "In file included from …").
 std::string firstErrorLine(const std::string &log);
+// Whether one line of a build's log is a diagnostic of the code: a compiler's
+// "x.c:3:5: error:" (not a driver's "clang: error: …") or a linker's "undefined
+// reference".
+bool isCodeDiagnostic(const std::string &line);
 
 // A helper tool's run (clang on one unit, the link, a tree copy) that takes longer than
 // this is hung, not slow: no such run is unbounded.

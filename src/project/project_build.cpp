@@ -217,19 +217,14 @@ std::string cxxRealPath() {
   return present(besideClang) ? besideClang.string() : "clang++-19";
 }
 
-// Whether a build's output holds a diagnostic of the code: a compiler's "x.c:3:5: error:"
-// or a linker's "undefined reference". A build that failed without one failed for
-// another reason, such as a parallel make's race (two rules running the same generator:
-// "sed: can't read y.tab.c", then "'parse.h' file not found").
+// Whether a build's output holds a diagnostic of the code. A build that failed without
+// one failed for another reason, such as a parallel make's race (two rules running the
+// same generator: "sed: can't read y.tab.c", then "'parse.h' file not found").
 bool hasCodeDiagnostic(const std::string &log) {
   std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    bool driver = line.starts_with("clang") || line.starts_with("rootline-cc") ||
-                  line.starts_with("make") || line.starts_with("gcc") || line.starts_with("cc:");
-    if ((line.find(": error:") != std::string::npos && !driver) ||
-        line.find("undefined reference") != std::string::npos)
+  for (std::string line; std::getline(in, line);)
+    if (isCodeDiagnostic(line))
       return true;
-  }
   return false;
 }
 

@@ -224,15 +224,20 @@ std::string toolFailure(const ProcessResult &r, const std::string &tool,
   return tool + " did not end within " + std::to_string(static_cast<int>(kToolSeconds)) + " s";
 }
 
+bool isCodeDiagnostic(const std::string &line) {
+  bool driver = line.starts_with("clang") || line.starts_with("rootline-cc") ||
+                line.starts_with("make") || line.starts_with("gcc") || line.starts_with("cc:");
+  return (line.find(": error:") != std::string::npos && !driver) ||
+         line.find("undefined reference") != std::string::npos;
+}
+
 std::string firstErrorLine(const std::string &log) {
   std::istringstream in(log);
   std::string line, anyError, fallback;
   while (std::getline(in, line)) {
     // A diagnostic ("x.c:3:5: error: …", the linker's "undefined reference to …") says
     // more than the driver's "clang: error: linker command failed".
-    if (line.find(": error:") != std::string::npos && line.find("clang") != 0)
-      return line;
-    if (line.find("undefined reference") != std::string::npos)
+    if (isCodeDiagnostic(line))
       return line;
     if (anyError.empty() &&
         (line.find("error") != std::string::npos || line.find("Error") != std::string::npos))
