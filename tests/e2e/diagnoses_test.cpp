@@ -41,7 +41,7 @@ TEST_CASE("a hang: the loop that does not exit is the criterion and its cause ra
           "[debug][diagnoses][hang]") {
   auto all = ofKind("hang");
   REQUIRE(all.size() >= 3);
-  for (const auto &r : all) {
+  for (const auto &r : sampledUnderSanitizers(all)) {
     DYNAMIC_SECTION(r.name) {
       DebugReport rep = diagnose(r);
       CHECK(rep.hang);
@@ -61,7 +61,7 @@ TEST_CASE("the new version prints less, or nothing: the lost output's cause rank
           "[debug][diagnoses][missing-output]") {
   auto all = ofKind("missing_output");
   REQUIRE(all.size() >= 3);
-  for (const auto &r : all) {
+  for (const auto &r : sampledUnderSanitizers(all)) {
     DYNAMIC_SECTION(r.name) {
       DebugReport rep = diagnose(r);
       CHECK(rep.failureKind == "missing output");
@@ -73,7 +73,7 @@ TEST_CASE("the new version prints more: the extra output's cause ranks first",
           "[debug][diagnoses][extra-output]") {
   auto all = ofKind("extra_output");
   REQUIRE(all.size() >= 3);
-  for (const auto &r : all) {
+  for (const auto &r : sampledUnderSanitizers(all)) {
     DYNAMIC_SECTION(r.name) {
       DebugReport rep = diagnose(r);
       CHECK((rep.failureKind == "extra output" || rep.failureKind == "wrong output"));
@@ -85,7 +85,7 @@ TEST_CASE("a memory error in the new version: its cause ranks first",
           "[debug][diagnoses][memory]") {
   auto all = ofKind("memory_error");
   REQUIRE(all.size() >= 3);
-  for (const auto &r : all) {
+  for (const auto &r : sampledUnderSanitizers(all, 2)) {
     DYNAMIC_SECTION(r.name) {
       DebugReport rep = diagnose(r);
       // The replay-time checker's finding, like a sanitizer's, confirmed by one.

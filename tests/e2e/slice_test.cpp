@@ -88,7 +88,8 @@ TEST_CASE("example 1: RSC exploration covers the three partitions in three runs 
   ProgramFixture f = programFixture("paper_fig1");
   TracedProgram p = buildTraced(f.recipe());
   bool naiveFailedSomewhere = false;
-  for (const char *seed : {"1 2 5\n", "-3 -4 0\n", "0 0 0\n", "7 -2 3\n", "2 1 -9\n"}) {
+  std::vector<std::string> seeds = {"1 2 5\n", "-3 -4 0\n", "0 0 0\n", "7 -2 3\n", "2 1 -9\n"};
+  for (const std::string &seed : sampledUnderSanitizers(seeds, 2)) {
     DYNAMIC_SECTION("seed " << seed) {
       ExploreOptions opt;
       opt.criterion = "main.c:10";
