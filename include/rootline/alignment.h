@@ -15,6 +15,7 @@
 
 #include "rootline/budget.h"
 #include "rootline/replay.h"
+#include "rootline/run_log.h"
 
 #include <functional>
 #include <memory>
@@ -91,10 +92,11 @@ struct LineExecution {
 
 constexpr uint32_t kMaxLineInputs = 16;
 
+// Millions of entries on a long run: arrays that grow without copying (run_log.h).
 struct ExecutionLog {
-  std::vector<LineExecution> executions; // in run order; only the lines asked for
-  std::vector<LineEffect> effects;
-  std::vector<LineInput> inputs;
+  RunLog<LineExecution> executions; // in run order; only the lines asked for
+  RunLog<LineEffect> effects;
+  RunLog<LineInput> inputs;
   bool complete = true; // false when replay stopped before the end of the run
 };
 

@@ -39,14 +39,18 @@ bool sameEffect(const LineEffect &a, const LineEffect &b, TargetNames &aName, Ta
          aName(a.inst) == bName(b.inst);
 }
 
-// Effects other than branches, in order: branches are compared by where control went.
-std::vector<size_t> valueEffects(const ExecutionLog &log, const LineExecution &e) {
-  std::vector<size_t> out;
-  for (size_t k = 0; k < e.effectCount; ++k)
-    if (log.effects[e.effectBegin + k].kind != LineEffect::Branch)
-      out.push_back(k);
-  return out;
-}
+// The effects other than branches, in order (branches are compared by where control
+// went), walked in place: aligning a long run compares millions of pairs.
+struct ValueEffects {
+  const ExecutionLog &log;
+  const LineExecution &e;
+  size_t next(size_t k) const { // the first value effect at or after k
+    while (k < e.effectCount && log.effects[e.effectBegin + k].kind == LineEffect::Branch)
+      ++k;
+    return k;
+  }
+  const LineEffect &at(size_t k) const { return log.effects[e.effectBegin + k]; }
+};
 
 size_t lastBranch(const ExecutionLog &log, const LineExecution &e) {
   for (size_t k = e.effectCount; k-- > 0;)
@@ -59,19 +63,19 @@ EffectDifference compareEffects(const ExecutionLog &oldLog, const LineExecution 
                                 const ExecutionLog &newLog, const LineExecution &n,
                                 TargetNames &oldNames, TargetNames &newNames) {
   EffectDifference d;
-  std::vector<size_t> a = valueEffects(oldLog, o), b = valueEffects(newLog, n);
-  size_t count = std::min(a.size(), b.size());
-  for (size_t k = 0; k < count; ++k)
-    if (!sameEffect(oldLog.effects[o.effectBegin + a[k]], newLog.effects[n.effectBegin + b[k]],
-                    oldNames, newNames)) {
-      d.oldEffect = a[k];
-      d.newEffect = b[k];
+  ValueEffects a{oldLog, o}, b{newLog, n};
+  size_t i = a.next(0), j = b.next(0);
+  for (; i < o.effectCount && j < n.effectCount; i = a.next(i + 1), j = b.next(j + 1))
+    if (!sameEffect(a.at(i), b.at(j), oldNames, newNames)) {
+      d.oldEffect = i;
+      d.newEffect = j;
       d.found = true;
       return d;
     }
-  if (a.size() != b.size()) {
-    d.oldEffect = count < a.size() ? a[count] : o.effectCount;
-    d.newEffect = count < b.size() ? b[count] : n.effectCount;
+  // One has more: the first it has beyond the other's last (or the end: none).
+  if (i < o.effectCount || j < n.effectCount) {
+    d.oldEffect = i;
+    d.newEffect = j;
     d.found = true;
     return d;
   }

@@ -104,9 +104,10 @@ struct LineExecutionRecorder::Impl {
       : index(i), lineOf(std::move(l)), wanted(std::move(w)), slice(s), functionName(std::move(f)),
         lines(i.instructionCount(), 0), state(i.instructionCount(), 0), byteCap(cap) {}
 
+  // What the log fills (its arrays' room beyond is address space until used).
   uint64_t bytes() const {
-    return log.executions.capacity() * sizeof(LineExecution) +
-           log.effects.capacity() * sizeof(LineEffect) + log.inputs.capacity() * sizeof(LineInput);
+    return log.executions.size() * sizeof(LineExecution) + log.effects.size() * sizeof(LineEffect) +
+           log.inputs.size() * sizeof(LineInput);
   }
 
   uint64_t functionDigest(const llvm::Function *f) {
@@ -122,10 +123,10 @@ struct LineExecutionRecorder::Impl {
       LineExecution &e = log.executions[a.record];
       e.effectBegin = static_cast<uint32_t>(log.effects.size());
       e.effectCount = static_cast<uint32_t>(a.effects.size());
-      log.effects.insert(log.effects.end(), a.effects.begin(), a.effects.end());
+      log.effects.append(a.effects.begin(), a.effects.end());
       e.inputBegin = static_cast<uint32_t>(log.inputs.size());
       e.inputCount = static_cast<uint32_t>(a.inputs.size());
-      log.inputs.insert(log.inputs.end(), a.inputs.begin(), a.inputs.end());
+      log.inputs.append(a.inputs.begin(), a.inputs.end());
     }
     a.effects.clear();
     a.inputs.clear();
