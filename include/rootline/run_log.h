@@ -8,14 +8,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <initializer_list>
 #include <type_traits>
 
 namespace rootline {
 
 namespace run_log_memory {
-// A mapping of at least `bytes` (a multiple of the page size), for `capacityBytes`.
+// A private anonymous mapping of `bytes` (a multiple of the page size, pageRounded).
 void *map(std::size_t bytes);
 void *grow(void *p, std::size_t oldBytes, std::size_t newBytes);
 void unmap(void *p, std::size_t bytes) noexcept;
