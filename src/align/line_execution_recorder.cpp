@@ -162,15 +162,17 @@ struct LineExecutionRecorder::Impl {
     return stack.back();
   }
 
+  // Replay gives each instance its instruction's id: no lookup by pointer per instance.
   bool logged(const Instance &I, AlignedLine &line) {
     if (I.id >= state.size())
       return false;
-    line = lineAt(I.inst);
+    line = lineAt(I.id, I.inst);
     return state[I.id] == 2;
   }
 
-  AlignedLine lineAt(const llvm::Instruction *inst) {
-    uint32_t id = index.idOf(inst);
+  AlignedLine lineAt(const llvm::Instruction *inst) { return lineAt(index.idOf(inst), inst); }
+
+  AlignedLine lineAt(uint32_t id, const llvm::Instruction *inst) {
     if (id >= state.size())
       return 0;
     if (state[id] == 0) {
