@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sstream>
 #include <string_view>
 #include <sys/personality.h>
@@ -62,9 +63,8 @@ void closeFd(int &fd) {
   fd = -1;
 }
 
-// What the child needs, made before the fork: between fork and exec the child of a
-// process with other threads may only make async-signal-safe calls. A lock another
-// thread held at the fork (malloc's, the environment's) stays held in the child.
+// What the child needs, made before it starts: the child shares this process's memory
+// until it executes the program, so nothing may be built there.
 struct ChildPlan {
   std::vector<char *> argv;
   std::vector<std::string> envText;
@@ -100,26 +100,43 @@ ChildPlan childPlan(const ProcessSpec &spec) {
   return plan;
 }
 
-[[noreturn]] void execChild(const ChildPlan &plan, bool noAddressRandomization, int outFd,
-                            int errFd) {
-  // Own process group so a timeout can kill the whole tree.
-  setpgid(0, 0);
+// Starts the child with posix_spawn (a vfork-style clone): fork() would copy the page
+// tables of this process, which holds traces and modules of a gigabyte and more, and make
+// every page it writes afterwards fault once. The child gets its own process group (a
+// timeout kills the whole tree), stdin from the plan, stdout and stderr into the pipes,
+// and the plan's working directory. Returns posix_spawn's error (0 when it started).
+int spawnChild(const ChildPlan &plan, bool noAddressRandomization, int outFd, int errFd,
+               pid_t &pid) {
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawn_file_actions_init(&actions);
+  // In this order, as the shell does it: stdin is named relative to our directory.
+  posix_spawn_file_actions_addopen(&actions, 0, plan.stdinPath, O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, outFd, 1);
+  posix_spawn_file_actions_adddup2(&actions, errFd, 2);
+  if (plan.workDir)
+    posix_spawn_file_actions_addchdir_np(&actions, plan.workDir);
   // Fixed addresses: a program whose behaviour depends on where things are mapped (an
   // out-of-range read, a printed pointer) behaves the same on every run.
   // Otherwise randomized, as a shell runs programs, even under a parent that turned it
   // off (the flag is inherited across exec): a test run by rootline run by a test.
-  if (int now = personality(0xffffffff); now != -1)
-    personality(noAddressRandomization ? (now | ADDR_NO_RANDOMIZE) : (now & ~ADDR_NO_RANDOMIZE));
-  int in = ::open(plan.stdinPath, O_RDONLY);
-  if (in < 0)
-    _exit(127);
-  dup2(in, 0);
-  dup2(outFd, 1);
-  dup2(errFd, 2);
-  if (plan.workDir && chdir(plan.workDir) != 0)
-    _exit(127);
-  execve(plan.program, plan.argv.data(), plan.envp.empty() ? environ : plan.envp.data());
-  _exit(127);
+  // The flag is this thread's and the child inherits it; it is put back after.
+  int before = personality(0xffffffff);
+  int wanted = before == -1             ? -1
+               : noAddressRandomization ? (before | ADDR_NO_RANDOMIZE)
+                                        : (before & ~ADDR_NO_RANDOMIZE);
+  if (wanted != before)
+    personality(static_cast<unsigned long>(wanted));
+  int err = posix_spawn(&pid, plan.program, &actions, &attr, plan.argv.data(),
+                        plan.envp.empty() ? environ : plan.envp.data());
+  if (wanted != before)
+    personality(static_cast<unsigned long>(before));
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return err;
 }
 
 } // namespace
@@ -135,14 +152,25 @@ ProcessResult runProcess(const ProcessSpec &spec) {
     throw Error(std::string("cannot create pipe: ") + strerror(errno), ExitInternal);
 
   auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid < 0)
-    throw Error(std::string("cannot fork: ") + strerror(errno), ExitInternal);
-  if (pid == 0)
-    execChild(plan, spec.noAddressRandomization, outPipe[1], errPipe[1]);
-  setpgid(pid, pid);
+  pid_t pid = -1;
+  int spawnError = spawnChild(plan, spec.noAddressRandomization, outPipe[1], errPipe[1], pid);
   ::close(outPipe[1]);
   ::close(errPipe[1]);
+  if (spawnError != 0) {
+    ::close(outPipe[0]);
+    ::close(errPipe[0]);
+    if (spawnError == EAGAIN || spawnError == ENOMEM)
+      throw Error(std::string("cannot start a process: ") + strerror(spawnError), ExitInternal);
+    if (::access(plan.program, X_OK) != 0)
+      throw Error("cannot run '" + spec.argv[0] + "'");
+    // It could not be executed (not a program the kernel runs): what a shell reports.
+    ProcessResult failed;
+    failed.exitCode = 127;
+    failed.err = "cannot execute '" + spec.argv[0] + "': " + strerror(spawnError) + "\n";
+    failed.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return failed;
+  }
 
   ProcessResult result;
   int fds[2] = {outPipe[0], errPipe[0]};

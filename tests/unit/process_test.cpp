@@ -95,6 +95,28 @@ TEST_CASE("runProcess reports a missing stdin file or program", "[process]") {
   CHECK_THROWS_AS(runProcess(spec), Error);
 }
 
+TEST_CASE("runProcess reports a file the kernel cannot execute as a shell does: exit 127",
+          "[process]") {
+  TempDir t;
+  fs::path notProgram = t.path / "notes.txt";
+  writeText(notProgram, "not a program\n");
+  fs::permissions(notProgram, fs::perms::owner_all);
+  ProcessSpec spec;
+  spec.argv = {notProgram.string()};
+  ProcessResult r = runProcess(spec);
+  CHECK(r.exitCode == 127);
+  CHECK(r.signal == 0);
+  CHECK(r.err.find("cannot execute") != std::string::npos);
+  // The working directory and stdin still reach a program that runs.
+  writeText(t.path / "in.txt", "from stdin\n");
+  spec.argv = {"/bin/sh", "-c", "pwd; cat"};
+  spec.workDir = t.path.string();
+  spec.stdinFile = (t.path / "in.txt").string();
+  r = runProcess(spec);
+  CHECK(r.exitCode == 0);
+  CHECK(r.out == fs::canonical(t.path).string() + "\nfrom stdin\n");
+}
+
 TEST_CASE("firstErrorLine names the diagnostic, not the driver's summary", "[process]") {
   CHECK(firstErrorLine("In file included from t.c:19:\n./x.c:12:3: error: unknown type 'foo'\n"
                        "1 error generated.\n") == "./x.c:12:3: error: unknown type 'foo'");
