@@ -79,6 +79,9 @@ struct LineExecution {
   AlignedLine line = 0;
   uint32_t occurrence = 0; // 1 for the line's first run in its loop's iteration (or activation)
   uint32_t iteration = 0;  // the iteration of the innermost loop around it; 0: none
+  // The loops around it, each by its header's line and kind (a digest): executions of
+  // one line whose nests differ are in other loops, and pair by their runs instead.
+  uint32_t loopNest = 0;
   uint64_t first = 0, last = 0; // its first and last instance
   bool inSlice = false;         // holds an instance of the slice given to the recorder
   bool noise = false;           // it ran because a branch decided by noise went its way

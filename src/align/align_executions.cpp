@@ -152,7 +152,7 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
   // and a hash table's lookups there are cache misses. A key is taken only where it
   // names one execution on each side, of the same line.
   using Keyed = std::pair<uint64_t, size_t>; // (key, execution)
-  auto join = [&](std::vector<Keyed> &olds, std::vector<Keyed> &news, bool otherDepth) {
+  auto join = [&](std::vector<Keyed> &olds, std::vector<Keyed> &news, bool otherNest) {
     std::sort(olds.begin(), olds.end());
     std::sort(news.begin(), news.end());
     auto unique = [](const std::vector<Keyed> &v, size_t k) {
@@ -168,7 +168,7 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
         size_t o = olds[i].second, n = news[j].second;
         const LineExecution &x = oldLog.executions[o], &y = newLog.executions[n];
         if (unique(olds, i) && unique(news, j) && x.line == y.line &&
-            (!otherDepth || x.loopDepth != y.loopDepth))
+            (!otherNest || x.loopNest != y.loopNest))
           pair(o, n);
         ++i;
         ++j;
@@ -197,9 +197,10 @@ Alignment alignExecutions(const ExecutionLog &oldLog, const ExecutionLog &newLog
   // What the calling lines could not pair (a call the change rewrote, a function moved
   // to another file): the same line under the same chain of callees.
   pass(By::Callee);
-  // A line the change put in another loop nesting (a `goto` label moved past it, so it
-  // is in the jump's loop in one version only): its runs in the activation, in order.
-  // Only there: elsewhere the iterations say which runs are each other's.
+  // A line the change put in other loops (a `goto` label moved past it, so it is in the
+  // jump's loop in one version only, or the loop around it now starts elsewhere): its
+  // runs in the activation, in order. Only there: elsewhere the iterations say which
+  // runs are each other's.
   pass(By::Activation);
   return a;
 }

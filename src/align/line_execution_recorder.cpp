@@ -42,6 +42,11 @@ struct ElementIndex {
 struct BlockShape {
   unsigned loopDepth = 0;
   const llvm::Loop *header = nullptr; // the loop it heads, if any
+  // The loop it heads, as both versions can name it: the header's first line and whether
+  // the header decides (a `while`'s condition) or only jumps on (a `goto` label's block
+  // that jumps into the `while` below it carries that `while`'s line). Iteration k of one
+  // loop never meets iteration k of another loop on the same line.
+  uint32_t signature = 0;
 };
 
 struct Activation {
@@ -54,6 +59,7 @@ struct Activation {
   const llvm::Instruction *last = nullptr;        // the activation's last instance
   unsigned loopDepth = 0;                         // of `block`
   std::vector<uint32_t> iteration{0};             // by loop depth: the current iteration
+  std::vector<uint32_t> loop{0}; // by loop depth: the signature of the loop (BlockShape)
   // By loop depth: how often each line ran in the current iteration of its loop (the
   // activation, at depth 0).
   std::vector<llvm::DenseMap<AlignedLine, uint32_t>> runs{1};
@@ -321,8 +327,17 @@ struct LineExecutionRecorder::Impl {
         fl = std::make_unique<FunctionLoops>(*bb->getParent());
       BlockShape shape;
       shape.loopDepth = fl->loops.getLoopDepth(bb);
-      if (fl->loops.isLoopHeader(bb))
+      if (fl->loops.isLoopHeader(bb)) {
         shape.header = fl->loops.getLoopFor(bb);
+        AlignedLine first = 0;
+        for (const llvm::Instruction &inst : *bb)
+          if ((first = lineAt(&inst)) != 0)
+            break;
+        const llvm::Instruction *end = bb->getTerminator();
+        auto *br = llvm::dyn_cast_or_null<llvm::BranchInst>(end);
+        bool decides = (br && br->isConditional()) || llvm::isa_and_nonnull<llvm::SwitchInst>(end);
+        shape.signature = static_cast<uint32_t>(mix(first, decides ? 1 : 2));
+      }
       shapes[bb] = shape;
       return shapes[bb];
     }
@@ -338,10 +353,12 @@ struct LineExecutionRecorder::Impl {
       unsigned d = shape.loopDepth;
       if (a.iteration.size() <= d) {
         a.iteration.resize(d + 1, 0);
+        a.loop.resize(d + 1, 0);
         a.runs.resize(d + 1);
       }
       bool again = a.block && shape.header->contains(a.block);
       a.iteration[d] = again ? a.iteration[d] + 1 : 1;
+      a.loop[d] = shape.signature;
       for (size_t k = d; k < a.runs.size(); ++k)
         a.runs[k].clear();
       for (size_t k = d + 1; k < a.iteration.size(); ++k)
@@ -352,6 +369,7 @@ struct LineExecutionRecorder::Impl {
     if (a.runs.size() <= a.loopDepth) {
       a.runs.resize(a.loopDepth + 1);
       a.iteration.resize(a.loopDepth + 1, 0);
+      a.loop.resize(a.loopDepth + 1, 0);
     }
   }
 
@@ -368,8 +386,12 @@ struct LineExecutionRecorder::Impl {
       a.line = line;
       // The execution index: the activation, the iteration of each loop around the
       // line, the line, and its runs in the innermost iteration.
-      uint64_t where = a.context, calleeWhere = a.calleeContext;
+      // The loops' signatures key the execution itself, not the context its calls pass
+      // on: a call inside a loop the change reshaped still opens the callee's
+      // activation that the other run's k-th iteration opened.
+      uint64_t where = a.context, calleeWhere = a.calleeContext, nest = a.loopDepth;
       for (unsigned d = 1; d <= a.loopDepth; ++d) {
+        nest = mix(nest, a.loop[d]);
         where = mix(where, a.iteration[d]);
         calleeWhere = mix(calleeWhere, a.iteration[d]);
       }
@@ -381,10 +403,11 @@ struct LineExecutionRecorder::Impl {
       a.opened = 0;
       if (log_) {
         LineExecution e;
-        e.index = a.current;
-        e.calleeIndex = a.calleeCurrent;
+        e.index = mix(a.current, nest);
+        e.calleeIndex = mix(a.calleeCurrent, nest);
         e.activationIndex = mix(mix(a.context, line), inActivation);
         e.loopDepth = static_cast<uint16_t>(std::min(a.loopDepth, 0xffffu));
+        e.loopNest = static_cast<uint32_t>(nest);
         e.line = line;
         e.occurrence = run;
         e.iteration = a.loopDepth ? a.iteration[a.loopDepth] : 0;

@@ -105,10 +105,12 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
   // in the dual slice), the line where the aligned runs first part comes first: the
   // earliest difference on the failure's slice, which the others follow from. Only a
   // difference in value counts: a line that does something else (calls a helper the
-  // change extracted) differs by construction.
+  // change extracted) differs by construction. Only a changed line: where the runs part
+  // on a line the change left alone, a changed line before it made them part (a `goto`
+  // label moved, so a loop after it starts elsewhere).
   auto divergesFirst = [&](const DebugCandidate &c) {
-    return first && first->sameEffect && c.version == first->version && c.file == first->file &&
-           c.line == first->line;
+    return first && first->sameEffect && c.inChangedRegion && c.version == first->version &&
+           c.file == first->file && c.line == first->line;
   };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const DebugCandidate &a, const DebugCandidate &b) {

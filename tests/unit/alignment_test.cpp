@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 using namespace rootline;
@@ -325,4 +326,43 @@ TEST_CASE("calls read as the source names them: glibc's redirections undone, a c
   CHECK(calls.count("twice") == 1);
   CHECK(calls.count("the function in `f`") == 1);
   CHECK(calls.count("__posix_getopt") == 0);
+}
+
+TEST_CASE("a goto label moved below a while: iterations of the jump's loop never meet "
+          "iterations of the while on the same line",
+          "[align]") {
+  // `retry:` moved from above `while (*p == ' ')` (old line 10) to below it. In the old
+  // version the label's block jumps into the while and carries its line, so the jump's
+  // loop and the while start on the same line; their first iterations used to meet.
+  TempDir t1, t2;
+  fs::path fx = fixturesDir() / "regressions" / "goto_label_moved";
+  std::string input = readFile(fx / "input.txt");
+  auto oldLine = [](unsigned l) -> unsigned {
+    return l < 10 ? l : l == 10 ? 900 : l <= 12 ? l - 1 : l; // old 10 is the label
+  };
+  AlignedRun o = record(t1.path, readFile(fx / "old" / "main.c"), oldLine, input),
+             n = record(t2.path, readFile(fx / "new" / "main.c"), same, input);
+  REQUIRE(o.log.complete);
+  REQUIRE(n.log.complete);
+  Alignment a = alignExecutions(o.log, n.log, storeName, storeName);
+  // Every skip of blanks the new run made, the old run made too, with the same outcome:
+  // no execution of the while is the new run's alone.
+  std::vector<size_t> whileNew = executionsOf(n.log, 10);
+  REQUIRE(whileNew.size() >= 4);
+  for (size_t i : whileNew) {
+    INFO("new execution " << i);
+    REQUIRE(a.newPeer[i] != Alignment::npos);
+    CHECK(a.newStatus[i] == Aligned::Same);
+  }
+  // After the comment the old run's `goto` lands above the while and skips the blank
+  // again: those executions are the old run's alone.
+  std::vector<size_t> whileOld = executionsOf(o.log, 10);
+  CHECK(std::any_of(whileOld.begin(), whileOld.end(),
+                    [&](size_t i) { return a.oldPeer[i] == Alignment::npos; }));
+  // The `if` the label now stands for runs twice in the second call in both runs, and
+  // its executions meet theirs.
+  for (size_t i : executionsOf(n.log, 13)) {
+    INFO("new execution " << i);
+    CHECK(a.newPeer[i] != Alignment::npos);
+  }
 }
