@@ -97,7 +97,7 @@ TEST_CASE("every fixture traces with native behaviour and replays without mismat
 
 TEST_CASE("both versions of every regression fixture trace and replay",
           "[trace][fixtures][sweep]") {
-  for (const auto &reg : regressionFixtures()) {
+  for (const auto &reg : sampledInCI(regressionFixtures())) {
     DYNAMIC_SECTION(reg.name) {
       for (const char *version : {"old", "new"}) {
         TracedProgram p = buildTraced(reg.program.recipeIn(reg.dir / version));

@@ -7,6 +7,7 @@
 #include "rootline/process.h"
 #include "test_support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -158,6 +159,8 @@ TEST_CASE("every fixture tokenizes as clang's raw lexer does", "[diff][tokens][s
     if (e.is_regular_file() && (e.path().extension() == ".c" || e.path().extension() == ".h"))
       files.push_back(e.path());
   REQUIRE(files.size() > 100);
+  std::sort(files.begin() + 1, files.end()); // the tricky file first, always kept
+  files = sampledInCI(files);
   size_t compared = 0;
   for (const auto &f : files) {
     if (tokenizeCChecked(readAll(f)).unsure)
