@@ -85,7 +85,6 @@ struct LineExecution {
   uint64_t first = 0, last = 0; // its first and last instance
   bool inSlice = false;         // holds an instance of the slice given to the recorder
   bool noise = false;           // it ran because a branch decided by noise went its way
-  uint16_t loopDepth = 0;       // loops around it in its function
   // The run ended while it waited for a call it made (a crash or an exit deeper down):
   // what it would have done after that call, it never did.
   bool unfinished = false;

@@ -389,9 +389,8 @@ struct LineExecutionRecorder::Impl {
       // The loops' signatures key the execution itself, not the context its calls pass
       // on: a call inside a loop the change reshaped still opens the callee's
       // activation that the other run's k-th iteration opened.
-      uint64_t where = a.context, calleeWhere = a.calleeContext, nest = a.loopDepth;
+      uint64_t where = a.context, calleeWhere = a.calleeContext;
       for (unsigned d = 1; d <= a.loopDepth; ++d) {
-        nest = mix(nest, a.loop[d]);
         where = mix(where, a.iteration[d]);
         calleeWhere = mix(calleeWhere, a.iteration[d]);
       }
@@ -402,11 +401,13 @@ struct LineExecutionRecorder::Impl {
       a.calls = 0;
       a.opened = 0;
       if (log_) {
+        uint64_t nest = a.loopDepth;
+        for (unsigned d = 1; d <= a.loopDepth; ++d)
+          nest = mix(nest, a.loop[d]);
         LineExecution e;
         e.index = mix(a.current, nest);
         e.calleeIndex = mix(a.calleeCurrent, nest);
         e.activationIndex = mix(mix(a.context, line), inActivation);
-        e.loopDepth = static_cast<uint16_t>(std::min(a.loopDepth, 0xffffu));
         e.loopNest = static_cast<uint32_t>(nest);
         e.line = line;
         e.occurrence = run;

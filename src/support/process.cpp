@@ -152,6 +152,9 @@ ProcessResult runProcess(const ProcessSpec &spec) {
     throw Error(std::string("cannot create pipe: ") + strerror(errno), ExitInternal);
 
   auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   pid_t pid = -1;
   int spawnError = spawnChild(plan, spec.noAddressRandomization, outPipe[1], errPipe[1], pid);
   ::close(outPipe[1]);
@@ -167,8 +170,7 @@ ProcessResult runProcess(const ProcessSpec &spec) {
     ProcessResult failed;
     failed.exitCode = 127;
     failed.err = "cannot execute '" + spec.argv[0] + "': " + strerror(spawnError) + "\n";
-    failed.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    failed.seconds = elapsed();
     return failed;
   }
 
@@ -176,9 +178,6 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   int fds[2] = {outPipe[0], errPipe[0]};
   std::string *sinks[2] = {&result.out, &result.err};
   char buf[65536];
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
   while (fds[0] >= 0 || fds[1] >= 0) {
     pollfd pfd[2];
     nfds_t n = 0;
