@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
         clones[bundle] = repo;
       }
       const fs::path &repo = clones[bundle];
-      if (c.contains("mutation") && !makeMutant(repo, scratch.path, c)) {
+      if (c.contains("base") && !makeMutant(repo, scratch.path, c)) {
         std::fprintf(stderr, "large_commit_bench: cannot make %s (its line differs?)\n",
                      c["name"].get<std::string>().c_str());
         return 1;

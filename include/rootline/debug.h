@@ -151,6 +151,9 @@ struct DebugCandidate {
   // A one-token edit of this line that makes the test pass with the rest of the change
   // kept (docs/debug.md, "Edit evidence"), one sentence; empty when none did.
   std::string edit;
+  // How many other lines such edits repaired depend on this line's execution on the
+  // failure's slice (their repairs may make up for a fault here); 0 unless repaired.
+  unsigned repairsUpstream = 0;
   unsigned revertLines = 0; // changed lines of the unit the revert evidence is about
   std::string revertUnit;   // that unit's hunks ("main.c:6-7"), as revert trials name them
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one

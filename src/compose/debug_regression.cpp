@@ -35,6 +35,7 @@ constexpr double kComposeShare = 0.6;
 // alternative inputs: it gets less of the time left.
 constexpr double kComposeShareAfterRevert = 0.2;
 constexpr double kReportReserveSeconds = 0.5; // ranking and writing the reports
+constexpr double kRepairOrderSeconds = 5;     // the slices that order repaired lines
 // The unit test stage's share, at most this many seconds (docs/debug.md, "Budget").
 constexpr double kUnitTestShare = 0.15, kUnitTestMaxSeconds = 12;
 // Local Darwin's reserve when the composition did not decide (it runs in what is left
@@ -311,6 +312,9 @@ DebugReport debugRegression(const DebugRequest &request) {
         report.newChangedLines[f.newPath].insert(h.newStart + l);
     }
   debug::applyRevertEvidence(reverts, candidates, req);
+  // A few backward passes over the new trace, and only when edits repaired two lines: a
+  // bound of its own, so that a budget the evidence used up still gets the order.
+  debug::orderRepairs(candidates, reverts, newV, Deadline::in(kRepairOrderSeconds));
   // A line the revert trials found holds no code in the trace (a function's header with a
   // changed parameter type): its function is the one whose text encloses it.
   for (DebugCandidate &c : candidates)

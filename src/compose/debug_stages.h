@@ -410,6 +410,10 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
 std::set<std::string> programSourceFiles(const Version &v);
 // Each candidate's unit's result (`revert`, `revertDetail`); a unit that fixes the test
 // but holds no candidate becomes one.
+// Orders the lines one-token edits repaired: one whose execution on the failure's slice
+// others' depend on first (`repairsUpstream`), each saying so (src/compose/repair_order.cpp).
+void orderRepairs(std::vector<DebugCandidate> &candidates, const RevertEvidence &evidence,
+                  const Version &newV, const Deadline &deadline);
 void applyRevertEvidence(const RevertEvidence &evidence, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req);
 

@@ -118,6 +118,10 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                        return fixTier(a) > fixTier(b);
                      if (repairedByEdit(a) != repairedByEdit(b))
                        return repairedByEdit(a);
+                     // Of repaired lines, one others' repairs depend on first: theirs
+                     // may make up for its fault (orderRepairs).
+                     if (a.repairsUpstream != b.repairsUpstream)
+                       return a.repairsUpstream > b.repairsUpstream;
                      if (oneLineFix(a) != oneLineFix(b))
                        return oneLineFix(a);
                      if (narrowerRevert(a, b) != narrowerRevert(b, a))

@@ -674,6 +674,8 @@ unsigned unitLines(const RevertEvidence &ev, size_t unit); // below
 constexpr unsigned kEditLines = 8;      // lines whose edits are tried
 constexpr unsigned kEditsPerLine = 3;   // of each line's edits of one family, the first ones
 constexpr unsigned kMaxEditTrials = 16; // in all
+constexpr unsigned kChaseLines = 6;     // lines upstream of a repair whose edits are tried
+constexpr unsigned kChaseTrials = 10;   // edit trials beyond kMaxEditTrials for them
 
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
 // changed lines on the new version, the rest of the change kept. They are for what
@@ -729,6 +731,55 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
   std::set<std::pair<std::string, unsigned>> repaired;     // lines an edit made pass
   std::set<size_t> repairedUnits; // units with such a line: the literals look elsewhere
+  // The edits of `c`'s line that `keep` accepts (operators, literals or both), in order.
+  auto editsOf = [&](const DebugCandidate &c, auto keep) {
+    std::vector<TokenEdit> edits;
+    auto file = std::find_if(ev.files.begin(), ev.files.end(),
+                             [&](const auto &f) { return f.newPath == c.file; });
+    if (file == ev.files.end())
+      return edits;
+    auto [at, fresh] = blanked.try_emplace(file->newPath);
+    if (fresh)
+      at->second = splitLinesKeepingEnds(blankComments(file->newText));
+    if (c.line > at->second.size())
+      return edits;
+    for (TokenEdit &e : tokenEditsOf(at->second[c.line - 1]))
+      if (keep(e))
+        edits.push_back(std::move(e));
+    return edits;
+  };
+  // Tries `edits` of `c`'s line, the first kEditsPerLine of them, up to `cap` edit trials
+  // in all; stops at the first that passes. Returns whether one did.
+  auto tryLine = [&](const DebugCandidate &c, const std::vector<TokenEdit> &edits, unsigned cap) {
+    const auto &file = *std::find_if(ev.files.begin(), ev.files.end(),
+                                     [&](const auto &f) { return f.newPath == c.file; });
+    for (size_t i = 0; i < edits.size() && i < kEditsPerLine; ++i) {
+      if (trials.edits() >= cap || deadline.expired())
+        break;
+      std::string text = withTokenEdit(file.newText, c.line, edits[i]);
+      if (text == file.newText)
+        continue;
+      stages.update(std::to_string(trials.count()) + " revert trial(s), " +
+                    std::to_string(trials.edits()) + " edit trial(s)");
+      RevertEvidence::Edit e;
+      e.file = c.file;
+      e.line = c.line;
+      e.column = edits[i].column;
+      e.from = edits[i].from;
+      e.to = edits[i].to;
+      e.source = withoutIndent(lineOfText(text, c.line));
+      e.result = trials.runEdit(file.newPath, text,
+                                e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" +
+                                    e.to + "`");
+      ev.edits.push_back(e);
+      if (e.result == "passes") {
+        repaired.insert({c.file, c.line});
+        return true; // one repair of the line is enough
+      }
+    }
+    return false;
+  };
+  std::set<std::pair<std::string, unsigned>> tried; // lines whose edits were tried
   // One round over the wanted lines, with the edits of one family: the operators for
   // every line first, then the literals with the trials left, in the units no operator
   // edit repaired. A line with no edit of
@@ -748,52 +799,55 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
       std::optional<size_t> unit = unitOf(*c, ev.files, units);
       if (literals && unit && repairedUnits.count(*unit))
         continue;
-      auto file = std::find_if(ev.files.begin(), ev.files.end(),
-                               [&](const auto &f) { return f.newPath == c->file; });
-      if (file == ev.files.end())
-        continue;
-      auto [at, fresh] = blanked.try_emplace(file->newPath);
-      if (fresh)
-        at->second = splitLinesKeepingEnds(blankComments(file->newText));
-      if (c->line > at->second.size())
-        continue;
-      std::vector<TokenEdit> edits;
-      for (TokenEdit &e : tokenEditsOf(at->second[c->line - 1]))
-        if (e.literal == literals)
-          edits.push_back(std::move(e));
+      std::vector<TokenEdit> edits =
+          editsOf(*c, [&](const TokenEdit &e) { return e.literal == literals; });
       if (edits.empty())
         continue;
       ++lines;
-      for (size_t i = 0; i < edits.size() && i < kEditsPerLine; ++i) {
-        if (trials.edits() >= kMaxEditTrials || deadline.expired())
+      tried.insert({c->file, c->line});
+      if (tryLine(*c, edits, kMaxEditTrials) && unit && !literals)
+        repairedUnits.insert(*unit); // within a round every wanted line is tried
+    }
+  };
+  // Upstream of a repair (docs/debug.md, "Edit evidence"): an edit that passes may make up
+  // for a fault that came before it (a condition after a helper's wrong answer takes the
+  // other way). So from each line an edit repaired, the changed lines earlier on the
+  // failure's slice are tried too, the nearest first, their operators' edits (as in the
+  // first round; a unit with a repair gets no literals), until one passes; and from that
+  // one in turn.
+  auto chase = [&] {
+    std::vector<const DebugCandidate *> repairs; // a work list: a repair found is chased too
+    for (const DebugCandidate &c : firstRanking)
+      if (c.version == "new" && c.distance != ~0u && repaired.count({c.file, c.line}))
+        repairs.push_back(&c);
+    for (size_t k = 0; k < repairs.size(); ++k) {
+      const DebugCandidate *r = repairs[k];
+      std::vector<const DebugCandidate *> upstream;
+      for (const DebugCandidate &c : firstRanking)
+        if (c.version == "new" && c.line && c.inChangedRegion && c.distance != ~0u &&
+            c.distance > r->distance && !tried.count({c.file, c.line}))
+          upstream.push_back(&c);
+      std::stable_sort(upstream.begin(), upstream.end(),
+                       [](auto *a, auto *b) { return a->distance < b->distance; });
+      unsigned lines = 0;
+      for (const DebugCandidate *c : upstream) {
+        if (lines >= kChaseLines || trials.edits() >= kMaxEditTrials + kChaseTrials ||
+            deadline.expired())
           break;
-        std::string text = withTokenEdit(file->newText, c->line, edits[i]);
-        if (text == file->newText)
+        std::vector<TokenEdit> edits = editsOf(*c, [](const TokenEdit &e) { return !e.literal; });
+        if (edits.empty() || !tried.insert({c->file, c->line}).second)
           continue;
-        stages.update(std::to_string(trials.count()) + " revert trial(s), " +
-                      std::to_string(trials.edits()) + " edit trial(s)");
-        RevertEvidence::Edit e;
-        e.file = c->file;
-        e.line = c->line;
-        e.column = edits[i].column;
-        e.from = edits[i].from;
-        e.to = edits[i].to;
-        e.source = withoutIndent(lineOfText(text, c->line));
-        e.result = trials.runEdit(file->newPath, text,
-                                  e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" +
-                                      e.to + "`");
-        ev.edits.push_back(e);
-        if (e.result == "passes") {
-          repaired.insert({c->file, c->line});
-          if (unit && !literals) // within a round every wanted line is tried
-            repairedUnits.insert(*unit);
-          break; // one repair of the line is enough
+        ++lines;
+        if (tryLine(*c, edits, kMaxEditTrials + kChaseTrials)) {
+          repairs.push_back(c);
+          break;
         }
       }
     }
   };
   round(false);
   round(true);
+  chase();
 }
 
 } // namespace

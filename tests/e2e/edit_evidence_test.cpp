@@ -214,3 +214,72 @@ TEST_CASE("an off-by-one start in a helper the change added is found by its lite
     if (c.line != 4)
       CHECK(c.edit.empty());
 }
+
+TEST_CASE("of two lines whose edits make the test pass the one the other's execution depends "
+          "on ranks first and the other is said to make up for it",
+          "[debug][revert][edits]") {
+  // The change moves the test for a number into is_number() and turns `w[n] == '\0'`
+  // into `!=` (line 6). "42" then fails the first alternative and reaches the second
+  // (line 7), where `&&` → `||` lets any leading digits pass: a repair of the test too,
+  // made after the fault, nearer the failure on the slice, and depending on line 6's
+  // decision. Line 6's own edit removes the fault where it starts. (`unused` keeps the helper's
+  // unit from being the whole change.)
+  const char *oldSource = "#include <stdio.h>\n"
+                          "int main(void) {\n"
+                          "  char w[64];\n"
+                          "  while (scanf(\"%63s\", w) == 1) {\n"
+                          "    int n = 0;\n"
+                          "    while (w[n] >= '0' && w[n] <= '9')\n"
+                          "      n++;\n"
+                          "    int number = (n > 0 && w[n] == '\\0') ||\n"
+                          "                 (n > 0 && w[n] == 'k' && w[n + 1] == '\\0');\n"
+                          "    printf(\"%s %s\\n\", number ? \"number\" : \"word\", w);\n"
+                          "  }\n"
+                          "  return 0;\n"
+                          "}\n"
+                          "int unused = 3;\n";
+  const char *newSource = "#include <stdio.h>\n"
+                          "static int is_number(const char *w) {\n"
+                          "  int n = 0;\n"
+                          "  while (w[n] >= '0' && w[n] <= '9')\n"
+                          "    n++;\n"
+                          "  return (n > 0 && w[n] != '\\0') ||\n"
+                          "         (n > 0 && w[n] == 'k' && w[n + 1] == 0);\n"
+                          "}\n"
+                          "int main(void) {\n"
+                          "  char w[64];\n"
+                          "  while (scanf(\"%63s\", w) == 1)\n"
+                          "    printf(\"%s %s\\n\", is_number(w) ? \"number\" : \"word\", w);\n"
+                          "  return 0;\n"
+                          "}\n"
+                          "int unused = 4;\n";
+  DebugReport rep = debugPair(oldSource, newSource, "42 abc 7k\n");
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  INFO("rank 1: " << top.file << ":" << top.line << " " << top.edit << " / " << top.revertDetail);
+  CHECK(top.version == "new");
+  CHECK(top.line == 6);
+  CHECK(top.edit == "changing `!=` to `==` at main.c:6 (`return (n > 0 && w[n] == '\\0') ||`) "
+                    "alone makes the test pass, the rest of the change kept; main.c:7, whose "
+                    "edit passes too, depends on this line's execution");
+  // Both repairs ran and passed, with the old version's output.
+  bool early = false, late = false;
+  for (const RevertTrial &trial : rep.reverts) {
+    if (trial.what != "edit")
+      continue;
+    if (trial.hunks[0] == "main.c:6: `!=` → `==`" || trial.hunks[0] == "main.c:7: `&&` → `||`") {
+      (trial.hunks[0][7] == '6' ? early : late) = true;
+      CHECK(trial.result == "passes");
+      CHECK(trial.run.stdoutBytes == "number 42\nword abc\nnumber 7k\n");
+    }
+  }
+  CHECK(early);
+  CHECK(late);
+  auto seven = std::find_if(rep.candidates.begin(), rep.candidates.end(),
+                            [](const DebugCandidate &c) { return c.line == 7; });
+  REQUIRE(seven != rep.candidates.end());
+  CHECK(seven->rank > top.rank);
+  CHECK(std::find(seven->reasons.begin(), seven->reasons.end(),
+                  "its execution depends on main.c:6, whose edit makes the test pass too: this "
+                  "line's edit may make up for a fault there") != seven->reasons.end());
+}
