@@ -43,6 +43,10 @@ void rl_capture_text(const char *text, unsigned long len, const char *suffix);
  * the real stdout's on fd RL_REAL_STDOUT_FD); under ROOTLINE_TRACE_DIR each such file
  * is copied as it is when the process ends (p<N>.out<i>, named in p<N>.written). */
 #define RL_REAL_STDOUT_FD 1000
+/* Writes on stdout or stderr after the program pointed it at a file of its own (freopen,
+ * or an open that got descriptor 1 or 2) are that file's: logged on descriptor
+ * RL_INTO_FILE_FD + 1 or + 2, never as stdout or stderr; p<N>.into names the file. */
+#define RL_INTO_FILE_FD 1000
 void rl_opened_for_writing(int fd, const char *name);
 void rl_closed_for_writing(int fd);
 int rl_output_fd(int fd);

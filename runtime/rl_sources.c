@@ -89,6 +89,11 @@ static char rl_written_names[RL_MAX_WRITTEN][512];  /* as the program named them
 static char rl_written_paths[RL_MAX_WRITTEN][4096]; /* where they are */
 static int rl_written_count;
 static int rl_stdout_file_fd = -1;
+/* stdout (1) and stderr (2) pointed by the program itself at a file it opened
+ * (`freopen (name, "w", stdout)`: diffstat -o FILE, -e FILE): their writes are that file's,
+ * not the process's stdout or stderr. The index into rl_written_* (RL_MAX_WRITTEN: a file
+ * not listed), else -1. */
+static int rl_std_into_file[3] = {-1, -1, -1};
 
 /* ROOTLINE_STDOUT_FILE, read once (every stdout write asks). */
 static const char *rl_stdout_file_name;
@@ -110,27 +115,37 @@ void rl_opened_for_writing(int fd, const char *name) {
     return;
   int e = errno;
   const char *as_stdout = rl_stdout_file();
-  if (as_stdout && strcmp(as_stdout, name) == 0)
+  int is_stdout_file = as_stdout && strcmp(as_stdout, name) == 0;
+  if (is_stdout_file)
     rl_stdout_file_fd = fd;
   /* Only regular files are copied at the end: a FIFO or a terminal would block the copy. */
   struct stat st;
+  int into = RL_MAX_WRITTEN; /* a file not in the list (not traced as a test's process) */
   if (rl_trace_seq() && strlen(name) < sizeof rl_written_names[0] && fstat(fd, &st) == 0 &&
       S_ISREG(st.st_mode)) {
-    int known = 0;
-    for (int i = 0; i < rl_written_count && !known; ++i)
-      known = strcmp(rl_written_names[i], name) == 0;
-    if (!known && rl_written_count < RL_MAX_WRITTEN &&
+    int known = -1;
+    for (int i = 0; i < rl_written_count && known < 0; ++i)
+      if (strcmp(rl_written_names[i], name) == 0)
+        known = i;
+    if (known < 0 && rl_written_count < RL_MAX_WRITTEN &&
         realpath(name, rl_written_paths[rl_written_count])) {
       strcpy(rl_written_names[rl_written_count], name);
-      ++rl_written_count;
+      known = rl_written_count++;
     }
+    into = known >= 0 ? known : RL_MAX_WRITTEN;
   }
+  /* "/dev/stdout" and "/dev/fd/1" are the stream itself again. */
+  if ((fd == 1 || fd == 2) && !is_stdout_file && strncmp(name, "/dev/std", 8) != 0 &&
+      strncmp(name, "/dev/fd/", 8) != 0 && strncmp(name, "/proc/self/fd/", 14) != 0)
+    rl_std_into_file[fd] = into;
   errno = e;
 }
 
 void rl_closed_for_writing(int fd) {
   if (fd >= 0 && fd == rl_stdout_file_fd)
     rl_stdout_file_fd = -1;
+  if (fd == 1 || fd == 2)
+    rl_std_into_file[fd] = -1;
 }
 
 /* The real stdout is never the run's stdout while a file stands for it, also before the
@@ -138,6 +153,8 @@ void rl_closed_for_writing(int fd) {
 int rl_output_fd(int fd) {
   if (fd >= 0 && fd == rl_stdout_file_fd)
     return 1;
+  if ((fd == 1 || fd == 2) && rl_std_into_file[fd] >= 0)
+    return RL_INTO_FILE_FD + fd;
   return fd == 1 && rl_stdout_file() ? RL_REAL_STDOUT_FD : fd;
 }
 
@@ -156,6 +173,14 @@ void rl_capture_written_files(void) {
   }
   if (rl_written_count)
     rl_capture_text(index, len, "written");
+  /* p<N>.into: "<fd> <i>" for stdout and stderr pointed at written file i when it ended. */
+  char into[32];
+  size_t n = 0;
+  for (int fd = 1; fd <= 2; ++fd)
+    if (rl_std_into_file[fd] >= 0 && rl_std_into_file[fd] < rl_written_count)
+      n += (size_t)snprintf(into + n, sizeof into - n, "%d %d\n", fd, rl_std_into_file[fd]);
+  if (n)
+    rl_capture_text(into, n, "into");
 }
 
 /* A stream opened for reading from `name`: a new source (none when the table is full:

@@ -192,6 +192,9 @@ struct ProcessBehaviour {
   // The files it opened for writing, by the name it used, as they were when it ended
   // (the runtime's copies; docs/project.md, "Files a process writes").
   std::map<std::string, std::string> written;
+  // Of those, the one its stderr pointed at when it ended (`freopen (name, "w", stderr)`:
+  // diffstat -e FILE): diagnostics, compared after its other outputs.
+  std::optional<std::string> stderrFile;
   std::string ending; // "exit 0", "signal 11", "exec", "incomplete"
   // Its stdout or stderr went to /dev/null or /dev/full when it started: the test never
   // sees what it wrote there (`mawk '{print}' <big >/dev/full`, checked by its status).

@@ -226,6 +226,7 @@ ProcessBehaviour processBehaviour(const ProcessTrace &p) {
       if (target == "/dev/null" || target == "/dev/full")
         b.unseen.insert(fd);
   }
+  std::map<std::string, std::string> nameOf; // "<i>" -> name
   if (fs::exists(base.string() + ".written", ec)) {
     std::istringstream index(readFile(base.string() + ".written"));
     std::string line;
@@ -234,8 +235,18 @@ ProcessBehaviour processBehaviour(const ProcessTrace &p) {
       if (space == std::string::npos)
         continue;
       fs::path copy = base.string() + ".out" + line.substr(0, space);
+      nameOf[line.substr(0, space)] = line.substr(space + 1);
       b.written[line.substr(space + 1)] = fs::exists(copy, ec) ? readFile(copy) : std::string();
     }
+  }
+  // "<fd> <i>": stdout or stderr pointed at written file i (its writes were logged apart).
+  if (fs::exists(base.string() + ".into", ec)) {
+    std::istringstream into(readFile(base.string() + ".into"));
+    uint64_t fd;
+    std::string index;
+    while (into >> fd >> index)
+      if (fd == 2 && nameOf.count(index))
+        b.stderrFile = nameOf[index];
   }
   return b;
 }
@@ -269,7 +280,7 @@ std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &
       b.written.try_emplace(name);
     for (const auto &[name, text] : b.written)
       a.written.try_emplace(name);
-    // Its differing outputs: stdout and stderr first, then the files it wrote by name.
+    // Its differing outputs: stdout, the files it wrote by name, then its diagnostics.
     struct Differing {
       std::optional<uint64_t> fd;
       std::string file;
@@ -288,22 +299,31 @@ std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &
     };
     if (cutByReader)
       b.ending = a.ending;
-    // A stdout the program pointed at a file of its own (`freopen (name, "w", stdout)`:
-    // diffstat -o FILE) wrote that file: it is compared, and run alone, as the file.
-    auto intoFile = [&](uint64_t fd) {
-      return fd <= 2 && !a.output[fd].empty() &&
-             std::any_of(a.written.begin(), a.written.end(), [&](const auto &w) {
-               return w.second == a.output[fd] && b.written[w.first] == b.output[fd];
-             });
+    // A stdout or stderr the program pointed at a file of its own (`freopen (name, "w",
+    // stdout)`: diffstat -o FILE) wrote that file: the runtime logged those writes apart
+    // (on descriptors 1001 and 1002), and the file is compared, and run alone, as a file.
+    // Diagnostics come last: stderr, and a file stderr pointed at (diffstat -e FILE).
+    auto isDiagnostics = [&](const std::string &name) {
+      return a.stderrFile == name || b.stderrFile == name;
     };
     std::vector<Differing> differing;
-    for (const auto &[fd, oldText] : a.output)
-      if (differs(oldText, b.output[fd]) && !(byName && fd > 2) && !a.unseen.count(fd) &&
-          !intoFile(fd))
-        differing.push_back({fd, "", &oldText, &b.output[fd], {}});
-    for (const auto &[name, oldText] : a.written)
-      if (oldText != b.written[name])
-        differing.push_back({std::nullopt, name, &oldText, &b.written[name], {}});
+    auto addOutput = [&](uint64_t fd) {
+      if (differs(a.output[fd], b.output[fd]) && !a.unseen.count(fd))
+        differing.push_back({fd, "", &a.output[fd], &b.output[fd], {}});
+    };
+    auto addFiles = [&](bool diagnostics) {
+      for (const auto &[name, oldText] : a.written)
+        if (isDiagnostics(name) == diagnostics && oldText != b.written[name])
+          differing.push_back({std::nullopt, name, &oldText, &b.written[name], {}});
+    };
+    addOutput(1);
+    addFiles(false);
+    addOutput(2);
+    addFiles(true);
+    if (!byName) // another descriptor, where no file it wrote by name says what went there
+      for (const auto &[fd, oldText] : a.output)
+        if (fd > 2 && differs(oldText, b.output[fd]) && !a.unseen.count(fd))
+          differing.push_back({fd, "", &oldText, &b.output[fd], {}});
     bool onlyEdited = a.ending == b.ending;
     for (Differing &d : differing) {
       d.editedWords = editedTextOnly(*d.oldText, *d.newText, edited);

@@ -541,6 +541,58 @@ int main(int argc, char **argv)
   CHECK(rep["candidates"][0]["line"] == 10);
 }
 
+TEST_CASE("debug --test: a program that points stdout and stderr at files of its own (diffstat "
+          "-e ERR -o OUT) is debugged with the stdout file as its output, its diagnostics "
+          "file after it",
+          "[project][cli]") {
+  // The new version stops with a message into the -e file: what it wrote on descriptors
+  // 1 and 2 is those files' (the runtime logs it apart), so the process runs alone as in
+  // the test, and the result file, not the diagnostics, is what is debugged.
+  TempDir t;
+  const std::string source = R"(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void failed(const char *s)
+{
+    fprintf(stderr, "%s: too large\n", s);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    int v, i;
+    for (i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-e") == 0 && !freopen(argv[i + 1], "w", stderr))
+            return 2;
+        if (strcmp(argv[i], "-o") == 0 && !freopen(argv[i + 1], "w", stdout))
+            return 2;
+    }
+    while (scanf("%d", &v) == 1) {
+        if (v > 100)
+            failed("value");
+        printf("%d\n", v * 2);
+    }
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("v > 100"), 7, "v > 1");
+  for (bool old : {true, false}) {
+    fs::path dir = t.path / (old ? "old" : "new");
+    writeText(dir / "dbl.c", old ? source : changed);
+    writeText(dir / "Makefile", "dbl: dbl.c\n\tcc -o dbl dbl.c\n");
+    writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./dbl -e err.txt -o res.txt\n"
+                                "test \"$(cat res.txt)\" = \"2\n4\"\n");
+  }
+  nlohmann::json rep = debugMadeTrees(t.path);
+  CHECK(rep["test"]["input"]["output_file"] == "res.txt");
+  CHECK(rep["test"]["expected"]["stdout"] == "2\n4\n");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "dbl.c");
+  CHECK(rep["candidates"][0]["line"] == 21);
+}
+
 TEST_CASE("debug --test: output a program prints through a pointer to fprintf is what the test "
           "saw, so its failing process runs alone as in the test",
           "[project][cli]") {

@@ -1157,6 +1157,26 @@ static void test_output_file_as_stdout(void) {
   rl_out_pos[1] = rl_out_pos[2] = 0;
 }
 
+/* stdout or stderr pointed by the program at a file of its own (freopen, diffstat -o and
+ * -e): their writes are that file's, logged on RL_INTO_FILE_FD + 1 or + 2, until closed;
+ * "/dev/stdout" is the stream itself again. */
+static void test_std_stream_into_file(void) {
+  set_test("stdout and stderr pointed at a file of the program's own are logged apart");
+  CHECK_EQ(rl_output_fd(1), 1);
+  CHECK_EQ(rl_output_fd(2), 2);
+  rl_opened_for_writing(2, "diagnostics.txt");
+  CHECK_EQ(rl_output_fd(2), RL_INTO_FILE_FD + 2);
+  CHECK_EQ(rl_output_fd(1), 1);
+  rl_opened_for_writing(1, "/dev/stdout");
+  CHECK_EQ(rl_output_fd(1), 1);
+  rl_opened_for_writing(1, "result.txt");
+  CHECK_EQ(rl_output_fd(1), RL_INTO_FILE_FD + 1);
+  rl_closed_for_writing(1);
+  rl_closed_for_writing(2);
+  CHECK_EQ(rl_output_fd(1), 1);
+  CHECK_EQ(rl_output_fd(2), 2);
+}
+
 static void test_fprintf_file(void) {
   static rec_t real, wrapped;
   static unsigned char a[256], b[256];
@@ -1339,6 +1359,7 @@ int main(void) {
   cmp_out("fprintf to unbuffered stderr", 2, s_stderr, c_stderr);
   test_fprintf_file();
   test_output_file_as_stdout();
+  test_std_stream_into_file();
   test_sprintf();
 
   unlink(in_path);
