@@ -80,6 +80,10 @@ template <class T> std::vector<T> sampledUnderSanitizers(std::vector<T> all, siz
 // corpora and were a third of its plain pass. The same stride in every sweep keeps the
 // sampled fixtures' builds shared between them. A local `ctest` runs every item, and
 // does so before each landing (docs/architecture.md, "Tests and CI").
+// The three sweeps over the regression corpus (ranked first, built with the recorded
+// outputs, traced and replayed) take every third fixture in CI, the same ones, so that
+// their builds serve all three; the other sweeps every second.
+constexpr size_t kRegressionStride = 3;
 template <class T> std::vector<T> sampledInCI(std::vector<T> all, size_t stride = 2) {
   const char *ci = std::getenv("CI");
   if (!ci || std::string(ci) != "true" || stride < 2)

@@ -324,7 +324,7 @@ TEST_CASE("explore within a budget stops, says what it cut, and keeps what it fo
 
 TEST_CASE("replay stops at its dependence records' memory cap with what it recorded, and "
           "debug says so instead of running out of memory",
-          "[debug][budget][memory]") {
+          "[debug][budget][memory][long]") {
   RegressionFixture r = regressionFixture("stress_long_run"); // ~8.7 M instances
   TracedProgram p = buildTraced(r.program.recipeIn(r.dir / "new"));
   LoadedModule module = loadModule(p.module.bitcode);

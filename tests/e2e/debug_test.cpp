@@ -175,7 +175,7 @@ TEST_CASE("a threshold on doubles read with %lf gets a branch deviation with a f
 
 TEST_CASE("the true root cause of every regression fixture is ranked first",
           "[debug][fixtures][sweep]") {
-  for (const auto &r : sampledInCI(regressionFixtures())) {
+  for (const auto &r : sampledInCI(regressionFixtures(), kRegressionStride)) {
     if (r.program.hasTag("stress"))
       continue; // tests/e2e/budget_test.cpp, with a budget
     DYNAMIC_SECTION(r.name) {

@@ -228,7 +228,7 @@ TEST_CASE("files the program opens are found in the directory rootline runs from
 }
 
 TEST_CASE("every failure kind is diagnosed from two single files and from two commits",
-          "[debug][diagnoses][cli][git]") {
+          "[debug][diagnoses][cli][git][heavy]") {
   std::map<std::string, RegressionFixture> firstOfKind;
   for (const auto &r : regressionFixturesIn("diagnoses"))
     firstOfKind.try_emplace(r.meta.value("failure_kind", ""), r);

@@ -97,7 +97,7 @@ TEST_CASE("every fixture traces with native behaviour and replays without mismat
 
 TEST_CASE("both versions of every regression fixture trace and replay",
           "[trace][fixtures][sweep]") {
-  for (const auto &reg : sampledInCI(regressionFixtures())) {
+  for (const auto &reg : sampledInCI(regressionFixtures(), kRegressionStride)) {
     DYNAMIC_SECTION(reg.name) {
       for (const char *version : {"old", "new"}) {
         TracedProgram p = buildTraced(reg.program.recipeIn(reg.dir / version));
@@ -126,7 +126,7 @@ TEST_CASE("a stress run of at least ten million instructions traces and replays"
 
 // The writer thread holds up to four 1 MiB buffers; these programs log far more than
 // that before they end, so every way of ending must wait for it and keep event order.
-TEST_CASE("a trace spanning many buffers is whole however the program ends", "[trace]") {
+TEST_CASE("a trace spanning many buffers is whole however the program ends", "[trace][long]") {
   TempDir t;
   const char *work = "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
                      "int g[64];\n"
