@@ -287,6 +287,7 @@ void __rl_init(const char *module_key, void *const *funcs, const uint32_t *func_
                const uint32_t *global_index, uint32_t nglobals) {
   extern void __rl_set_module_key(const char *);
   __rl_set_module_key(module_key);
+  rl_note_std_origins();
   rl_ensure_init();
   RL_ON();
   for (uint32_t i = 0; i < nfuncs; ++i) {

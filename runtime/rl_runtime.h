@@ -52,6 +52,7 @@ void rl_closed_for_writing(int fd);
 int rl_output_fd(int fd);
 void rl_forget_stdout_file(void); /* ROOTLINE_STDOUT_FILE changed (a test of the wrappers) */
 void rl_capture_written_files(void);
+void rl_note_std_origins(void); /* at start: where stdout and stderr lead (dup2 restoring) */
 
 /* --- events used by the libc wrappers --------------------------------------- */
 /* Bytes consumed from stdin so far, and bytes written to fds 1 and 2 so far. */

@@ -141,6 +141,74 @@ void rl_opened_for_writing(int fd, const char *name) {
   errno = e;
 }
 
+/* Where stdout and stderr led when the process started (device and inode): a `dup2` that
+ * puts one back (a saved copy restored) makes it the stream again. */
+static struct {
+  int known;
+  dev_t dev;
+  ino_t ino;
+} rl_std_origin[3];
+
+void rl_note_std_origins(void) {
+  for (int fd = 1; fd <= 2; ++fd) {
+    struct stat st;
+    rl_std_origin[fd].known = fstat(fd, &st) == 0;
+    rl_std_origin[fd].dev = st.st_dev;
+    rl_std_origin[fd].ino = st.st_ino;
+  }
+}
+
+/* `fd` now leads where `old` does (dup2, dup3: gnulib's fd_reopen, a shell-like tool). */
+static void rl_duplicated(int old, int fd) {
+  if (fd < 0 || old < 0 || old == fd)
+    return;
+  if (fd == rl_stdout_file_fd)
+    rl_stdout_file_fd = -1;
+  if (old == rl_stdout_file_fd) { /* the run's output file, on a descriptor of its own */
+    rl_stdout_file_fd = fd;
+    if (fd == 1 || fd == 2)
+      rl_std_into_file[fd] = -1;
+    return;
+  }
+  if (fd != 1 && fd != 2)
+    return;
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return;
+  if (rl_std_origin[fd].known && st.st_dev == rl_std_origin[fd].dev &&
+      st.st_ino == rl_std_origin[fd].ino) {
+    rl_std_into_file[fd] = -1; /* the stream itself again */
+    return;
+  }
+  int into = RL_MAX_WRITTEN;
+  for (int i = 0; i < rl_written_count && into == RL_MAX_WRITTEN; ++i) {
+    struct stat w;
+    if (stat(rl_written_paths[i], &w) == 0 && w.st_dev == st.st_dev && w.st_ino == st.st_ino)
+      into = i;
+  }
+  rl_std_into_file[fd] = into;
+}
+
+int __rl_wrap_dup2(int old, int fd) {
+  int r = dup2(old, fd);
+  if (r >= 0) {
+    int e = errno;
+    rl_duplicated(old, r);
+    errno = e;
+  }
+  return r;
+}
+
+int __rl_wrap_dup3(int old, int fd, int flags) {
+  int r = dup3(old, fd, flags);
+  if (r >= 0) {
+    int e = errno;
+    rl_duplicated(old, r);
+    errno = e;
+  }
+  return r;
+}
+
 void rl_closed_for_writing(int fd) {
   if (fd >= 0 && fd == rl_stdout_file_fd)
     rl_stdout_file_fd = -1;

@@ -17,6 +17,10 @@ using debug::bothVersions;
 using debug::Stages;
 using debug::Version;
 
+// A trial's result in words, in a single run's job and with --test (see below).
+const std::string kPassesTest = "makes the test pass";
+const std::string kPassesProcess = "makes the failing process behave as in the old version";
+
 // Shares of the time left when a stage starts (the rest goes to the stages after it),
 // and the least each gets when the budget is nearly spent.
 constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
@@ -337,6 +341,19 @@ DebugReport debugRegression(const DebugRequest &request) {
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::applyOutputSpectrum(spectrum, report, candidates);
   debug::explainCandidates(candidates);
+  // With --test, a revert or edit trial runs the failing process alone, not the test
+  // command: what it shows is that process behaving as in the old version (the rest of
+  // the test may still fail: docs/debug.md, "Revert evidence").
+  if (req.wholeBehaviour)
+    for (DebugCandidate &c : candidates) {
+      std::vector<std::string *> texts = {&c.edit, &c.revertDetail};
+      for (std::string &r : c.reasons)
+        texts.push_back(&r);
+      for (std::string *t : texts)
+        for (size_t at = 0; (at = t->find(kPassesTest, at)) != std::string::npos;
+             at += kPassesProcess.size())
+          t->replace(at, kPassesTest.size(), kPassesProcess);
+    }
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
   if (req.carveStages) {

@@ -361,10 +361,12 @@ std::string reportMarkdown(const DebugReport &r) {
     md << ".\n\n";
   }
   if (!r.minimalRevert.empty()) {
-    md << (r.minimalRevertOneMinimal
-               ? "Smallest set of hunks whose revert makes the test pass:"
-               : "A set of hunks whose revert makes the test pass (the budget ended before "
-                 "it was reduced further):");
+    // With --test the trials run the failing process alone (stderrCounts).
+    std::string passes = r.stderrCounts ? "makes the failing process behave as in the old version"
+                                        : "makes the test pass";
+    md << (r.minimalRevertOneMinimal ? "Smallest set of hunks whose revert " + passes + ":"
+                                     : "A set of hunks whose revert " + passes +
+                                           " (the budget ended before it was reduced further):");
     for (const auto &h : r.minimalRevert)
       md << " `" << h << "`";
     md << ".\n\n";

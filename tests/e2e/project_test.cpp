@@ -591,6 +591,49 @@ int main(int argc, char **argv)
   REQUIRE_FALSE(rep["candidates"].empty());
   CHECK(rep["candidates"][0]["file"] == "dbl.c");
   CHECK(rep["candidates"][0]["line"] == 21);
+  // The revert trial ran that process alone, not check.sh, and its sentence says so.
+  CHECK(rep["candidates"][0]["revert"]["detail"] ==
+        "reverting dbl.c:21 alone makes the failing process behave as in the old version");
+}
+
+TEST_CASE("debug --test: a program that puts a file on its stdout with dup2 (gnulib's "
+          "fd_reopen) is debugged with that file as its output",
+          "[project][cli]") {
+  TempDir t;
+  const std::string source = R"(#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    int v;
+    if (argc == 3 && strcmp(argv[1], "-o") == 0) {
+        int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0)
+            return 2;
+        close(fd);
+    }
+    while (scanf("%d", &v) == 1)
+        printf("%d\n", v + 1);
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("v + 1"), 5, "v + 2");
+  for (bool old : {true, false}) {
+    fs::path dir = t.path / (old ? "old" : "new");
+    writeText(dir / "inc.c", old ? source : changed);
+    writeText(dir / "Makefile", "inc: inc.c\n\tcc -o inc inc.c\n");
+    writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./inc -o res.txt || exit 1\n"
+                                "test \"$(cat res.txt)\" = \"2\n3\"\n");
+  }
+  nlohmann::json rep = debugMadeTrees(t.path);
+  CHECK(rep["test"]["input"]["output_file"] == "res.txt");
+  CHECK(rep["test"]["expected"]["stdout"] == "2\n3\n");
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "inc.c");
+  CHECK(rep["candidates"][0]["line"] == 16);
 }
 
 TEST_CASE("debug --test: output a program prints through a pointer to fprintf is what the test "

@@ -466,8 +466,8 @@ TEST_CASE("a real GNU-style tool whose test runs it through its own wrapper scri
   CHECK(detail.find("io.c:930, io.c:932") != std::string::npos);
   CHECK(detail.find("io.c:992") != std::string::npos);
   if (report["minimal_revert_one_minimal"] == true)
-    CHECK(detail.starts_with("reverting these 3 groups of hunks together makes the test "
-                             "pass: io.c:930, io.c:932"));
+    CHECK(detail.starts_with("reverting these 3 groups of hunks together makes the failing "
+                             "process behave as in the old version: io.c:930, io.c:932"));
   else
     CHECK(detail.find("(the budget ended before each was tried without the others): ") !=
           std::string::npos);
@@ -496,7 +496,9 @@ TEST_CASE("a real interpreter whose Makefile names gcc and whose string hashes a
   CHECK(top["file"] == "lcode.c");
   CHECK(top["line"] == 994);
   CHECK(textAt(top, "/revert/result") == "fixes");
-  CHECK(textAt(top, "/revert/detail") == "reverting lcode.c:994 alone makes the test pass");
+  // The trial ran the failing process alone, and says so.
+  CHECK(textAt(top, "/revert/detail") ==
+        "reverting lcode.c:994 alone makes the failing process behave as in the old version");
   // The seed (lstate.c), the string table's chains (lstring.c), the tables' nodes
   // (ltable.c) and the collector (lgc.c) differ between any two runs: none of them is
   // where the runs part.

@@ -58,6 +58,7 @@ FILE *__rl_wrap_freopen(const char *name, const char *mode, FILE *stream);
 int __rl_wrap_fclose(FILE *stream);
 int __rl_wrap_open(const char *name, int flags, ...);
 int __rl_wrap_close(int fd);
+int __rl_wrap_dup2(int old, int fd);
 
 /* Real or wrapped, chosen by the scenario's `w` argument. */
 #define GETCHAR() (w ? __rl_wrap_getchar() : getchar())
@@ -1177,6 +1178,28 @@ static void test_std_stream_into_file(void) {
   CHECK_EQ(rl_output_fd(2), 2);
 }
 
+/* dup2 of a file onto stdout (gnulib's fd_reopen) is that file's; putting the saved
+ * stdout back makes it stdout again. Nothing is printed between the two. */
+static void test_dup2_onto_stdout(void) {
+  set_test("dup2 of a file onto stdout is logged apart until the saved stdout is back");
+  fflush(stdout);
+  rl_note_std_origins();
+  int saved = dup(1);
+  char name[] = "/tmp/rl_io_dup2XXXXXX"; /* not what stdout leads to now */
+  int f = mkstemp(name);
+  if (saved < 0 || f < 0) die("dup");
+  unlink(name);
+  int ok = __rl_wrap_dup2(f, 1) == 1;
+  int into = rl_output_fd(1);
+  ok = ok && __rl_wrap_dup2(saved, 1) == 1;
+  int back = rl_output_fd(1);
+  close(f);
+  close(saved);
+  CHECK(ok);
+  CHECK_EQ(into, RL_INTO_FILE_FD + 1);
+  CHECK_EQ(back, 1);
+}
+
 static void test_fprintf_file(void) {
   static rec_t real, wrapped;
   static unsigned char a[256], b[256];
@@ -1360,6 +1383,7 @@ int main(void) {
   test_fprintf_file();
   test_output_file_as_stdout();
   test_std_stream_into_file();
+  test_dup2_onto_stdout();
   test_sprintf();
 
   unlink(in_path);
