@@ -133,6 +133,21 @@ nlohmann::json debugMadeTrees(const fs::path &dir) {
   return nlohmann::json::parse(r.out);
 }
 
+// Old and new trees of a one-file make project: `program`.c (`source`, and in the new tree
+// `source` with `from` replaced by `to`), its Makefile and `check` as check.sh.
+void writeOneFileProject(const fs::path &dir, const std::string &program, const std::string &source,
+                         const std::string &from, const std::string &to, const std::string &check) {
+  std::string changed = source;
+  changed.replace(changed.find(from), from.size(), to);
+  for (bool old : {true, false}) {
+    fs::path tree = dir / (old ? "old" : "new");
+    writeText(tree / (program + ".c"), old ? source : changed);
+    writeText(tree / "Makefile",
+              program + ": " + program + ".c\n\tcc -o " + program + " " + program + ".c\n");
+    writeText(tree / "check.sh", check);
+  }
+}
+
 } // namespace
 
 TEST_CASE("debug --test on an autotools project: the report names the test, the failing "
@@ -525,15 +540,9 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  std::string changed = source;
-  changed.replace(changed.find("v * 2"), 5, "v * 3");
-  for (bool old : {true, false}) {
-    fs::path dir = t.path / (old ? "old" : "new");
-    writeText(dir / "dbl.c", old ? source : changed);
-    writeText(dir / "Makefile", "dbl: dbl.c\n\tcc -o dbl dbl.c\n");
-    writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./dbl -o res.txt || exit 1\n"
-                                "test \"$(cat res.txt)\" = \"2\n4\"\n");
-  }
+  writeOneFileProject(t.path, "dbl", source, "v * 2", "v * 3",
+                      "#!/bin/sh\necho 1 2 | ./dbl -o res.txt || exit 1\n"
+                      "test \"$(cat res.txt)\" = \"2\n4\"\n");
   nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(rep["test"]["input"]["output_file"] == "res.txt");
   REQUIRE_FALSE(rep["candidates"].empty());
@@ -576,15 +585,9 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  std::string changed = source;
-  changed.replace(changed.find("v > 100"), 7, "v > 1");
-  for (bool old : {true, false}) {
-    fs::path dir = t.path / (old ? "old" : "new");
-    writeText(dir / "dbl.c", old ? source : changed);
-    writeText(dir / "Makefile", "dbl: dbl.c\n\tcc -o dbl dbl.c\n");
-    writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./dbl -e err.txt -o res.txt\n"
-                                "test \"$(cat res.txt)\" = \"2\n4\"\n");
-  }
+  writeOneFileProject(t.path, "dbl", source, "v > 100", "v > 1",
+                      "#!/bin/sh\necho 1 2 | ./dbl -e err.txt -o res.txt\n"
+                      "test \"$(cat res.txt)\" = \"2\n4\"\n");
   nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(rep["test"]["input"]["output_file"] == "res.txt");
   CHECK(rep["test"]["expected"]["stdout"] == "2\n4\n");
@@ -619,15 +622,9 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  std::string changed = source;
-  changed.replace(changed.find("v + 1"), 5, "v + 2");
-  for (bool old : {true, false}) {
-    fs::path dir = t.path / (old ? "old" : "new");
-    writeText(dir / "inc.c", old ? source : changed);
-    writeText(dir / "Makefile", "inc: inc.c\n\tcc -o inc inc.c\n");
-    writeText(dir / "check.sh", "#!/bin/sh\necho 1 2 | ./inc -o res.txt || exit 1\n"
-                                "test \"$(cat res.txt)\" = \"2\n3\"\n");
-  }
+  writeOneFileProject(t.path, "inc", source, "v + 1", "v + 2",
+                      "#!/bin/sh\necho 1 2 | ./inc -o res.txt || exit 1\n"
+                      "test \"$(cat res.txt)\" = \"2\n3\"\n");
   nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(rep["test"]["input"]["output_file"] == "res.txt");
   CHECK(rep["test"]["expected"]["stdout"] == "2\n3\n");
