@@ -32,6 +32,14 @@ struct DebugRequest {
   // top) replaced, and returns the native program (revert trials); throws Error when that
   // does not build.
   std::function<fs::path(const std::map<std::string, std::string> &)> buildVariant;
+  // With a test command (--test): runs the whole test on the new version built with these
+  // files replaced, within `timeoutSeconds`: "passes", "fails", or "" when it cannot tell
+  // (the test cannot test, ran out of time, the variant does not build). A trial runs the
+  // failing process alone; this confirms a passing trial for the whole test (docs/debug.md,
+  // "Revert evidence").
+  std::function<std::string(const std::map<std::string, std::string> &, double timeoutSeconds)>
+      runWholeTest;
+  double wholeTestSeconds = 0; // how long the test took natively on the new version
   // Said first in the report's notes (the test command, the failing process).
   std::vector<std::string> leadNotes;
   fs::path oldRoot, newRoot;                      // for file names in reports and the diff
@@ -145,12 +153,17 @@ struct DebugCandidate {
   // Revert evidence: "fixes" (reverting this line's hunk alone makes the test pass),
   // "fixes with others" (its hunk is in a minimal set whose revert does), "no effect"
   // (reverted alone the test still fails the same way), "changes failure", "unresolved"
-  // (does not build alone), or "" (not tried).
+  // (does not build alone), "fixes failing process" (with --test: reverting it alone makes
+  // the failing process behave as in the old version, and the whole test still fails), or
+  // "" (not tried).
   std::string revert;
   std::string revertDetail; // one sentence for the reader
   // A one-token edit of this line that makes the test pass with the rest of the change
   // kept (docs/debug.md, "Edit evidence"), one sentence; empty when none did.
   std::string edit;
+  // With --test, an edit that made the failing process behave as in the old version while
+  // the whole test still failed: one sentence; it repairs nothing, so `edit` stays empty.
+  std::string processOnlyEdit;
   // How many other lines such edits repaired depend on this line's execution on the
   // failure's slice (their repairs may make up for a fault here); 0 unless repaired.
   unsigned repairsUpstream = 0;
@@ -273,6 +286,9 @@ struct RevertTrial {
   std::string result;             // "passes", "same failure", "different failure", "does not build"
   std::string error;              // when it does not build: the first build error
   RunSummary run;
+  // With a test command, a trial that passes may be run through the whole test too:
+  // "passes", "fails"; "" when not run (docs/debug.md, "Revert evidence").
+  std::string wholeTest;
 };
 
 // A memory error of the new run (docs/debug.md, "Memory errors"): found during replay,

@@ -86,6 +86,11 @@ std::string incrementalCommand(const std::string &buildCommand);
 fs::path buildProjectVariant(const BuiltProject &base,
                              const std::map<std::string, std::string> &files,
                              const std::string &programPath, double timeoutSeconds);
+// The same variant as a built project (its home the variant's tree), for running the
+// test command on it (a revert or edit trial confirmed by the whole test).
+BuiltProject buildProjectVariantTree(const BuiltProject &base,
+                                     const std::map<std::string, std::string> &files,
+                                     double timeoutSeconds);
 
 // The program under test: `target` (a program's name or path), else the only program
 // the build linked. An unknown or ambiguous choice is an Error listing the programs.

@@ -9,6 +9,8 @@
 #include "rootline/text_diff.h"
 #include "rootline/tree_compare.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 
@@ -49,6 +51,26 @@ std::function<fs::path(const std::map<std::string, std::string> &)>
 variantBuilder(const BuiltProject &project, const std::string &programPath) {
   return [project, programPath](const std::map<std::string, std::string> &files) {
     return buildProjectVariant(project, files, programPath, 600);
+  };
+}
+
+// A passing trial confirmed by the whole test command on the variant's tree (natively).
+std::function<std::string(const std::map<std::string, std::string> &, double)>
+wholeTestRunner(const BuiltProject &project, const TestCommand &test) {
+  return [project, test](const std::map<std::string, std::string> &files, double timeout) {
+    TestCommand bounded = test;
+    bounded.timeoutSeconds = std::min(test.timeoutSeconds, timeout);
+    BuiltProject variant;
+    try {
+      variant = buildProjectVariantTree(project, files, 600);
+    } catch (const Error &) {
+      return std::string(); // the trial built it: only a full disk gets here
+    }
+    ScopedWorkDir work("whole-test");
+    TestCommandRun run = runTestCommand(variant, bounded, {}, work.path / "unused");
+    if (run.cannotTest() || run.result.timedOut)
+      return std::string();
+    return std::string(run.passed() ? "passes" : "fails");
   };
 }
 
@@ -174,7 +196,10 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                 (oldNative.stdoutAsExpected ? statusText(oldNative.result)
                                             : std::string("its output differs from --expect")) +
                 "): '" + opt.test + "'");
+  auto started = std::chrono::steady_clock::now();
   TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
+  out.testSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (newNative.cannotTest())
     throw Error("the test cannot test the " + newB.label + " version (exit 125)");
   if (newNative.passed())
@@ -364,6 +389,8 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.oldBuilt = builtVersion(oldB, *oldProg);
   req.newBuilt = builtVersion(newB, *newProg);
   req.buildVariant = variantBuilder(newB, newProg->path);
+  req.runWholeTest = wholeTestRunner(newB, {opt.test, opt.testTimeout, opt.expectedStdout});
+  req.wholeTestSeconds = carved.testSeconds;
   return req;
 }
 

@@ -17,10 +17,6 @@ using debug::bothVersions;
 using debug::Stages;
 using debug::Version;
 
-// A trial's result in words, in a single run's job and with --test (see below).
-const std::string kPassesTest = "makes the test pass";
-const std::string kPassesProcess = "makes the failing process behave as in the old version";
-
 // Shares of the time left when a stage starts (the rest goes to the stages after it),
 // and the least each gets when the budget is nearly spent.
 constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
@@ -33,6 +29,8 @@ constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
 constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
 constexpr double kRevertShare = 0.3;
+// The whole test on passing reverts: a share, at least the time of a few runs of it.
+constexpr double kWholeTestShare = 0.1, kWholeTestRuns = 3, kWholeTestMaxFloor = 20;
 constexpr double kSameValueCheckShare = 0.05; // a few solver queries, 1 s each at most
 constexpr double kComposeShare = 0.6;
 // When reverting a hunk alone already makes the test pass, composition only adds
@@ -210,6 +208,16 @@ DebugReport debugRegression(const DebugRequest &request) {
     reverts =
         debug::gatherRevertEvidence(req, hints, diffs, builtFrom, work.path,
                                     budget.share(kRevertShare, kFloorSeconds), report, stages);
+    // With --test the trials ran the failing process alone: the whole test on the
+    // passing ones, with time kept for a few runs of it.
+    if (req.runWholeTest && debug::anyToConfirm(reverts)) {
+      stages.begin("whole test");
+      debug::confirmFixes(
+          req, reverts,
+          budget.share(kWholeTestShare,
+                       std::min(kWholeTestMaxFloor, kWholeTestRuns * req.wholeTestSeconds)),
+          report, stages);
+    }
   }
 
   stages.begin("symbolic");
@@ -341,19 +349,6 @@ DebugReport debugRegression(const DebugRequest &request) {
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::applyOutputSpectrum(spectrum, report, candidates);
   debug::explainCandidates(candidates);
-  // With --test, a revert or edit trial runs the failing process alone, not the test
-  // command: what it shows is that process behaving as in the old version (the rest of
-  // the test may still fail: docs/debug.md, "Revert evidence").
-  if (req.wholeBehaviour)
-    for (DebugCandidate &c : candidates) {
-      std::vector<std::string *> texts = {&c.edit, &c.revertDetail};
-      for (std::string &r : c.reasons)
-        texts.push_back(&r);
-      for (std::string *t : texts)
-        for (size_t at = 0; (at = t->find(kPassesTest, at)) != std::string::npos;
-             at += kPassesProcess.size())
-          t->replace(at, kPassesTest.size(), kPassesProcess);
-    }
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
   if (req.carveStages) {

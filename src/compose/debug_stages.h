@@ -376,6 +376,11 @@ struct RevertEvidence {
     unsigned grown = 0;
     std::string grownFrom;
     std::string buildError; // the first error of its trial, when it did not build
+    // When `alone` passes: its trial's files (for the whole test), its trial in
+    // report.reverts, and the whole test's verdict on it (wholeTestVerdict).
+    std::map<std::string, std::string> files;
+    size_t trial = SIZE_MAX;
+    std::string wholeTest;
   };
   std::vector<ChangedFile> files;
   // [0, groups): the change's hunks partitioned into groups that share names; after
@@ -392,13 +397,36 @@ struct RevertEvidence {
     size_t column = 0;
     std::string from, to;
     std::string source; // the line as edited, trimmed
-    std::string result; // as a revert trial's: "passes", "same failure", ...
+    // As a revert trial's: "passes", "same failure", ...; "process only" when the failing
+    // process passed and the whole test then failed (it repairs nothing).
+    std::string result;
+    std::string wholeTest; // the whole test's verdict on a passing edit ("" not run)
+    std::map<std::string, std::string> files; // a passing edit's file, for the whole test
+    size_t trial = SIZE_MAX;                  // its trial in report.reverts
   };
   std::vector<Edit> edits;
   std::vector<size_t> fixing;       // units whose revert alone makes the test pass
   std::set<size_t> minimal;         // else the smallest set found whose revert does
   bool minimalIsOneMinimal = false; // no group of `minimal` can be left out (all tried)
+  // The trials ran a test command's failing process alone (--test): a trial that passes
+  // says so, unless the whole test confirmed it (wholeTest "passes").
+  bool processOnly = false;
 };
+// What a trial that passes makes true, for the sentences: "makes the test pass" when the
+// failing run is the test or the whole test passed too; else the failing process behaving
+// as in the old version, "but the test still fails" when the whole test said so.
+std::string passPhrase(bool processOnly, const std::string &wholeTest);
+// The whole test on the new version with the files of each passing edit the trials did not
+// confirm, then each fixing unit's (the narrowest first), within `deadline`: their
+// `wholeTest` and their trials'. An edit the whole test fails becomes "process only".
+bool anyToConfirm(const RevertEvidence &ev);
+void confirmFixes(const DebugRequest &req, RevertEvidence &ev, const Deadline &deadline,
+                  DebugReport &report, Stages &stages);
+// The whole test's verdict on `files` when the test command's time fits `deadline` ("" when
+// it does not, or without a test command).
+std::string wholeTestVerdict(const DebugRequest &req,
+                             const std::map<std::string, std::string> &files,
+                             const Deadline &deadline);
 // `builtFrom`: the source files (new-side relative paths) either version's program is
 // compiled from; changed C files outside it (tests, tools) are never tried. Empty: all.
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,

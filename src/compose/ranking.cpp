@@ -34,7 +34,9 @@ int revertEvidence(const DebugCandidate &c) {
     return 3;
   if (c.revert == "fixes with others")
     return 2;
-  if (c.revert == "fixes first difference")
+  // With --test, a revert that fixes the failing process while the whole test still
+  // fails: that process needs the line, the test needs more (or other) lines.
+  if (c.revert == "fixes first difference" || c.revert == "fixes failing process")
     return 1;
   if (c.revert == "no effect")
     return -1;
@@ -171,6 +173,8 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
       c.reasons.push_back(c.edit);
     if (!c.revertDetail.empty())
       c.reasons.push_back(c.revertDetail);
+    if (!c.processOnlyEdit.empty())
+      c.reasons.push_back(c.processOnlyEdit);
     if (!c.memoryError.empty())
       c.reasons.push_back("memory error: " + c.memoryError);
     if (!c.alignedDetail.empty())

@@ -111,9 +111,13 @@ void orderRepairs(std::vector<DebugCandidate> &candidates, const RevertEvidence 
                 ", whose edit passes too, depends on this line's execution";
     if (auto it = dependsOn.find(self); it != dependsOn.end())
       for (const Line &a : it->second) {
-        c.reasons.push_back("its execution depends on " + name(a) +
-                            ", whose edit makes the test pass too: this line's edit may make up "
-                            "for a fault there");
+        std::string whole; // the whole test's verdict on that line's edit (--test)
+        for (const RevertEvidence::Edit &e : ev.edits)
+          if (e.result == "passes" && e.file == a.first && e.line == a.second)
+            whole = e.wholeTest;
+        c.reasons.push_back("its execution depends on " + name(a) + ", whose edit " +
+                            passPhrase(ev.processOnly, whole) +
+                            " too: this line's edit may make up for a fault there");
         break;
       }
   }

@@ -270,6 +270,8 @@ public:
     }
     if (auto same = resultsByContent_.find(content); patched && same != resultsByContent_.end()) {
       results_[reverted] = same->second.first;
+      if (auto trial = trialByContent_.find(content); trial != trialByContent_.end())
+        trialOf_[reverted] = trial->second;
       if (!same->second.second.empty())
         buildErrors_[reverted] = same->second.second;
       return same->second.first;
@@ -282,23 +284,48 @@ public:
       t.hunks.push_back(units_[u].label);
     std::string errors =
         runPatched(t, [&] { return patched ? std::move(*patched) : patchedFiles(reverted); });
+    trialOf_[reverted] = report_.reverts.size() - 1;
     if (t.result == "does not build")
       buildErrors_[reverted] = errors;
     results_[reverted] = t.result;
-    if (patched)
+    if (patched) {
       resultsByContent_[content] = {t.result, t.result == "does not build" ? errors : ""};
+      trialByContent_[content] = report_.reverts.size() - 1;
+    }
     return t.result;
   }
 
   // The test on the new version with one file's text replaced (an edit trial, labelled
-  // `label`).
-  std::string runEdit(const std::string &path, const std::string &text, const std::string &label) {
+  // `label`): its result, and when it passes, the whole test's verdict (a repair only
+  // when that is not "fails").
+  std::pair<std::string, std::string> runEdit(const std::string &path, const std::string &text,
+                                              const std::string &label) {
     ++edits_;
     RevertTrial t;
     t.what = "edit";
     t.hunks = {label};
     runPatched(t, [&] { return std::map<std::string, std::string>{{path, text}}; });
-    return t.result;
+    std::string whole;
+    if (t.result == "passes") {
+      whole = wholeTestVerdict(req_, {{path, text}}, deadline_);
+      report_.reverts.back().wholeTest = whole;
+    }
+    return {t.result, whole};
+  }
+
+  // A trial's files and its place in report.reverts (SIZE_MAX when it made none: another
+  // set gave the same files).
+  std::map<std::string, std::string> filesOf(const std::set<size_t> &reverted) const {
+    try {
+      return patchedFiles(reverted);
+    } catch (const Error &) {
+      return {};
+    }
+  }
+  size_t lastTrial() const { return report_.reverts.size() - 1; }
+  size_t trialOf(const std::set<size_t> &reverted) const {
+    auto it = trialOf_.find(reverted);
+    return it == trialOf_.end() ? SIZE_MAX : it->second;
   }
   unsigned edits() const { return edits_; }
 
@@ -488,8 +515,10 @@ private:
   size_t groups_ = 0;
   std::map<std::set<size_t>, std::string> results_;
   std::map<std::set<size_t>, std::string> buildErrors_;
+  std::map<std::set<size_t>, size_t> trialOf_; // the trial each set's result came from
   // A trial's result and build errors by the files it built (contentKey).
   std::map<std::string, std::pair<std::string, std::string>> resultsByContent_;
+  std::map<std::string, size_t> trialByContent_;
 };
 
 // What reverting a unit costs to build, roughly: a header edit recompiles every unit
@@ -768,9 +797,17 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
       e.from = edits[i].from;
       e.to = edits[i].to;
       e.source = withoutIndent(lineOfText(text, c.line));
-      e.result = trials.runEdit(file.newPath, text,
-                                e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" +
-                                    e.to + "`");
+      std::tie(e.result, e.wholeTest) = trials.runEdit(file.newPath, text,
+                                                       e.file + ":" + std::to_string(e.line) +
+                                                           ": `" + e.from + "` → `" + e.to + "`");
+      // It fixed the failing process and broke the test elsewhere: no repair, the line's
+      // next edit is tried.
+      if (e.result == "passes" && e.wholeTest == "fails")
+        e.result = "process only";
+      if (e.result == "passes") {
+        e.files = {{file.newPath, text}};
+        e.trial = trials.lastTrial();
+      }
       ev.edits.push_back(e);
       if (e.result == "passes") {
         repaired.insert({c.file, c.line});
@@ -907,6 +944,12 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     for (size_t u : byCost)
       want(u);
   Trials trials(req, ev.files, units, work, deadline, report);
+  ev.processOnly = req.wholeBehaviour;
+  // A unit that passes keeps its files and trial for the whole test (confirmFixes).
+  auto keepPassing = [&](size_t u) {
+    units[u].files = trials.filesOf({u});
+    units[u].trial = trials.trialOf({u});
+  };
   // A unit that fixes but spans several lines (a group, or a hunk of several lines):
   // the first ranking's lines in it, each reverted alone, tell which of them matters
   // (an extracted helper and the wrong call beside it).
@@ -948,8 +991,10 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       units.push_back(std::move(line));
       ++tried;
       units.back().alone = trials.run({units.size() - 1}, "revert");
-      if (units.back().alone == "passes")
+      if (units.back().alone == "passes") {
         ev.fixing.push_back(units.size() - 1);
+        keepPassing(units.size() - 1);
+      }
     }
   };
   // A group whose revert does not build or changes the failure is tried in smaller
@@ -985,6 +1030,7 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
     units[u].alone = trials.run(asked, "revert");
     if (units[u].alone == "passes") {
       ev.fixing.push_back(u);
+      keepPassing(u);
       if (ev.groups > 1 && u < ev.groups && !trials.exhausted())
         units[u].appliedAlone = trials.run(trials.complement({u}), "apply alone");
       narrow(u);
@@ -1134,8 +1180,8 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
                           ? ""
                           : " (the budget ended before each was tried without the others)";
     return {"fixes with others", "reverting these " + std::to_string(ev.minimal.size()) +
-                                     " groups of hunks together makes the test pass" + cut + ": " +
-                                     set};
+                                     " groups of hunks together " + passPhrase(ev.processOnly, "") +
+                                     cut + ": " + set};
   }
   // One group that is the whole change and more than one line: reverting it is the
   // old version, evidence for no line in particular.
@@ -1151,18 +1197,24 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
                             ? "reverting the whole change (" + shortLabel(u.label) + ")"
                             : "reverting " + std::to_string(u.hunks.size()) + " of the change's " +
                                   std::to_string(allHunks) + " hunks (" + shortLabel(u.label) + ")";
+    std::string passes = " " + passPhrase(ev.processOnly, u.wholeTest);
     if (u.alone == "passes" && u.hunks.size() != allHunks)
-      return {"whole change", whole + " makes the test pass; that is most of the change, "
-                                      "evidence for no line in particular"};
+      return {"whole change",
+              whole + passes + "; that is most of the change, evidence for no line in particular"};
     if (u.alone == "passes")
-      return {"whole change", whole + " makes the test pass; that is the old version, "
-                                      "evidence for no line in particular"};
+      return {"whole change",
+              whole + passes + "; that is the old version, evidence for no line in particular"};
     if (u.alone.empty())
       return {"", ""};
     if (u.alone == "does not build")
       return {"unresolved",
               whole + " does not build" + (u.buildError.empty() ? "" : " (" + u.buildError + ")")};
-    return {"unresolved", whole + " does not make the test pass (" + u.alone + ")"};
+    return {"unresolved",
+            whole +
+                (ev.processOnly ? " does not make the failing process behave as in the old "
+                                  "version ("
+                                : " does not make the test pass (") +
+                u.alone + ")"};
   }
   bool built = u.alone != "does not build";
   std::string what = shortLabel(u.label);
@@ -1175,7 +1227,7 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
     return {"unresolved", "reverting " + what + " does not build" +
                               (u.buildError.empty() ? "" : " (" + u.buildError + ")")};
   static const std::map<std::string, std::pair<std::string, std::string>> byResult = {
-      {"passes", {"fixes", " alone makes the test pass"}},
+      {"passes", {"fixes", ""}}, // said below: what passed
       {"same failure", {"no effect", " alone leaves the failure as it is"}},
       {"later failure",
        {"fixes first difference",
@@ -1186,14 +1238,24 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
   if (it == byResult.end())
     return {"", ""}; // not tried
   std::string detail = "reverting " + what + it->second.second;
+  std::string revert = it->second.first;
+  if (u.alone == "passes") {
+    detail = "reverting " + what + " alone " + passPhrase(ev.processOnly, u.wholeTest);
+    if (u.wholeTest == "fails")
+      revert = "fixes failing process";
+  }
   // The converse trial: the old version with this unit alone applied.
   if (u.appliedAlone == "same failure")
     detail += ", and applying it alone to the old version brings the same failure";
   else if (!u.appliedAlone.empty() && u.appliedAlone != "does not build")
-    detail += "; applied alone to the old version, the test " +
-              std::string(u.appliedAlone == "passes" ? "still passes (other hunks take part)"
-                                                     : "fails otherwise (" + u.appliedAlone + ")");
-  return {it->second.first, detail};
+    detail += "; applied alone to the old version, " +
+              std::string(ev.processOnly ? "the failing process " : "the test ") +
+              std::string(
+                  u.appliedAlone == "passes"
+                      ? (ev.processOnly ? "still behaves as in the old version" : "still passes") +
+                            std::string(" (other hunks take part)")
+                      : "fails otherwise (" + u.appliedAlone + ")");
+  return {revert, detail};
 }
 
 } // namespace
@@ -1201,11 +1263,17 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
 void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req) {
   for (DebugCandidate &c : candidates)
-    for (const RevertEvidence::Edit &e : ev.edits)
-      if (e.result == "passes" && c.version == "new" && c.file == e.file && c.line == e.line)
-        c.edit = "changing `" + e.from + "` to `" + e.to + "` at " + e.file + ":" +
-                 std::to_string(e.line) + " (`" + e.source +
-                 "`) alone makes the test pass, the rest of the change kept";
+    for (const RevertEvidence::Edit &e : ev.edits) {
+      if (c.version != "new" || c.file != e.file || c.line != e.line)
+        continue;
+      std::string changing = "changing `" + e.from + "` to `" + e.to + "` at " + e.file + ":" +
+                             std::to_string(e.line) + " (`" + e.source + "`) alone ";
+      if (e.result == "passes")
+        c.edit =
+            changing + passPhrase(ev.processOnly, e.wholeTest) + ", the rest of the change kept";
+      else if (e.result == "process only" && c.processOnlyEdit.empty())
+        c.processOnlyEdit = changing + passPhrase(ev.processOnly, e.wholeTest);
+    }
   std::set<size_t> covered;
   for (DebugCandidate &c : candidates)
     if (std::optional<size_t> unit = unitOf(c, ev.files, ev.units)) {

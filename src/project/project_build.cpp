@@ -452,9 +452,11 @@ std::string incrementalCommand(const std::string &buildCommand) {
   return b == std::string::npos ? buildCommand : last.substr(b, e - b + 1);
 }
 
-fs::path buildProjectVariant(const BuiltProject &base,
-                             const std::map<std::string, std::string> &files,
-                             const std::string &programPath, double timeoutSeconds) {
+namespace {
+
+// Builds the variant (or finds it in the cache): its tree.
+fs::path variantHome(const BuiltProject &base, const std::map<std::string, std::string> &files,
+                     double timeoutSeconds) {
   Hasher key;
   key.add(kProjectBuildVersion).add("variant-v2").add(base.home.string());
   for (const auto &[path, text] : files)
@@ -466,18 +468,11 @@ fs::path buildProjectVariant(const BuiltProject &base,
       throw Error(readFile(failed), ExitBadInput);
     return present(done);
   };
-  // The variant's own binary, with its own shared libraries when it links the project's.
-  auto variantProgram = [&] {
-    for (const ProjectProgram &p : base.programs)
-      if (p.path == programPath)
-        return nativeExecutable(p, home);
-    return home / programPath;
-  };
   if (cached())
-    return variantProgram();
+    return home;
   WorkPathLock lock;
   if (cached()) // another job built it meanwhile
-    return variantProgram();
+    return home;
   std::error_code ec;
   fs::remove_all(dir, ec);
   copyTree(base.home, home);
@@ -504,7 +499,31 @@ fs::path buildProjectVariant(const BuiltProject &base,
     throw Error(msg, ExitBadInput);
   }
   writeFileAtomic(done, "");
-  return variantProgram();
+  return home;
+}
+
+} // namespace
+
+fs::path buildProjectVariant(const BuiltProject &base,
+                             const std::map<std::string, std::string> &files,
+                             const std::string &programPath, double timeoutSeconds) {
+  fs::path home = variantHome(base, files, timeoutSeconds);
+  // The variant's own binary, with its own shared libraries when it links the project's.
+  for (const ProjectProgram &p : base.programs)
+    if (p.path == programPath)
+      return nativeExecutable(p, home);
+  return home / programPath;
+}
+
+BuiltProject buildProjectVariantTree(const BuiltProject &base,
+                                     const std::map<std::string, std::string> &files,
+                                     double timeoutSeconds) {
+  BuiltProject variant = base;
+  variant.home = variantHome(base, files, timeoutSeconds);
+  variant.label = base.label + " with the trial's files";
+  variant.log = variant.home.parent_path() / "build.log";
+  variant.reusedFrom = base.home.string();
+  return variant;
 }
 
 const ProjectProgram &selectProgram(const BuiltProject &project, const std::string &target) {

@@ -53,6 +53,8 @@ json reportJson(const DebugReport &r) {
                      {"unit", c.revertUnit},
                      {"lines", c.revertLines}};
     j["edit"] = c.edit.empty() ? json(nullptr) : json(c.edit);
+    if (!c.processOnlyEdit.empty())
+      j["process_only_edit"] = c.processOnlyEdit;
     if (!c.aligned.empty())
       j["aligned"] = {
           {"result", c.aligned}, {"detail", c.alignedDetail}, {"origin", c.alignedOrigin}};
@@ -123,6 +125,8 @@ json reportJson(const DebugReport &r) {
         {{"what", t.what}, {"hunks", t.hunks}, {"result", t.result}, {"run", runJson(t.run)}});
     if (!t.error.empty())
       reverts.back()["error"] = t.error;
+    if (!t.wholeTest.empty())
+      reverts.back()["whole_test"] = t.wholeTest;
   }
   json sameValues = json::array();
   for (const auto &l : r.sameValueLines)
@@ -426,7 +430,8 @@ std::string reportMarkdown(const DebugReport &r) {
       std::string hunks;
       for (const auto &h : t.hunks)
         hunks += (hunks.empty() ? "" : ", ") + h;
-      md << "| " << t.what << " | " << hunks << " | " << t.result << " |\n";
+      md << "| " << t.what << " | " << hunks << " | " << t.result
+         << (t.wholeTest.empty() ? "" : "; the whole test " + t.wholeTest) << " |\n";
     }
     md << "\n";
   }

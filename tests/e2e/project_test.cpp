@@ -187,6 +187,13 @@ TEST_CASE("debug --test on an autotools project: the report names the test, the 
   CHECK(revert.starts_with("reverting src/tally.c:5"));
   CHECK(revert.ends_with(" (with the old definition of `TALLY_TAB_WIDTH` put back) alone makes "
                          "the test pass"));
+  // The trial ran the failing process alone; the sentence says the test passes because the
+  // whole test ran on that rebuilt tree too.
+  bool confirmed = false;
+  for (const auto &trial : c.report["revert_trials"])
+    confirmed |= trial["hunks"] == nlohmann::json::array({textAt(top, "/revert/unit")}) &&
+                 trial["result"] == "passes" && trial.value("whole_test", "") == "passes";
+  CHECK(confirmed);
   CHECK(top["aligned"]["detail"] ==
         "in the dual slice: where both runs read `st->column` = 0, its execution computes "
         "`st->column` = 8 in the old run and 0 in the new run");
@@ -594,9 +601,75 @@ int main(int argc, char **argv)
   REQUIRE_FALSE(rep["candidates"].empty());
   CHECK(rep["candidates"][0]["file"] == "dbl.c");
   CHECK(rep["candidates"][0]["line"] == 21);
-  // The revert trial ran that process alone, not check.sh, and its sentence says so.
-  CHECK(rep["candidates"][0]["revert"]["detail"] ==
-        "reverting dbl.c:21 alone makes the failing process behave as in the old version");
+  // The revert trial ran that process alone; check.sh then ran on the same rebuilt tree and
+  // passed, so the sentence says the test passes.
+  CHECK(rep["candidates"][0]["revert"]["detail"] == "reverting dbl.c:21 alone makes the test pass");
+  bool confirmed = false;
+  for (const auto &trial : rep["revert_trials"])
+    confirmed |= trial["hunks"] == nlohmann::json::array({"dbl.c:21"}) &&
+                 trial["result"] == "passes" && trial.value("whole_test", "") == "passes";
+  CHECK(confirmed);
+}
+
+TEST_CASE("debug --test: a change that breaks two of the test's cases: reverting the failing "
+          "process's cause makes that process right and the whole test still fails, and the "
+          "report says so, never that the test passes",
+          "[project][cli]") {
+  TempDir t;
+  const std::string source = R"(#include <stdio.h>
+#include <stdlib.h>
+
+static int scale(int x) { return x * 3; }
+static int shift(int x) { return x + 7; }
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    int v = atoi(argv[2]);
+    if (argv[1][0] == 's')
+        printf("%d\n", scale(v));
+    else
+        printf("%d\n", shift(v));
+    return 0;
+}
+)";
+  std::string changed = source;
+  changed.replace(changed.find("x * 3"), 5, "x * 4");
+  changed.replace(changed.find("x + 7"), 5, "x + 8");
+  for (bool old : {true, false}) {
+    fs::path tree = t.path / (old ? "old" : "new");
+    writeText(tree / "calc.c", old ? source : changed);
+    writeText(tree / "Makefile", "calc: calc.c\n\tcc -o calc calc.c\n");
+    // Both cases run; the script fails when either does.
+    writeText(tree / "check.sh", "#!/bin/sh\nok=0\ntest \"$(./calc s 5)\" = 15 || ok=1\n"
+                                 "test \"$(./calc t 5)\" = 12 || ok=1\nexit $ok\n");
+  }
+  nlohmann::json rep = debugMadeTrees(t.path);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  const auto &top = rep["candidates"][0];
+  CHECK(top["file"] == "calc.c");
+  CHECK(top["line"] == 4);
+  CHECK(top["revert"]["result"] == "fixes failing process");
+  CHECK(top["revert"]["detail"] == "reverting calc.c:4 alone makes the failing process behave as "
+                                   "in the old version, but the test still fails");
+  // The whole test ran on the trials that passed: the line's revert fails it, the whole
+  // change's (the old version) passes it. No sentence about a line says the test passes.
+  unsigned confirmed = 0;
+  for (const auto &trial : rep["revert_trials"]) {
+    INFO(trial.dump());
+    if (trial["result"] != "passes")
+      continue;
+    bool line = trial["hunks"] == nlohmann::json::array({"calc.c:4"});
+    CHECK(trial.value("whole_test", "") == (line ? "fails" : "passes"));
+    confirmed += line;
+  }
+  CHECK(confirmed == 1);
+  for (const auto &c : rep["candidates"]) {
+    CHECK(c["edit"].is_null()); // an edit that fixes one case repairs nothing
+    for (const auto &r : c["reasons"])
+      CHECK(r.get<std::string>().find("makes the test pass") == std::string::npos);
+  }
 }
 
 TEST_CASE("debug --test: a program that puts a file on its stdout with dup2 (gnulib's "

@@ -1,0 +1,105 @@
+// Passing trials run through the whole test command (docs/debug.md, "Revert evidence"):
+// with --test a trial runs the test's failing process alone, and that process behaving
+// as in the old version is all it shows. The whole test on the same rebuilt tree tells
+// whether the trial makes the test pass, or fixes that process and breaks others.
+#include "compose/debug_stages.h"
+
+#include <algorithm>
+
+namespace rootline::debug {
+
+namespace {
+
+// A test run's time may vary; less than this much more than its native run is not tried.
+constexpr double kTestTimeMargin = 1.5, kTestTimeSlack = 1.0;
+
+// The lines a unit puts back: a line unit's one, else its hunks' longer sides.
+unsigned linesOf(const RevertEvidence &ev, const RevertEvidence::Unit &u) {
+  if (u.newLine)
+    return 1;
+  unsigned lines = 0;
+  for (auto [f, h] : u.hunks) {
+    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
+    lines += std::max(hunk.newLines, hunk.oldLines);
+  }
+  return lines;
+}
+
+} // namespace
+
+std::string passPhrase(bool processOnly, const std::string &wholeTest) {
+  if (!processOnly || wholeTest == "passes")
+    return "makes the test pass";
+  if (wholeTest == "fails")
+    return "makes the failing process behave as in the old version, but the test still fails";
+  return "makes the failing process behave as in the old version";
+}
+
+std::string wholeTestVerdict(const DebugRequest &req,
+                             const std::map<std::string, std::string> &files,
+                             const Deadline &deadline) {
+  if (!req.runWholeTest || deadline.expired())
+    return "";
+  double wanted = kTestTimeMargin * req.wholeTestSeconds + kTestTimeSlack;
+  if (deadline.limited() && deadline.remaining() < wanted)
+    return "";
+  return req.runWholeTest(files, deadline.clamp(wanted));
+}
+
+bool anyToConfirm(const RevertEvidence &ev) {
+  return std::any_of(ev.edits.begin(), ev.edits.end(),
+                     [](const auto &e) { return e.result == "passes" && e.wholeTest.empty(); }) ||
+         std::any_of(ev.fixing.begin(), ev.fixing.end(), [&](size_t u) {
+           return !ev.units[u].files.empty() && ev.units[u].wholeTest.empty();
+         });
+}
+
+void confirmFixes(const DebugRequest &req, RevertEvidence &ev, const Deadline &deadline,
+                  DebugReport &report, Stages &stages) {
+  if (!req.runWholeTest)
+    return;
+  // Each trial to confirm: its files, where its verdict goes, its trial.
+  struct Pending {
+    const std::map<std::string, std::string> *files;
+    std::string *verdict;
+    size_t trial;
+    RevertEvidence::Edit *edit; // an edit's result changes with a failing verdict
+  };
+  std::vector<Pending> pending;
+  // Edits first: an edit that passes ranks first.
+  for (RevertEvidence::Edit &e : ev.edits)
+    if (e.result == "passes" && e.wholeTest.empty() && !e.files.empty())
+      pending.push_back({&e.files, &e.wholeTest, e.trial, &e});
+  std::vector<size_t> units;
+  for (size_t u : ev.fixing)
+    if (!ev.units[u].files.empty() && ev.units[u].wholeTest.empty())
+      units.push_back(u);
+  // The narrowest claims next: they rank first among reverts.
+  std::stable_sort(units.begin(), units.end(), [&](size_t a, size_t b) {
+    return linesOf(ev, ev.units[a]) < linesOf(ev, ev.units[b]);
+  });
+  for (size_t u : units)
+    pending.push_back({&ev.units[u].files, &ev.units[u].wholeTest, ev.units[u].trial, nullptr});
+  unsigned ran = 0, skipped = 0;
+  for (Pending &p : pending) {
+    stages.update("the whole test on " + std::to_string(ran) + " of " +
+                  std::to_string(pending.size()) + " passing trial(s)");
+    *p.verdict = wholeTestVerdict(req, *p.files, deadline);
+    if (p.verdict->empty()) {
+      ++skipped;
+      continue;
+    }
+    ++ran;
+    if (p.trial < report.reverts.size())
+      report.reverts[p.trial].wholeTest = *p.verdict;
+    if (p.edit && *p.verdict == "fails")
+      p.edit->result = "process only";
+  }
+  if (skipped)
+    stages.note("the whole test ran on " + std::to_string(ran) + " of the " +
+                std::to_string(pending.size()) +
+                " trial(s) that make the failing process behave as in the old version; the "
+                "others say only that");
+}
+
+} // namespace rootline::debug

@@ -1,0 +1,114 @@
+// Passing trials confirmed by the whole test command (src/compose/whole_test.cpp).
+#include "compose/debug_stages.h"
+
+#include <catch2/catch.hpp>
+
+using namespace rootline;
+using namespace rootline::debug;
+
+TEST_CASE("a passing trial's sentence says what passed: the test, or with --test the failing "
+          "process unless the whole test ran on it",
+          "[revert]") {
+  CHECK(passPhrase(false, "") == "makes the test pass");
+  CHECK(passPhrase(true, "passes") == "makes the test pass");
+  CHECK(passPhrase(true, "") == "makes the failing process behave as in the old version");
+  CHECK(passPhrase(true, "fails") ==
+        "makes the failing process behave as in the old version, but the test still fails");
+}
+
+TEST_CASE("the whole test runs on passing edits first, then on passing reverts, narrowest "
+          "first; an edit it fails repairs nothing",
+          "[revert]") {
+  const std::string oldText = "int f(int x) {\n  return x;\n}\n";
+  const std::string newText = "int f(int x) {\n  int y = x;\n  return y + 1;\n}\n";
+  SemanticDiff diff = diffSemantically(oldText, newText);
+  REQUIRE(diff.changes.hunks.size() == 1);
+  RevertEvidence ev;
+  ev.processOnly = true;
+  ev.files.push_back({"f.c", "f.c", &diff, newText});
+  RevertEvidence::Unit group, line;
+  group.hunks = line.hunks = {{0, 0}};
+  group.label = "f.c:2-3";
+  line.label = "f.c:3";
+  line.newLine = 3;
+  group.files = {{"f.c", "group"}};
+  line.files = {{"f.c", "line"}};
+  group.alone = line.alone = "passes";
+  group.trial = 0;
+  line.trial = 1;
+  ev.units = {group, line};
+  ev.groups = 1;
+  ev.fixing = {0, 1};
+  RevertEvidence::Edit edit;
+  edit.file = "f.c";
+  edit.line = 3;
+  edit.from = "+";
+  edit.to = "-";
+  edit.source = "return y - 1;";
+  edit.result = "passes";
+  edit.files = {{"f.c", "edit"}};
+  edit.trial = 2;
+  ev.edits = {edit};
+  DebugReport report;
+  report.reverts.resize(3);
+  std::vector<std::string> asked;
+  DebugRequest req;
+  req.wholeTestSeconds = 0.1;
+  req.runWholeTest = [&](const std::map<std::string, std::string> &files, double) {
+    asked.push_back(files.at("f.c"));
+    return std::string(files.at("f.c") == "edit" ? "fails" : "passes");
+  };
+  Stages stages(report, nullptr);
+  stages.begin("whole test");
+  REQUIRE(anyToConfirm(ev));
+  confirmFixes(req, ev, Deadline::in(60), report, stages);
+  CHECK(asked == std::vector<std::string>{"edit", "line", "group"});
+  CHECK(ev.edits[0].result == "process only");
+  CHECK(ev.edits[0].wholeTest == "fails");
+  CHECK(report.reverts[2].wholeTest == "fails");
+  CHECK(ev.units[1].wholeTest == "passes");
+  CHECK(report.reverts[1].wholeTest == "passes");
+  CHECK_FALSE(anyToConfirm(ev));
+
+  // The edit's line: no repair, a sentence that says what it did.
+  std::vector<DebugCandidate> candidates(1);
+  candidates[0].version = "new";
+  candidates[0].file = "f.c";
+  candidates[0].line = 3;
+  applyRevertEvidence(ev, candidates, req);
+  CHECK(candidates[0].edit.empty());
+  CHECK(candidates[0].processOnlyEdit ==
+        "changing `+` to `-` at f.c:3 (`return y - 1;`) alone makes the failing process behave "
+        "as in the old version, but the test still fails");
+  CHECK(candidates[0].revert == "fixes");
+  CHECK(candidates[0].revertDetail == "reverting f.c:3 alone makes the test pass");
+}
+
+TEST_CASE("the whole test is not run when its time does not fit what is left, and the sentence "
+          "then claims only the failing process",
+          "[revert]") {
+  RevertEvidence ev;
+  ev.processOnly = true;
+  RevertEvidence::Edit edit;
+  edit.result = "passes";
+  edit.files = {{"f.c", "edit"}};
+  ev.edits = {edit};
+  DebugReport report;
+  DebugRequest req;
+  req.wholeTestSeconds = 30; // the test took 30 s natively; 2 s are left
+  unsigned runs = 0;
+  req.runWholeTest = [&](const std::map<std::string, std::string> &, double) {
+    ++runs;
+    return std::string("passes");
+  };
+  Stages stages(report, nullptr);
+  stages.begin("whole test");
+  confirmFixes(req, ev, Deadline::in(2), report, stages);
+  stages.end();
+  CHECK(runs == 0);
+  CHECK(ev.edits[0].result == "passes");
+  CHECK(ev.edits[0].wholeTest.empty());
+  REQUIRE_FALSE(report.stages.empty());
+  CHECK(report.stages.back().note.find("the whole test ran on 0 of the 1 trial(s)") !=
+        std::string::npos);
+}
