@@ -29,8 +29,6 @@ constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
 constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
 constexpr double kRevertShare = 0.3;
-// The whole test on passing reverts: a share, at least the time of a few runs of it.
-constexpr double kWholeTestShare = 0.1, kWholeTestRuns = 3, kWholeTestMaxFloor = 20;
 constexpr double kSameValueCheckShare = 0.05; // a few solver queries, 1 s each at most
 constexpr double kComposeShare = 0.6;
 // When reverting a hunk alone already makes the test pass, composition only adds
@@ -208,16 +206,6 @@ DebugReport debugRegression(const DebugRequest &request) {
     reverts =
         debug::gatherRevertEvidence(req, hints, diffs, builtFrom, work.path,
                                     budget.share(kRevertShare, kFloorSeconds), report, stages);
-    // With --test the trials ran the failing process alone: the whole test on the
-    // passing ones, with time kept for a few runs of it.
-    if (req.runWholeTest && debug::anyToConfirm(reverts)) {
-      stages.begin("whole test");
-      debug::confirmFixes(
-          req, reverts,
-          budget.share(kWholeTestShare,
-                       std::min(kWholeTestMaxFloor, kWholeTestRuns * req.wholeTestSeconds)),
-          report, stages);
-    }
   }
 
   stages.begin("symbolic");
@@ -323,6 +311,17 @@ DebugReport debugRegression(const DebugRequest &request) {
       for (unsigned l = 0; l < h.newLines; ++l)
         report.newChangedLines[f.newPath].insert(h.newStart + l);
     }
+  // With --test the trials ran the failing process alone: the whole test runs on the
+  // passing ones, in the order they would rank, with what the budget has left.
+  if (req.runWholeTest && debug::anyToConfirm(reverts)) {
+    stages.begin("whole test");
+    std::vector<DebugCandidate> preview = candidates;
+    debug::applyRevertEvidence(reverts, preview, req);
+    debug::rankCandidates(preview, preview.size(), report.firstDivergence);
+    debug::confirmFixes(req, reverts, preview,
+                        budget.before(kReportReserveSeconds + unitTestReserve), report, stages);
+    stages.begin("rank");
+  }
   debug::applyRevertEvidence(reverts, candidates, req);
   // A few backward passes over the new trace, and only when edits repaired two lines: a
   // bound of its own, so that a budget the evidence used up still gets the order.

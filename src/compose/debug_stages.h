@@ -416,11 +416,13 @@ struct RevertEvidence {
 // failing run is the test or the whole test passed too; else the failing process behaving
 // as in the old version, "but the test still fails" when the whole test said so.
 std::string passPhrase(bool processOnly, const std::string &wholeTest);
-// The whole test on the new version with the files of each passing edit the trials did not
-// confirm, then each fixing unit's (the narrowest first), within `deadline`: their
-// `wholeTest` and their trials'. An edit the whole test fails becomes "process only".
+// The whole test on the new version with the files of each passing trial not yet confirmed,
+// in the order of `ranked` (a candidate's edits, then its unit), then the rest, within
+// `deadline`: their `wholeTest` and their trials'. An edit the whole test fails becomes
+// "process only".
 bool anyToConfirm(const RevertEvidence &ev);
-void confirmFixes(const DebugRequest &req, RevertEvidence &ev, const Deadline &deadline,
+void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
+                  const std::vector<DebugCandidate> &ranked, const Deadline &deadline,
                   DebugReport &report, Stages &stages);
 // The whole test's verdict on `files` when the test command's time fits `deadline` ("" when
 // it does not, or without a test command).

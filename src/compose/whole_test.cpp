@@ -5,6 +5,7 @@
 #include "compose/debug_stages.h"
 
 #include <algorithm>
+#include <set>
 
 namespace rootline::debug {
 
@@ -54,7 +55,8 @@ bool anyToConfirm(const RevertEvidence &ev) {
          });
 }
 
-void confirmFixes(const DebugRequest &req, RevertEvidence &ev, const Deadline &deadline,
+void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
+                  const std::vector<DebugCandidate> &ranked, const Deadline &deadline,
                   DebugReport &report, Stages &stages) {
   if (!req.runWholeTest)
     return;
@@ -66,20 +68,31 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev, const Deadline &d
     RevertEvidence::Edit *edit; // an edit's result changes with a failing verdict
   };
   std::vector<Pending> pending;
-  // Edits first: an edit that passes ranks first.
+  std::set<const std::string *> queued;
+  auto want = [&](const std::map<std::string, std::string> &files, std::string &verdict,
+                  size_t trial, RevertEvidence::Edit *edit) {
+    if (!files.empty() && verdict.empty() && queued.insert(&verdict).second)
+      pending.push_back({&files, &verdict, trial, edit});
+  };
+  // In the ranking's order: a candidate's passing edits, then its unit.
+  for (const DebugCandidate &c : ranked) {
+    for (RevertEvidence::Edit &e : ev.edits)
+      if (e.result == "passes" && c.version == "new" && e.file == c.file && e.line == c.line)
+        want(e.files, e.wholeTest, e.trial, &e);
+    for (size_t u : ev.fixing)
+      if (!c.revertUnit.empty() && ev.units[u].label == c.revertUnit)
+        want(ev.units[u].files, ev.units[u].wholeTest, ev.units[u].trial, nullptr);
+  }
+  // Then the rest, edits first, the narrowest reverts first.
   for (RevertEvidence::Edit &e : ev.edits)
-    if (e.result == "passes" && e.wholeTest.empty() && !e.files.empty())
-      pending.push_back({&e.files, &e.wholeTest, e.trial, &e});
-  std::vector<size_t> units;
-  for (size_t u : ev.fixing)
-    if (!ev.units[u].files.empty() && ev.units[u].wholeTest.empty())
-      units.push_back(u);
-  // The narrowest claims next: they rank first among reverts.
+    if (e.result == "passes")
+      want(e.files, e.wholeTest, e.trial, &e);
+  std::vector<size_t> units = ev.fixing;
   std::stable_sort(units.begin(), units.end(), [&](size_t a, size_t b) {
     return linesOf(ev, ev.units[a]) < linesOf(ev, ev.units[b]);
   });
   for (size_t u : units)
-    pending.push_back({&ev.units[u].files, &ev.units[u].wholeTest, ev.units[u].trial, nullptr});
+    want(ev.units[u].files, ev.units[u].wholeTest, ev.units[u].trial, nullptr);
   unsigned ran = 0, skipped = 0;
   for (Pending &p : pending) {
     stages.update("the whole test on " + std::to_string(ran) + " of " +
@@ -96,10 +109,11 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev, const Deadline &d
       p.edit->result = "process only";
   }
   if (skipped)
-    stages.note("the whole test ran on " + std::to_string(ran) + " of the " +
+    stages.note("the whole test (" + std::to_string(static_cast<int>(req.wholeTestSeconds + 0.5)) +
+                " s natively) ran on " + std::to_string(ran) + " of the " +
                 std::to_string(pending.size()) +
-                " trial(s) that make the failing process behave as in the old version; the "
-                "others say only that");
+                " trial(s) that make the failing process behave as in the old version before the "
+                "budget ended; the others say only that");
 }
 
 } // namespace rootline::debug

@@ -16,8 +16,8 @@ TEST_CASE("a passing trial's sentence says what passed: the test, or with --test
         "makes the failing process behave as in the old version, but the test still fails");
 }
 
-TEST_CASE("the whole test runs on passing edits first, then on passing reverts, narrowest "
-          "first; an edit it fails repairs nothing",
+TEST_CASE("the whole test runs on passing trials in the order they rank, then on the other "
+          "edits, then the other reverts, narrowest first; an edit it fails repairs nothing",
           "[revert]") {
   const std::string oldText = "int f(int x) {\n  return x;\n}\n";
   const std::string newText = "int f(int x) {\n  int y = x;\n  return y + 1;\n}\n";
@@ -61,8 +61,14 @@ TEST_CASE("the whole test runs on passing edits first, then on passing reverts, 
   Stages stages(report, nullptr);
   stages.begin("whole test");
   REQUIRE(anyToConfirm(ev));
-  confirmFixes(req, ev, Deadline::in(60), report, stages);
-  CHECK(asked == std::vector<std::string>{"edit", "line", "group"});
+  // A ranking that puts the group's line first: its unit is confirmed first.
+  std::vector<DebugCandidate> ranked(1);
+  ranked[0].version = "new";
+  ranked[0].file = "f.c";
+  ranked[0].line = 2;
+  ranked[0].revertUnit = "f.c:2-3";
+  confirmFixes(req, ev, ranked, Deadline::in(60), report, stages);
+  CHECK(asked == std::vector<std::string>{"group", "edit", "line"});
   CHECK(ev.edits[0].result == "process only");
   CHECK(ev.edits[0].wholeTest == "fails");
   CHECK(report.reverts[2].wholeTest == "fails");
@@ -103,12 +109,12 @@ TEST_CASE("the whole test is not run when its time does not fit what is left, an
   };
   Stages stages(report, nullptr);
   stages.begin("whole test");
-  confirmFixes(req, ev, Deadline::in(2), report, stages);
+  confirmFixes(req, ev, {}, Deadline::in(2), report, stages);
   stages.end();
   CHECK(runs == 0);
   CHECK(ev.edits[0].result == "passes");
   CHECK(ev.edits[0].wholeTest.empty());
   REQUIRE_FALSE(report.stages.empty());
-  CHECK(report.stages.back().note.find("the whole test ran on 0 of the 1 trial(s)") !=
-        std::string::npos);
+  CHECK(report.stages.back().note.find(
+            "the whole test (30 s natively) ran on 0 of the 1 trial(s)") != std::string::npos);
 }
