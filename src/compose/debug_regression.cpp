@@ -28,7 +28,10 @@ constexpr double kSpectrumShare = 0.05; // a few dynamic slices of shared output
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
 constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
-constexpr double kRevertShare = 0.3;
+// Large commits get their rank-1 evidence here (reverts, edits, chasing repairs upstream);
+// the stages after it stop early on large programs (the symbolic bound), so a job ended
+// with half its budget left when this share was 0.3 (docs/debug.md, "Stages and the budget").
+constexpr double kRevertShare = 0.45;
 constexpr double kSameValueCheckShare = 0.05; // a few solver queries, 1 s each at most
 constexpr double kComposeShare = 0.6;
 // When reverting a hunk alone already makes the test pass, composition only adds
@@ -300,6 +303,17 @@ DebugReport debugRegression(const DebugRequest &request) {
                            budget.before(kReportReserveSeconds + unitTestReserve), stages,
                            report.stderrCounts);
 
+  // With --test the trials ran the failing process alone: the whole test runs on the
+  // passing ones, in the order they would rank, with what the budget has left.
+  if (req.runWholeTest && debug::anyToConfirm(reverts)) {
+    stages.begin("whole test");
+    std::vector<DebugCandidate> preview = candidates;
+    std::erase_if(preview, [](const DebugCandidate &c) { return !c.neutral.empty(); });
+    debug::applyRevertEvidence(reverts, preview, req);
+    debug::rankCandidates(preview, preview.size(), report.firstDivergence);
+    debug::confirmFixes(req, reverts, preview,
+                        budget.before(kReportReserveSeconds + unitTestReserve), report, stages);
+  }
   stages.begin("rank");
   // A neutral hunk (layout, a consistent rename) is listed, never ranked.
   std::erase_if(candidates, [](const DebugCandidate &c) { return !c.neutral.empty(); });
@@ -311,17 +325,6 @@ DebugReport debugRegression(const DebugRequest &request) {
       for (unsigned l = 0; l < h.newLines; ++l)
         report.newChangedLines[f.newPath].insert(h.newStart + l);
     }
-  // With --test the trials ran the failing process alone: the whole test runs on the
-  // passing ones, in the order they would rank, with what the budget has left.
-  if (req.runWholeTest && debug::anyToConfirm(reverts)) {
-    stages.begin("whole test");
-    std::vector<DebugCandidate> preview = candidates;
-    debug::applyRevertEvidence(reverts, preview, req);
-    debug::rankCandidates(preview, preview.size(), report.firstDivergence);
-    debug::confirmFixes(req, reverts, preview,
-                        budget.before(kReportReserveSeconds + unitTestReserve), report, stages);
-    stages.begin("rank");
-  }
   debug::applyRevertEvidence(reverts, candidates, req);
   // A few backward passes over the new trace, and only when edits repaired two lines: a
   // bound of its own, so that a budget the evidence used up still gets the order.
