@@ -17,7 +17,7 @@ TEST_CASE("a passing trial's sentence says what passed: the test, or with --test
 }
 
 TEST_CASE("the whole test runs on passing trials in the order they rank, then on the other "
-          "edits, then the other reverts, narrowest first; an edit it fails repairs nothing",
+          "edits, then the other reverts, narrowest first, and an edit it fails repairs nothing",
           "[revert]") {
   const std::string oldText = "int f(int x) {\n  return x;\n}\n";
   const std::string newText = "int f(int x) {\n  int y = x;\n  return y + 1;\n}\n";
