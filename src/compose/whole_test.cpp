@@ -5,6 +5,7 @@
 #include "compose/debug_stages.h"
 
 #include <algorithm>
+#include <exception>
 #include <set>
 
 namespace rootline::debug {
@@ -44,7 +45,11 @@ std::string wholeTestVerdict(const DebugRequest &req,
   double wanted = kTestTimeMargin * req.wholeTestSeconds + kTestTimeSlack;
   if (deadline.limited() && deadline.remaining() < wanted)
     return "";
-  return req.runWholeTest(files, deadline.clamp(wanted));
+  try { // evidence, never a reason for the report not to come out
+    return req.runWholeTest(files, deadline.clamp(wanted));
+  } catch (const std::exception &) {
+    return ""; // the scratch copy could not be made (a full disk): not run
+  }
 }
 
 bool anyToConfirm(const RevertEvidence &ev) {

@@ -1,5 +1,6 @@
 // Passing trials confirmed by the whole test command (src/compose/whole_test.cpp).
 #include "compose/debug_stages.h"
+#include "rootline/error.h"
 
 #include <catch2/catch.hpp>
 
@@ -117,4 +118,15 @@ TEST_CASE("the whole test is not run when its time does not fit what is left, an
   REQUIRE_FALSE(report.stages.empty());
   CHECK(report.stages.back().note.find(
             "the whole test (30 s natively) ran on 0 of the 1 trial(s)") != std::string::npos);
+}
+
+TEST_CASE("a whole test that cannot run (its scratch copy failed) leaves the trial unconfirmed "
+          "instead of ending the job",
+          "[revert]") {
+  DebugRequest req;
+  req.wholeTestSeconds = 0.1;
+  req.runWholeTest = [](const std::map<std::string, std::string> &, double) -> std::string {
+    throw Error("cannot copy the built tree");
+  };
+  CHECK(wholeTestVerdict(req, {{"f.c", "x"}}, Deadline::in(60)).empty());
 }
