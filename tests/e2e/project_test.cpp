@@ -134,11 +134,14 @@ nlohmann::json debugMadeTrees(const fs::path &dir) {
 }
 
 // Old and new trees of a one-file make project: `program`.c (`source`, and in the new tree
-// `source` with `from` replaced by `to`), its Makefile and `check` as check.sh.
+// `source` with each edit's `from` replaced by its `to`), its Makefile and `check` as
+// check.sh.
 void writeOneFileProject(const fs::path &dir, const std::string &program, const std::string &source,
-                         const std::string &from, const std::string &to, const std::string &check) {
+                         const std::vector<std::pair<std::string, std::string>> &edits,
+                         const std::string &check) {
   std::string changed = source;
-  changed.replace(changed.find(from), from.size(), to);
+  for (const auto &[from, to] : edits)
+    changed.replace(changed.find(from), from.size(), to);
   for (bool old : {true, false}) {
     fs::path tree = dir / (old ? "old" : "new");
     writeText(tree / (program + ".c"), old ? source : changed);
@@ -382,16 +385,10 @@ int main(void)
     return 0;
 }
 )";
-  std::string changed = source;
-  changed.replace(changed.find("c <= 'z'"), 8, "c < 'z'");
-  changed.replace(changed.find("Copies stdin"), 12, "Copies its input");
-  for (bool old : {true, false}) {
-    fs::path dir = t.path / (old ? "old" : "new");
-    writeText(dir / "upcase.c", old ? source : changed);
-    writeText(dir / "Makefile", "upcase: upcase.c\n\tcc -o upcase upcase.c\n");
-    writeText(dir / "check.sh", "#!/bin/sh\n./upcase < upcase.c > /dev/null || exit 1\n"
-                                "out=$(echo lazy | ./upcase)\ntest \"$out\" = LAZY\n");
-  }
+  writeOneFileProject(t.path, "upcase", source,
+                      {{"c <= 'z'", "c < 'z'"}, {"Copies stdin", "Copies its input"}},
+                      "#!/bin/sh\n./upcase < upcase.c > /dev/null || exit 1\n"
+                      "out=$(echo lazy | ./upcase)\ntest \"$out\" = LAZY\n");
   nlohmann::json rep = debugMadeTrees(t.path);
   CHECK(hasNote(rep, "failing process: `./upcase`", "process 2 of the old run"));
   CHECK(rep["test"]["input"]["stdin"] == "lazy\n");
@@ -547,7 +544,7 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  writeOneFileProject(t.path, "dbl", source, "v * 2", "v * 3",
+  writeOneFileProject(t.path, "dbl", source, {{"v * 2", "v * 3"}},
                       "#!/bin/sh\necho 1 2 | ./dbl -o res.txt || exit 1\n"
                       "test \"$(cat res.txt)\" = \"2\n4\"\n");
   nlohmann::json rep = debugMadeTrees(t.path);
@@ -592,7 +589,7 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  writeOneFileProject(t.path, "dbl", source, "v > 100", "v > 1",
+  writeOneFileProject(t.path, "dbl", source, {{"v > 100", "v > 1"}},
                       "#!/bin/sh\necho 1 2 | ./dbl -e err.txt -o res.txt\n"
                       "test \"$(cat res.txt)\" = \"2\n4\"\n");
   nlohmann::json rep = debugMadeTrees(t.path);
@@ -634,17 +631,10 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  std::string changed = source;
-  changed.replace(changed.find("x * 3"), 5, "x * 4");
-  changed.replace(changed.find("x + 7"), 5, "x + 8");
-  for (bool old : {true, false}) {
-    fs::path tree = t.path / (old ? "old" : "new");
-    writeText(tree / "calc.c", old ? source : changed);
-    writeText(tree / "Makefile", "calc: calc.c\n\tcc -o calc calc.c\n");
-    // Both cases run; the script fails when either does.
-    writeText(tree / "check.sh", "#!/bin/sh\nok=0\ntest \"$(./calc s 5)\" = 15 || ok=1\n"
-                                 "test \"$(./calc t 5)\" = 12 || ok=1\nexit $ok\n");
-  }
+  // Both cases run; the script fails when either does.
+  writeOneFileProject(t.path, "calc", source, {{"x * 3", "x * 4"}, {"x + 7", "x + 8"}},
+                      "#!/bin/sh\nok=0\ntest \"$(./calc s 5)\" = 15 || ok=1\n"
+                      "test \"$(./calc t 5)\" = 12 || ok=1\nexit $ok\n");
   nlohmann::json rep = debugMadeTrees(t.path);
   REQUIRE_FALSE(rep["candidates"].empty());
   const auto &top = rep["candidates"][0];
@@ -695,7 +685,7 @@ int main(int argc, char **argv)
     return 0;
 }
 )";
-  writeOneFileProject(t.path, "inc", source, "v + 1", "v + 2",
+  writeOneFileProject(t.path, "inc", source, {{"v + 1", "v + 2"}},
                       "#!/bin/sh\necho 1 2 | ./inc -o res.txt || exit 1\n"
                       "test \"$(cat res.txt)\" = \"2\n3\"\n");
   nlohmann::json rep = debugMadeTrees(t.path);
