@@ -412,6 +412,8 @@ struct RevertEvidence {
   // says so, unless the whole test confirmed it (wholeTest "passes").
   bool processOnly = false;
 };
+// The changed lines a unit puts back (the longer side of each of its hunks).
+unsigned unitLines(const RevertEvidence &ev, size_t unit);
 // What a trial that passes makes true, for the sentences: "makes the test pass" when the
 // failing run is the test or the whole test passed too; else the failing process behaving
 // as in the old version, "but the test still fails" when the whole test said so.

@@ -698,8 +698,6 @@ std::string withoutIndent(const std::string &s) {
   return b == std::string::npos ? "" : s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-unsigned unitLines(const RevertEvidence &ev, size_t unit); // below
-
 constexpr unsigned kEditLines = 8;      // lines whose edits are tried
 constexpr unsigned kEditsPerLine = 3;   // of each line's edits of one family, the first ones
 constexpr unsigned kMaxEditTrials = 16; // in all
@@ -1145,16 +1143,6 @@ std::string grownBy(const RevertEvidence::Unit &u) {
   return out;
 }
 
-// The changed lines a unit puts back (the longer side of each of its hunks).
-unsigned unitLines(const RevertEvidence &ev, size_t unit) {
-  unsigned lines = 0;
-  for (auto [f, h] : ev.units[unit].hunks) {
-    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
-    lines += std::max(hunk.newLines, hunk.oldLines);
-  }
-  return lines;
-}
-
 // Whether a smaller part of a unit (one of its hunks, or one line of them) was reverted
 // and built: then its hunks do not "build only together", whatever tied them.
 bool partBuilt(const RevertEvidence &ev, size_t unit) {
@@ -1259,6 +1247,15 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
 }
 
 } // namespace
+
+unsigned unitLines(const RevertEvidence &ev, size_t unit) {
+  unsigned lines = 0;
+  for (auto [f, h] : ev.units[unit].hunks) {
+    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
+    lines += std::max(hunk.newLines, hunk.oldLines);
+  }
+  return lines;
+}
 
 void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req) {

@@ -15,16 +15,9 @@ namespace {
 // A test run's time may vary; less than this much more than its native run is not tried.
 constexpr double kTestTimeMargin = 1.5, kTestTimeSlack = 1.0;
 
-// The lines a unit puts back: a line unit's one, else its hunks' longer sides.
-unsigned linesOf(const RevertEvidence &ev, const RevertEvidence::Unit &u) {
-  if (u.newLine)
-    return 1;
-  unsigned lines = 0;
-  for (auto [f, h] : u.hunks) {
-    const DiffHunk &hunk = ev.files[f].diff->changes.hunks[h];
-    lines += std::max(hunk.newLines, hunk.oldLines);
-  }
-  return lines;
+// The lines a unit puts back: a line unit's one, else its hunks' (unitLines).
+unsigned linesOf(const RevertEvidence &ev, size_t unit) {
+  return ev.units[unit].newLine ? 1 : unitLines(ev, unit);
 }
 
 } // namespace
@@ -93,9 +86,8 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
     if (e.result == "passes")
       want(e.files, e.wholeTest, e.trial, &e);
   std::vector<size_t> units = ev.fixing;
-  std::stable_sort(units.begin(), units.end(), [&](size_t a, size_t b) {
-    return linesOf(ev, ev.units[a]) < linesOf(ev, ev.units[b]);
-  });
+  std::stable_sort(units.begin(), units.end(),
+                   [&](size_t a, size_t b) { return linesOf(ev, a) < linesOf(ev, b); });
   for (size_t u : units)
     want(ev.units[u].files, ev.units[u].wholeTest, ev.units[u].trial, nullptr);
   unsigned ran = 0, skipped = 0;
