@@ -186,6 +186,22 @@ TestCommandRun runTestCommand(const BuiltProject &project, const TestCommand &te
                               const fs::path &traceDir,
                               const ProcessSubstitution *substitution = nullptr);
 
+// One run of runTestCommandOnBoth: a built tree, the test, and what to trace.
+struct TestRunOf {
+  const BuiltProject &project;
+  const TestCommand &test;
+  std::vector<std::pair<std::string, fs::path>> traced;
+  fs::path traceDir;
+};
+
+// Two runs of runTestCommand (such as the old and the new version's), at the same time
+// where each can see its own tree at the work path (a bind mount in its mount namespace),
+// else one after the other. The runs see the same paths either way.
+std::pair<TestCommandRun, TestCommandRun> runTestCommandOnBoth(const TestRunOf &a,
+                                                               const TestRunOf &b);
+// Whether runTestCommandOnBoth runs its two at the same time on this machine.
+bool testRunsGoAtOnce();
+
 // rootline-substitute, installed beside rootline (ROOTLINE_SUBSTITUTE_PROGRAM overrides).
 fs::path substituteProgramPath();
 

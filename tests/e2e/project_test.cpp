@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <sstream>
 
 using namespace rootline;
 using namespace rootline::test;
@@ -437,6 +438,41 @@ int main(int argc, char **argv)
 }
 
 } // namespace
+
+TEST_CASE("two test runs go at once where the machine gives mount namespaces, each seeing "
+          "its own tree at the work path",
+          "[project]") {
+  TempDir t;
+  writeBannerTrees(t.path);
+  ProjectBuildOptions opt;
+  opt.command = "make";
+  BuiltProject oldB = buildProject(t.path / "old", "old", opt);
+  BuiltProject newB = buildProject(t.path / "new", "new", opt);
+  if (!testRunsGoAtOnce()) {
+    WARN("this machine gives no mount namespaces: the runs go one after the other");
+    return;
+  }
+  // Each run leaves its version's word where the other can see it, and waits (at most
+  // 20 s) for the other's: one after the other, the first would wait in vain.
+  ScopedWorkDir meet("meet");
+  std::string d = meet.path.string();
+  TestCommand test{"v=$(./tally --about | cut -d' ' -f2); touch '" + d +
+                       "'/$v; n=0; while [ ! -e '" + d + "/1.0' ] || [ ! -e '" + d +
+                       "/1.1' ]; do n=$((n+1)); [ $n -gt 200 ] && exit 3; sleep 0.1; done; "
+                       "echo \"$v $(pwd)\"",
+                   120, std::nullopt};
+  auto [a, b] = runTestCommandOnBoth({oldB, test, {}, t.path / "unused-a"},
+                                     {newB, test, {}, t.path / "unused-b"});
+  CHECK(a.passed());
+  CHECK(b.passed());
+  std::string work = projectWorkPath().string();
+  CHECK(a.result.out == "1.0 " + work + "\n");
+  CHECK(b.result.out == "1.1 " + work + "\n");
+  // Each saw the program it ran; the trees left nothing behind.
+  REQUIRE(a.programsRun);
+  CHECK(*a.programsRun == std::vector<std::string>{"tally"});
+  CHECK(fs::is_empty(projectWorkPath()));
+}
 
 TEST_CASE("a test run with some processes run by the old version: the listed command runs the "
           "old program with its argv[0], every other the new one, and the run says which ran",
