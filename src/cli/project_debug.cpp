@@ -46,6 +46,11 @@ tracedPrograms(const BuiltProject &p, const std::optional<std::set<std::string>>
   return out;
 }
 
+// Projects of at most this many programs are traced before any native run: building a
+// traced executable of a program the test does not run costs less than a native run of
+// both versions (a `make check` of hundreds of processes) for so few.
+constexpr size_t kTracedFirstPrograms = 4;
+
 // Revert trials rebuild the new version incrementally with some hunks reverted.
 std::function<fs::path(const std::map<std::string, std::string> &)>
 variantBuilder(const BuiltProject &project, const std::string &programPath) {
@@ -186,38 +191,62 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                                   std::vector<std::string> &notes) {
   CarvedProcess out;
   TestCommand test{opt.test, opt.testTimeout, opt.expectedStdout};
-  progress.stage("failure", "the test on both versions");
-  ScopedWorkDir work("project-test");
-  TestCommandRun oldNative = runTestCommand(oldB, test, {}, work.path / "unused");
-  if (oldNative.cannotTest())
-    throw Error("the test cannot test the " + oldB.label + " version (exit 125)");
-  if (!oldNative.passed())
-    throw Error("the test fails on the " + oldB.label + " version too (" +
-                (oldNative.stdoutAsExpected ? statusText(oldNative.result)
-                                            : std::string("its output differs from --expect")) +
-                "): '" + opt.test + "'");
-  auto started = std::chrono::steady_clock::now();
-  TestCommandRun newNative = runTestCommand(newB, test, {}, work.path / "unused");
-  out.testSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (newNative.cannotTest())
-    throw Error("the test cannot test the " + newB.label + " version (exit 125)");
-  if (newNative.passed())
-    throw Error("the test passes on the " + newB.label + " version: nothing to debug ('" +
-                opt.test + "')")
-        .withKind(kErrorTestPasses);
-
-  progress.stage("failure", "the test traced on both versions");
-  std::optional<std::set<std::string>> ran;
-  if (oldNative.programsRun && newNative.programsRun) {
-    ran.emplace(oldNative.programsRun->begin(), oldNative.programsRun->end());
-    ran->insert(newNative.programsRun->begin(), newNative.programsRun->end());
-  }
   ScopedWorkDir traces("test-traces"); // this job's own: others may trace at the same time
-  TestCommandRun oldRun =
-      runTestCommand(oldB, test, tracedPrograms(oldB, ran), traces.path / "old");
-  TestCommandRun newRun =
-      runTestCommand(newB, test, tracedPrograms(newB, ran), traces.path / "new");
+  auto tracedRuns = [&](const std::optional<std::set<std::string>> &ran) {
+    return runTestCommandOnBoth({oldB, test, tracedPrograms(oldB, ran), traces.path / "old"},
+                                {newB, test, tracedPrograms(newB, ran), traces.path / "new"});
+  };
+  // A project of a few programs is traced first, all of them: when those runs pass on the
+  // old version and fail on the new, they are the verdict, and the native runs (which
+  // otherwise tell which programs to trace) are not needed.
+  std::optional<std::pair<TestCommandRun, TestCommandRun>> traced;
+  std::string newStatus; // how the test ended on the new version
+  if (oldB.programs.size() <= kTracedFirstPrograms &&
+      newB.programs.size() <= kTracedFirstPrograms) {
+    progress.stage("failure", "the test traced on both versions");
+    traced = tracedRuns(std::nullopt);
+    if (!traced->first.passed() || traced->second.passed() || traced->second.cannotTest())
+      progress.stage("failure", "the test on both versions, natively: the traced runs did not "
+                                "pass on the old version and fail on the new");
+  }
+  if (traced && traced->first.passed() && !traced->second.passed() &&
+      !traced->second.cannotTest()) {
+    out.testSeconds = traced->second.result.seconds; // errs long: traced runs are slower
+    newStatus = statusText(traced->second.result);
+  } else {
+    if (!traced)
+      progress.stage("failure", "the test on both versions");
+    ScopedWorkDir work("project-test");
+    // Both versions at once where the machine allows it; the new run's time is what a
+    // whole test of a trial's tree is given, so it errs long when the runs shared the cores.
+    auto [oldNative, newNative] = runTestCommandOnBoth({oldB, test, {}, work.path / "unused-old"},
+                                                       {newB, test, {}, work.path / "unused-new"});
+    if (oldNative.cannotTest())
+      throw Error("the test cannot test the " + oldB.label + " version (exit 125)");
+    if (!oldNative.passed())
+      throw Error("the test fails on the " + oldB.label + " version too (" +
+                  (oldNative.stdoutAsExpected ? statusText(oldNative.result)
+                                              : std::string("its output differs from --expect")) +
+                  "): '" + opt.test + "'");
+    out.testSeconds = newNative.result.seconds;
+    newStatus = statusText(newNative.result);
+    if (newNative.cannotTest())
+      throw Error("the test cannot test the " + newB.label + " version (exit 125)");
+    if (newNative.passed())
+      throw Error("the test passes on the " + newB.label + " version: nothing to debug ('" +
+                  opt.test + "')")
+          .withKind(kErrorTestPasses);
+    if (!traced) { // traced runs of the programs the native runs ran
+      progress.stage("failure", "the test traced on both versions");
+      std::optional<std::set<std::string>> ran;
+      if (oldNative.programsRun && newNative.programsRun) {
+        ran.emplace(oldNative.programsRun->begin(), oldNative.programsRun->end());
+        ran->insert(newNative.programsRun->begin(), newNative.programsRun->end());
+      }
+      traced = tracedRuns(ran);
+    }
+  }
+  const TestCommandRun &oldRun = traced->first, &newRun = traced->second;
   std::string counts = std::to_string(oldRun.processes.size()) + " traced process(es) in the " +
                        oldB.label + " run, " + std::to_string(newRun.processes.size()) +
                        " in the " + newB.label + " run";
@@ -226,22 +255,21 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   if (differing.size() > 1)
     progress.stage("failure", "which differing process the test judges");
   JudgingLimits limits;
-  limits.testSeconds = newNative.result.seconds;
+  limits.testSeconds = out.testSeconds;
   JudgedProcess judged =
       judgedProcess(oldB, newB, test, oldRun.processes, newRun.processes, differing, limits);
   std::optional<FailingProcess> f = judged.process;
   if (!f)
     throw Error("the test '" + opt.test + "' fails on the " + newB.label + " version (" +
-                    statusText(newNative.result) + "), but no traced program behaves otherwise (" +
-                    counts + "): the difference comes from a program rootline does not trace",
+                    newStatus + "), but no traced program behaves otherwise (" + counts +
+                    "): the difference comes from a program rootline does not trace",
                 ExitFailure);
   const TraceProcess &p = oldRun.processes[f->oldIndex].header.process;
   std::string where = fs::path(p.cwd).lexically_relative(projectWorkPath()).string();
   if (where.starts_with("..")) // outside the tree (a test's temporary directory): as it is
     where = p.cwd;
   notes.push_back("test '" + opt.test + "': passes on the " + oldB.label +
-                  " version, fails on the " + newB.label + " (" + statusText(newNative.result) +
-                  "); " + counts);
+                  " version, fails on the " + newB.label + " (" + newStatus + "); " + counts);
   // What the processes printed may name the built tree (a script's "$top/yacc" in a
   // message): its path is rootline's work path, so the reader sees <tree> instead.
   std::string why = f->why, tree = projectWorkPath().string();

@@ -590,6 +590,79 @@ int main(int argc, char **argv)
   CHECK(rep["candidates"][0]["line"] == 10);
 }
 
+namespace {
+
+// dbl: prints each number of stdin doubled; the new version triples (line 6). check.sh
+// logs each of its runs to `log` ("traced" when rootline traced it, else "native"), runs
+// dbl, and with `failTraced` fails every traced run after dbl ran.
+void writeLoggedDbl(const fs::path &dir, const fs::path &log, bool failTraced) {
+  const std::string source = R"(#include <stdio.h>
+
+int main(void)
+{
+    int v;
+    while (scanf("%d", &v) == 1)
+        printf("%d\n", v * 2);
+    return 0;
+}
+)";
+  writeOneFileProject(
+      dir, "dbl", source, {{"v * 2", "v * 3"}},
+      "#!/bin/sh\n{ [ -n \"$ROOTLINE_TRACE_DIR\" ] && echo traced || echo native; } "
+      ">> '" +
+          log.string() + "'\nout=$(echo 1 2 | ./dbl)\n" +
+          (failTraced ? "[ -n \"$ROOTLINE_TRACE_DIR\" ] && exit 1\n" : "") +
+          "test \"$out\" = \"2\n4\"\n");
+}
+
+std::vector<std::string> linesOf(const fs::path &file) {
+  std::vector<std::string> out;
+  std::istringstream in(readFile(file));
+  for (std::string l; std::getline(in, l);)
+    out.push_back(l);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("debug --test: a project of a few programs is traced first, and when the traced runs "
+          "pass on the old version and fail on the new, no native run comes before them",
+          "[project][cli]") {
+  TempDir t;
+  ScopedWorkDir logs("logs");
+  writeLoggedDbl(t.path, logs.path / "runs", false);
+  nlohmann::json rep = debugMadeTrees(t.path);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "dbl.c");
+  CHECK(rep["candidates"][0]["line"] == 7);
+  CHECK(hasNote(rep, "test 'sh check.sh': passes on the old version, fails on the new (exit 1)",
+                "1 traced process(es) in the old run"));
+  // The first two runs of the test are the traced ones, one per version; the whole test
+  // of a trial that passes runs it natively after.
+  std::vector<std::string> runs = linesOf(logs.path / "runs");
+  REQUIRE(runs.size() >= 2);
+  CHECK(runs[0] == "traced");
+  CHECK(runs[1] == "traced");
+}
+
+TEST_CASE("debug --test: when the traced runs do not pass on the old version and fail on the "
+          "new, native runs give the verdict and the traced runs are still what is debugged",
+          "[project][cli]") {
+  TempDir t;
+  ScopedWorkDir logs("logs");
+  writeLoggedDbl(t.path, logs.path / "runs", true);
+  nlohmann::json rep = debugMadeTrees(t.path);
+  REQUIRE_FALSE(rep["candidates"].empty());
+  CHECK(rep["candidates"][0]["file"] == "dbl.c");
+  CHECK(rep["candidates"][0]["line"] == 7);
+  CHECK(
+      hasNote(rep, "test 'sh check.sh': passes on the old version, fails on the new (exit 1)", ""));
+  std::vector<std::string> runs = linesOf(logs.path / "runs");
+  REQUIRE(runs.size() >= 4);
+  CHECK(std::vector<std::string>(runs.begin(), runs.begin() + 4) ==
+        std::vector<std::string>{"traced", "traced", "native", "native"});
+}
+
 TEST_CASE("debug --test: a program that points stdout and stderr at files of its own (diffstat "
           "-e ERR -o OUT) is debugged with the stdout file as its output, its diagnostics "
           "file after it",
