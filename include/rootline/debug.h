@@ -39,7 +39,10 @@ struct DebugRequest {
   // "Revert evidence").
   std::function<std::string(const std::map<std::string, std::string> &, double timeoutSeconds)>
       runWholeTest;
-  double wholeTestSeconds = 0; // how long the test took natively on the new version
+  double wholeTestSeconds = 0; // how long the test took on the new version
+  // That time is of a traced run (docs/project.md, "Traced first"): longer than a native
+  // run, so it is margin enough for one.
+  bool wholeTestTimedTraced = false;
   // Said first in the report's notes (the test command, the failing process).
   std::vector<std::string> leadNotes;
   fs::path oldRoot, newRoot;                      // for file names in reports and the diff

@@ -271,8 +271,9 @@ std::optional<FailingProcess> firstDifferingProcess(const std::vector<ProcessTra
 // test passes are passed over.
 struct JudgingLimits {
   size_t maxTrials = 4;
-  double testSeconds = 0;     // how long one run of the test took (a trial's estimate)
-  double budgetSeconds = 120; // no trial starts that would end past this
+  double testSeconds = 0;       // how long one run of the test took (a trial's estimate)
+  bool testTimedTraced = false; // that run was traced: a native trial takes less
+  double budgetSeconds = 120;   // no trial starts that would end past this
 };
 struct JudgedProcess {
   std::optional<FailingProcess> process;

@@ -212,6 +212,7 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   if (traced && traced->first.passed() && !traced->second.passed() &&
       !traced->second.cannotTest()) {
     out.testSeconds = traced->second.result.seconds; // errs long: traced runs are slower
+    out.testTimedTraced = true;
     newStatus = statusText(traced->second.result);
   } else {
     if (!traced)
@@ -256,6 +257,7 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
     progress.stage("failure", "which differing process the test judges");
   JudgingLimits limits;
   limits.testSeconds = out.testSeconds;
+  limits.testTimedTraced = out.testTimedTraced;
   JudgedProcess judged =
       judgedProcess(oldB, newB, test, oldRun.processes, newRun.processes, differing, limits);
   std::optional<FailingProcess> f = judged.process;
@@ -419,6 +421,7 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.buildVariant = variantBuilder(newB, newProg->path);
   req.runWholeTest = wholeTestRunner(newB, {opt.test, opt.testTimeout, opt.expectedStdout});
   req.wholeTestSeconds = carved.testSeconds;
+  req.wholeTestTimedTraced = carved.testTimedTraced;
   return req;
 }
 

@@ -28,7 +28,8 @@ struct CarvedProcess {
   std::string expectedStdout;
   std::string name; // "`mawk -f wc.awk mawktest.dat` (process 5 of the old run)"
   const ProjectProgram *oldProgram = nullptr, *newProgram = nullptr;
-  double testSeconds = 0; // the test's native run on the new version
+  double testSeconds = 0;       // the test's run on the new version
+  bool testTimedTraced = false; // that run was traced (it decided: "Traced first")
 };
 CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,
                                   const ProjectDebugOptions &opt, Progress &progress,

@@ -13,7 +13,8 @@ namespace rootline::debug {
 namespace {
 
 // A test run's time may vary; less than this much more than its native run is not tried.
-constexpr double kTestTimeMargin = 1.5, kTestTimeSlack = 1.0;
+// A traced run's time already errs long.
+constexpr double kTestTimeMargin = 1.5, kTracedTestTimeMargin = 1.0, kTestTimeSlack = 1.0;
 
 // The lines a unit puts back: a line unit's one, else its hunks' (unitLines).
 unsigned linesOf(const RevertEvidence &ev, size_t unit) {
@@ -35,7 +36,8 @@ std::string wholeTestVerdict(const DebugRequest &req,
                              const Deadline &deadline) {
   if (!req.runWholeTest || deadline.expired())
     return "";
-  double wanted = kTestTimeMargin * req.wholeTestSeconds + kTestTimeSlack;
+  double margin = req.wholeTestTimedTraced ? kTracedTestTimeMargin : kTestTimeMargin;
+  double wanted = margin * req.wholeTestSeconds + kTestTimeSlack;
   if (deadline.limited() && deadline.remaining() < wanted)
     return "";
   try { // evidence, never a reason for the report not to come out
@@ -107,8 +109,8 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
   }
   if (skipped)
     stages.note("the whole test (" + std::to_string(static_cast<int>(req.wholeTestSeconds + 0.5)) +
-                " s natively) ran on " + std::to_string(ran) + " of the " +
-                std::to_string(pending.size()) +
+                (req.wholeTestTimedTraced ? " s traced" : " s natively") + ") ran on " +
+                std::to_string(ran) + " of the " + std::to_string(pending.size()) +
                 " trial(s) that make the failing process behave as in the old version before the "
                 "budget ended; the others say only that");
 }

@@ -118,7 +118,8 @@ JudgedProcess judgedProcess(const BuiltProject &oldB, const BuiltProject &newB,
       out.notes.push_back("no trial asked the test which differing process it judges: a run of "
                           "the test takes " +
                           std::to_string(static_cast<int>(limits.testSeconds + 0.5)) +
-                          " s, and the trials' share is " +
+                          (limits.testTimedTraced ? " s traced" : " s") +
+                          ", and the trials' share is " +
                           std::to_string(static_cast<int>(limits.budgetSeconds)) + " s");
       break;
     }

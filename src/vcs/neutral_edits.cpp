@@ -457,8 +457,12 @@ SemanticDiff diffSemantically(const std::string &oldText, const std::string &new
       for (const auto &[name, count] : o.uses)
         forbidden.insert(name);
       std::set<std::string> targets;
+      // Equal counts alone do not make a rename here either: a rewritten function's
+      // `rc` (4 uses) is not its new `ch` (4 uses). Some line must read the same with it.
       for (auto [a, b] : renamesBetween(o.uses, n.uses, forbidden))
-        if (!after.fileScopeNames.count(a) && !renamed.count(a) && declaredBoth(a, b)) {
+        if (!after.fileScopeNames.count(a) && !renamed.count(a) && declaredBoth(a, b) &&
+            linesExplained(a, b, d.oldLineTokens, o.firstLine, o.lastLine, d.newLineTokens,
+                           n.firstLine, n.lastLine) > 0) {
           d.renames.push_back({a, b, o.firstLine, o.lastLine});
           renamed.insert(a);
           targets.insert(b);

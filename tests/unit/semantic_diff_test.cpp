@@ -90,6 +90,32 @@ TEST_CASE("using another existing variable, or a global, is a change, not a rena
   CHECK(changedNewLines(global, 5) == std::vector<unsigned>{4});
 }
 
+// diffstat's decode_range was rewritten: its `rc` and the new `ch` are used 4 times each.
+TEST_CASE("a function rewritten with a new name used as often as an old one is no rename when "
+          "no line reads the same with it",
+          "[diff][neutral]") {
+  std::string oldText = "int decode(const char *s, int *first) {\n"
+                        "  int rc = 0;\n"
+                        "  if (sscanf(s, \"%d\", first) == 1)\n"
+                        "    rc = 1;\n"
+                        "  else if (*s == 0)\n"
+                        "    rc = 1;\n"
+                        "  return rc;\n"
+                        "}\n";
+  std::string newText = "int decode(const char *s, int *first) {\n"
+                        "  int ch = *s;\n"
+                        "  if (ch >= '0' && ch <= '9')\n"
+                        "    *first = ch - '0';\n"
+                        "  ++s;\n"
+                        "  return 1;\n"
+                        "}\n";
+  SemanticDiff d = diffSemantically(oldText, newText);
+  CHECK(d.renames.empty());
+  for (unsigned l = 2; l <= 6; ++l)
+    CHECK(d.neutralWhy(true, l).empty());
+  CHECK(changedNewLines(d, 7) == std::vector<unsigned>{2, 3, 4, 5, 6});
+}
+
 TEST_CASE("a function moved out of the file while new code comes in is no rename, however "
           "often the names are used",
           "[diff][neutral]") {

@@ -130,3 +130,45 @@ TEST_CASE("a whole test that cannot run (its scratch copy failed) leaves the tri
   };
   CHECK(wholeTestVerdict(req, {{"f.c", "x"}}, Deadline::in(60)).empty());
 }
+
+TEST_CASE("a whole test timed by a traced run is given that time, no margin on top, and the "
+          "note says the time was traced",
+          "[revert]") {
+  // A native 20 s run wants 31 s (one and a half times, and a second), a traced 20 s run
+  // 21 s, since a native run takes less than a traced one.
+  unsigned runs = 0;
+  double given = 0;
+  auto confirm = [&](bool traced, double secondsLeft) {
+    runs = 0;
+    RevertEvidence ev;
+    ev.processOnly = true;
+    RevertEvidence::Edit edit;
+    edit.result = "passes";
+    edit.files = {{"f.c", "edit"}};
+    ev.edits = {edit};
+    DebugReport report;
+    DebugRequest req;
+    req.wholeTestSeconds = 20;
+    req.wholeTestTimedTraced = traced;
+    req.runWholeTest = [&](const std::map<std::string, std::string> &, double timeout) {
+      ++runs;
+      given = timeout;
+      return std::string("passes");
+    };
+    Stages stages(report, nullptr);
+    stages.begin("whole test");
+    confirmFixes(req, ev, {}, Deadline::in(secondsLeft), report, stages);
+    stages.end();
+    return report.stages.back().note;
+  };
+  std::string note = confirm(false, 30);
+  CHECK(runs == 0);
+  CHECK(note.find("the whole test (20 s natively) ran on 0 of the 1 trial(s)") !=
+        std::string::npos);
+  confirm(true, 30);
+  CHECK(runs == 1);
+  CHECK(given == Approx(21));
+  note = confirm(true, 15);
+  CHECK(runs == 0);
+  CHECK(note.find("the whole test (20 s traced) ran on 0 of the 1 trial(s)") != std::string::npos);
+}
