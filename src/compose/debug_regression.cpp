@@ -350,7 +350,8 @@ DebugReport debugRegression(const DebugRequest &request) {
                      [&](const SameValueLine &s) { return s.file == c.file && s.line == c.line; }))
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::applyOutputSpectrum(spectrum, report, candidates);
-  debug::explainCandidates(candidates);
+  debug::explainCandidates(candidates,
+                           req.input.outputFile.empty() ? "stdout" : req.input.outputFile);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);
   report.candidates = std::move(candidates);
   if (req.carveStages) {

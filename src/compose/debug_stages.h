@@ -506,7 +506,8 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
                     bool stderrCounts);
 
 // The "why ranked here" reasons of each candidate, from its evidence and position.
-void explainCandidates(std::vector<DebugCandidate> &candidates);
+// `output` names what the failing run printed: "stdout", or the file debugged as its output.
+void explainCandidates(std::vector<DebugCandidate> &candidates, const std::string &output);
 
 // The unit test stage (docs/debug.md, "Differential unit test"): for the rank-1
 // candidate's function, a cmocka test made from one of its calls in the failing run,

@@ -167,7 +167,7 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
     candidates[i].rank = static_cast<unsigned>(i + 1);
 }
 
-void explainCandidates(std::vector<DebugCandidate> &candidates) {
+void explainCandidates(std::vector<DebugCandidate> &candidates, const std::string &output) {
   for (auto &c : candidates) {
     if (!c.edit.empty())
       c.reasons.push_back(c.edit);
@@ -217,8 +217,8 @@ void explainCandidates(std::vector<DebugCandidate> &candidates) {
     c.reasons.push_back(c.inChangedRegion ? "the line is in a region the change touched"
                                           : "the line is outside the changed regions");
     if (c.sharedOutputs >= 0) {
-      std::string of = std::to_string(c.sharedOutputsOf) + " stdout line(s) both versions print "
-                                                           "alike";
+      std::string of =
+          std::to_string(c.sharedOutputsOf) + " " + output + " line(s) both versions print alike";
       c.reasons.push_back(c.sharedOutputs == 0 ? "none of the " + of + " depends on it"
                           : static_cast<unsigned>(c.sharedOutputs) == c.sharedOutputsOf
                               ? "each of the " + of + " depends on it"

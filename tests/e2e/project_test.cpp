@@ -710,6 +710,16 @@ int main(int argc, char **argv)
   // The revert trial ran that process alone; check.sh then ran on the same rebuilt tree and
   // passed, so the sentence says the test passes.
   CHECK(rep["candidates"][0]["revert"]["detail"] == "reverting dbl.c:21 alone makes the test pass");
+  // The output spectrum counts the lines of that file, and says so.
+  unsigned spectrum = 0;
+  for (const auto &c : rep["candidates"])
+    for (const auto &reason : c["reasons"])
+      if (reason.get<std::string>().find("line(s) both versions print alike") !=
+          std::string::npos) {
+        ++spectrum;
+        CHECK(reason.get<std::string>().find(" res.txt line(s) ") != std::string::npos);
+      }
+  CHECK(spectrum > 0);
   bool confirmed = false;
   for (const auto &trial : rep["revert_trials"])
     confirmed |= trial["hunks"] == nlohmann::json::array({"dbl.c:21"}) &&
