@@ -172,6 +172,10 @@ struct DebugCandidate {
   unsigned repairsUpstream = 0;
   unsigned revertLines = 0; // changed lines of the unit the revert evidence is about
   std::string revertUnit;   // that unit's hunks ("main.c:6-7"), as revert trials name them
+  // When that unit is a group of hunks that fixes: a smaller unit holding the line (its
+  // hunk with what its build needs) whose revert removes the first difference, one
+  // sentence; it puts the line first among its group's lines. Empty when none.
+  std::string narrowedRevert;
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one
   // sentence; empty when none.
   std::string memoryError;

@@ -988,10 +988,36 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       }
       units.push_back(std::move(line));
       ++tried;
-      units.back().alone = trials.run({units.size() - 1}, "revert");
-      if (units.back().alone == "passes") {
-        ev.fixing.push_back(units.size() - 1);
-        keepPassing(units.size() - 1);
+      size_t last = units.size() - 1;
+      units[last].alone = trials.run({last}, "revert");
+      // A line whose old text needs what the change removed (a helper, a macro) does not
+      // build alone: its hunk is tried again with what its build needs, as a group's
+      // hunk is, so that a group that passes as a whole still narrows to it.
+      if (units[last].alone == "does not build") {
+        RevertEvidence::Unit hunk;
+        hunk.hunks = {*at};
+        hunk.label =
+            hunkLabel(ev.files[at->first], ev.files[at->first].diff->changes.hunks[at->second]) +
+            units[last].oldDefinitionsNote;
+        hunk.oldDefinitions = units[last].oldDefinitions;
+        hunk.oldDefinitionsNote = units[last].oldDefinitionsNote;
+        std::string error = units[last].buildError = trials.buildError({last});
+        while (!trials.exhausted()) {
+          std::optional<RevertEvidence::Unit> grown = grownUnit(ev, hunk, error);
+          if (!grown) // nothing of the change helps, or it grew its last time
+            break;
+          units.push_back(std::move(*grown));
+          last = units.size() - 1;
+          units[last].alone = trials.run({last}, "revert");
+          if (units[last].alone != "does not build")
+            break;
+          error = units[last].buildError = trials.buildError({last});
+          hunk = units[last];
+        }
+      }
+      if (units[last].alone == "passes") {
+        ev.fixing.push_back(last);
+        keepPassing(last);
       }
     }
   };
@@ -1036,7 +1062,7 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       std::string error = trials.buildError(asked);
       std::vector<RevertEvidence::Unit> smaller;
       units[u].buildError = error;
-      if (auto grown = grownUnit(ev, u, error))
+      if (auto grown = grownUnit(ev, units[u], error))
         smaller.push_back(std::move(*grown));
       if (u < ev.groups)
         for (auto &s : splitUnits(ev, u, error))
@@ -1257,6 +1283,38 @@ unsigned unitLines(const RevertEvidence &ev, size_t unit) {
   return lines;
 }
 
+namespace {
+
+// A group of hunks that fixes says one of its lines is needed, not which. A smaller unit
+// that holds the line (its hunk, grown by what its build needs, when the line alone did
+// not build) and removes the first difference says more of this line than of the group's
+// others: its sentence, or "" when there is none.
+std::string narrowedRevertOf(const RevertEvidence &ev, size_t unit, const DebugCandidate &c) {
+  const RevertEvidence::Unit &group = ev.units[unit];
+  if (c.version != "new" || !c.line || group.hunks.size() < 2 || group.alone != "passes")
+    return "";
+  std::optional<size_t> best;
+  for (size_t k = 0; k < ev.units.size(); ++k) {
+    const RevertEvidence::Unit &u = ev.units[k];
+    if (k == unit || u.newLine || u.hunks.size() >= group.hunks.size() ||
+        u.alone != "later failure" || (best && u.hunks.size() >= ev.units[*best].hunks.size()))
+      continue;
+    bool holds = std::any_of(u.hunks.begin(), u.hunks.end(), [&](auto fh) {
+      const RevertEvidence::ChangedFile &file = ev.files[fh.first];
+      const DiffHunk &h = file.diff->changes.hunks[fh.second];
+      return file.newPath == c.file && c.line >= h.newStart && c.line < h.newStart + h.newLines;
+    });
+    if (holds)
+      best = k;
+  }
+  if (!best)
+    return "";
+  auto [result, detail] = revertOf(ev, *best);
+  return result == "fixes first difference" ? detail : "";
+}
+
+} // namespace
+
 void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req) {
   for (DebugCandidate &c : candidates)
@@ -1278,6 +1336,7 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
       std::tie(c.revert, c.revertDetail) = revertOf(ev, *unit);
       c.revertLines = unitLines(ev, *unit);
       c.revertUnit = ev.units[*unit].label;
+      c.narrowedRevert = narrowedRevertOf(ev, *unit, c);
     }
   // A unit the trials single out that no candidate stands on becomes one.
   std::vector<size_t> singled = ev.fixing;

@@ -115,9 +115,8 @@ std::optional<size_t> fileOfError(const RevertEvidence &ev, const std::string &e
 
 } // namespace
 
-std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t unit,
-                                              const std::string &buildError) {
-  const RevertEvidence::Unit &u = ev.units[unit];
+std::optional<RevertEvidence::Unit>
+grownUnit(const RevertEvidence &ev, const RevertEvidence::Unit &u, const std::string &buildError) {
   if (u.grown >= kMaxGrowth)
     return std::nullopt;
   RevertEvidence::Unit out = u;

@@ -27,7 +27,8 @@ std::set<std::string> quotedIdentifiers(const std::string &message);
 // copy of a name it defines twice, or, when the reverted text does not parse, with the
 // hunks next to its own in that file (docs/debug.md, "Revert evidence"); nullopt when
 // nothing of the change helps or the unit grew its last time.
-std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev, size_t unit,
+std::optional<RevertEvidence::Unit> grownUnit(const RevertEvidence &ev,
+                                              const RevertEvidence::Unit &unit,
                                               const std::string &buildError);
 
 } // namespace rootline::debug

@@ -47,11 +47,14 @@ json reportJson(const DebugReport &r) {
     if (!c.localAlternative.empty())
       runnable.push_back("local alternative");
     j["runnable_evidence"] = runnable;
-    if (!c.revert.empty())
+    if (!c.revert.empty()) {
       j["revert"] = {{"result", c.revert},
                      {"detail", c.revertDetail},
                      {"unit", c.revertUnit},
                      {"lines", c.revertLines}};
+      if (!c.narrowedRevert.empty())
+        j["revert"]["narrowed"] = c.narrowedRevert;
+    }
     j["edit"] = c.edit.empty() ? json(nullptr) : json(c.edit);
     if (!c.processOnlyEdit.empty())
       j["process_only_edit"] = c.processOnlyEdit;

@@ -388,9 +388,11 @@ TEST_CASE("a real autotools tool whose fix needs a helper the large commit remov
           "hunk, reverted with what its build needs, ranks first",
           "[realworld][project][revert]") {
   // diffstat 1.62 -> 1.63 reversed (fixtures/realworld/README.md, "diffstat"): 678 changed
-  // lines of diffstat.c; -t stops quoting names. The quoting call's hunk does not build
-  // alone (show_quoted() went with the change), and its 39-hunk group does not build as
-  // a whole (unchanged lines call a function whose name the old text gives a local).
+  // lines of diffstat.c; -t stops quoting names. The quoting call's 39-hunk group passes
+  // as a whole (until session 46 a false rename, a local `test_at` for the new function
+  // `copy_graphs`, kept it from building); the call's line alone does not build
+  // (show_quoted() went with the change), and its hunk grown by what its build needs
+  // removes the first difference: that narrows the group to it.
   TempDir t;
   fs::path repo = t.path / "diffstat";
   ProcessResult r = debugBundle("diffstat.bundle", repo, "diffstat_table_quote.sh");
@@ -402,10 +404,12 @@ TEST_CASE("a real autotools tool whose fix needs a helper the large commit remov
   INFO(top.dump());
   CHECK(top["file"] == "diffstat.c");
   CHECK(top["line"] == 2090);
-  CHECK(textAt(top, "/revert/result") == "fixes first difference");
-  std::string detail = textAt(top, "/revert/detail");
-  CHECK(detail.starts_with("reverting diffstat.c:2090 with what its build needs (diffstat.c:2058 "
-                           "(old lines 2388-2507 deleted)"));
+  CHECK(textAt(top, "/revert/result") == "fixes");
+  CHECK(textAt(top, "/revert/detail").starts_with("reverting the group of 39 hunks "));
+  std::string narrowed = textAt(top, "/revert/narrowed");
+  CHECK(narrowed.starts_with("reverting diffstat.c:2090 with what its build needs (diffstat.c:2058 "
+                             "(old lines 2388-2507 deleted)"));
+  CHECK(narrowed.find("alone removes the failure's first difference") != std::string::npos);
   // A unit that did not build is never said to do anything alone; every such trial
   // keeps the compiler's or the linker's words, with the tree's paths.
   for (const auto &c : report["candidates"]) {

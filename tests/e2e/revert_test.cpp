@@ -245,6 +245,48 @@ TEST_CASE("a hunk that needs a helper the change removed is reverted with it, wh
     }
 }
 
+TEST_CASE("a group that passes as a whole narrows to a line whose revert needs a helper the "
+          "change removed: the line's hunk is reverted with it",
+          "[debug][revert]") {
+  // The new version drops put_quoted() (its QUOTE macro and its counter) and prints the
+  // name bare; the call's hunk also writes its newline another way. The helper's removal,
+  // the counter's reset and the call are one group, which builds and passes. The call's
+  // line alone does not build (put_quoted is gone); its hunk, grown by the helper's old
+  // definition, passes too: two of the group's three hunks, evidence for that line.
+  Pair p("#include <stdio.h>\n#include <string.h>\n#define QUOTE '\"'\nstatic int quoted;\n"
+         "static void put_quoted(const char *s) {\n  putchar(QUOTE);\n  fputs(s, stdout);\n"
+         "  putchar(QUOTE);\n  quoted++;\n}\nint main(void) {\n  char name[64];\n  int n = 0;\n"
+         "  quoted = 0;\n  if (scanf(\"%63s\", name) != 1)\n    return 1;\n"
+         "  n = (int)strlen(name);\n  printf(\"%d,\", n);\n  put_quoted(name);\n"
+         "  printf(\"\\n\");\n  return 0;\n}\n",
+         "#include <stdio.h>\n#include <string.h>\nint main(void) {\n  char name[64];\n"
+         "  int n = 1;\n  if (scanf(\"%63s\", name) != 1)\n    return 1;\n"
+         "  n = (int)strlen(name);\n  printf(\"%d,\", n);\n  printf(\"%s\", name);\n"
+         "  putchar('\\n');\n  return 0;\n}\n",
+         "hello\n");
+  DebugReport rep = debugRegression(p.req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  const DebugCandidate &top = rep.candidates[0];
+  CHECK(top.file == "main.c");
+  CHECK(top.line == 10);
+  INFO(top.revertDetail);
+  CHECK(top.revert == "fixes");
+  CHECK(top.revertDetail == "reverting main.c:10-11 with what its build needs (main.c:2 (old "
+                            "lines 3-10 deleted)) alone makes the test pass");
+  // The line alone was tried first, and did not build; the whole group passed.
+  bool lineTried = false, groupPassed = false;
+  for (const auto &t : rep.reverts) {
+    lineTried = lineTried ||
+                (t.hunks == std::vector<std::string>{"main.c:10"} && t.result == "does not build");
+    groupPassed = groupPassed || (t.hunks.size() == 1 &&
+                                  t.hunks[0] == "main.c:2 (old lines 3-10 deleted) + main.c:5 + "
+                                                "main.c:10-11" &&
+                                  t.result == "passes");
+  }
+  CHECK(lineTried);
+  CHECK(groupPassed);
+}
+
 TEST_CASE("an extracted helper and its call are one revert unit", "[debug][revert]") {
   // New: `twice` declared in one hunk and called, wrongly, in another; they are one
   // group, the whole change: reverting it says nothing about a line. The call's line

@@ -92,3 +92,35 @@ TEST_CASE("a confirmed memory fault on the line itself ranks before the lines of
   debug::rankCandidates(cs, 10, std::nullopt);
   CHECK(cs[0].line == 345);
 }
+
+TEST_CASE("of the lines of one group that fixes, one whose own smaller revert removes the first "
+          "difference comes first",
+          "[debug][ranking][revert]") {
+  // Both lines stand on the same 39-hunk group; 1455 has more of every other kind of
+  // evidence, 2090's hunk with what its build needs removed the first difference.
+  DebugCandidate branch = changedLine(1455), call = changedLine(2090), other = changedLine(30);
+  for (DebugCandidate *c : {&branch, &call, &other}) {
+    c->revert = "fixes";
+    c->revertLines = 499;
+    c->revertUnit = "main.c:239 + main.c:256";
+  }
+  other.revertUnit = "other.c:1 + other.c:9"; // another group: no order between them
+  branch.aligned = "differs";
+  branch.alignedOrigin = true;
+  branch.distance = 5;
+  call.distance = 80;
+  call.narrowedRevert = "reverting main.c:2090 with what its build needs (main.c:2058) alone "
+                        "removes the failure's first difference";
+  std::vector<DebugCandidate> cs = {branch, call};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  REQUIRE(cs.size() == 2);
+  CHECK(cs[0].line == 2090);
+  CHECK(cs[1].line == 1455);
+  // A line of another group gets nothing from it.
+  other.aligned = "differs";
+  other.alignedOrigin = true;
+  other.distance = 1;
+  cs = {call, other};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 30);
+}

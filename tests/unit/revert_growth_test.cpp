@@ -53,7 +53,7 @@ TEST_CASE("a unit whose revert takes away a helper the change added grows by the
        {"main.c:11: undefined reference to `put_bracketed'",
         "main.c:11:3: error: call to undeclared function 'put_bracketed'; ISO C99 and later do "
         "not support implicit function declarations"}) {
-    std::optional<RevertEvidence::Unit> grown = grownUnit(ev, 0, error);
+    std::optional<RevertEvidence::Unit> grown = grownUnit(ev, ev.units[0], error);
     REQUIRE(grown.has_value());
     CHECK(grown->hunks == std::vector<std::pair<size_t, size_t>>{{0, 0}, {0, 1}});
     CHECK(grown->grown == 1);
@@ -63,7 +63,8 @@ TEST_CASE("a unit whose revert takes away a helper the change added grows by the
   RevertEvidence::Unit other;
   other.hunks = {{0, 2}};
   ev.units.push_back(other);
-  CHECK_FALSE(grownUnit(ev, 1, "main.c:11: undefined reference to `put_bracketed'").has_value());
+  CHECK_FALSE(
+      grownUnit(ev, ev.units[1], "main.c:11: undefined reference to `put_bracketed'").has_value());
 }
 
 namespace {
@@ -120,7 +121,7 @@ TEST_CASE("a unit that brings back a definition the change moved grows by the mo
         "src/main.c:3:12: error: static declaration of 'helper' follows non-static "
         "declaration"}) {
     INFO(error);
-    std::optional<RevertEvidence::Unit> grown = grownUnit(ev, 0, error);
+    std::optional<RevertEvidence::Unit> grown = grownUnit(ev, ev.units[0], error);
     REQUIRE(grown.has_value());
     CHECK(grown->hunks == std::vector<std::pair<size_t, size_t>>{{0, 0}, {0, 1}});
     CHECK(grown->grown == 1);
@@ -131,11 +132,12 @@ TEST_CASE("a unit that brings back a definition the change moved grows by the mo
   copy.hunks = {{0, 1}};
   ev.units.push_back(copy);
   std::optional<RevertEvidence::Unit> grown =
-      grownUnit(ev, 1, "main.c:7:1: error: expected identifier or '('");
+      grownUnit(ev, ev.units[1], "main.c:7:1: error: expected identifier or '('");
   REQUIRE(grown.has_value());
   CHECK(grown->hunks == std::vector<std::pair<size_t, size_t>>{{0, 0}, {0, 1}});
   // The same error in a file the unit does not touch, or an error of another kind, grows
   // nothing.
-  CHECK_FALSE(grownUnit(ev, 1, "other.c:7:1: error: expected identifier or '('").has_value());
-  CHECK_FALSE(grownUnit(ev, 1, "src/main.c:7:1: error: division by zero").has_value());
+  CHECK_FALSE(
+      grownUnit(ev, ev.units[1], "other.c:7:1: error: expected identifier or '('").has_value());
+  CHECK_FALSE(grownUnit(ev, ev.units[1], "src/main.c:7:1: error: division by zero").has_value());
 }
