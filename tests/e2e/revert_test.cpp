@@ -246,7 +246,7 @@ TEST_CASE("a hunk that needs a helper the change removed is reverted with it, wh
 }
 
 TEST_CASE("a group that passes as a whole narrows to a line whose revert needs a helper the "
-          "change removed: the line's hunk is reverted with it",
+          "change removed, reverted as its hunk with that helper",
           "[debug][revert]") {
   // The new version drops put_quoted() (its QUOTE macro and its counter) and prints the
   // name bare; the call's hunk also writes its newline another way. The helper's removal,
