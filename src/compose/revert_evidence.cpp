@@ -579,6 +579,14 @@ std::optional<size_t> unitOf(const DebugCandidate &c,
 
 // The position in `ranking` of the first candidate whose line the unit holds (new side);
 // past the end when none.
+// Whether hunk `fh` holds line `line` of `file` on the new side.
+bool holdsNewLine(const std::vector<RevertEvidence::ChangedFile> &files,
+                  std::pair<size_t, size_t> fh, const std::string &file, unsigned line) {
+  const DiffHunk &hunk = files[fh.first].diff->changes.hunks[fh.second];
+  return files[fh.first].newPath == file && line >= hunk.newStart &&
+         line < hunk.newStart + hunk.newLines;
+}
+
 size_t bestHint(const RevertEvidence::Unit &unit,
                 const std::vector<RevertEvidence::ChangedFile> &files,
                 const std::vector<DebugCandidate> &ranking) {
@@ -586,12 +594,9 @@ size_t bestHint(const RevertEvidence::Unit &unit,
     const DebugCandidate &c = ranking[i];
     if (c.version != "new" || !c.line)
       continue;
-    for (auto [f, h] : unit.hunks) {
-      const DiffHunk &hunk = files[f].diff->changes.hunks[h];
-      if (files[f].newPath == c.file && c.line >= hunk.newStart &&
-          c.line < hunk.newStart + hunk.newLines)
+    for (auto fh : unit.hunks)
+      if (holdsNewLine(files, fh, c.file, c.line))
         return i;
-    }
   }
   return ranking.size();
 }
@@ -1299,11 +1304,8 @@ std::string narrowedRevertOf(const RevertEvidence &ev, size_t unit, const DebugC
     if (k == unit || u.newLine || u.hunks.size() >= group.hunks.size() ||
         u.alone != "later failure" || (best && u.hunks.size() >= ev.units[*best].hunks.size()))
       continue;
-    bool holds = std::any_of(u.hunks.begin(), u.hunks.end(), [&](auto fh) {
-      const RevertEvidence::ChangedFile &file = ev.files[fh.first];
-      const DiffHunk &h = file.diff->changes.hunks[fh.second];
-      return file.newPath == c.file && c.line >= h.newStart && c.line < h.newStart + h.newLines;
-    });
+    bool holds = std::any_of(u.hunks.begin(), u.hunks.end(),
+                             [&](auto fh) { return holdsNewLine(ev.files, fh, c.file, c.line); });
     if (holds)
       best = k;
   }

@@ -7,6 +7,21 @@
 using namespace rootline;
 using namespace rootline::debug;
 
+namespace {
+
+// With --test: one edit that made the failing process pass, the whole test not yet run.
+RevertEvidence oneUnconfirmedEdit() {
+  RevertEvidence ev;
+  ev.processOnly = true;
+  RevertEvidence::Edit edit;
+  edit.result = "passes";
+  edit.files = {{"f.c", "edit"}};
+  ev.edits = {edit};
+  return ev;
+}
+
+} // namespace
+
 TEST_CASE("a passing trial's sentence says what passed: the test, or with --test the failing "
           "process unless the whole test ran on it",
           "[revert]") {
@@ -94,12 +109,7 @@ TEST_CASE("the whole test runs on passing trials in the order they rank, then on
 TEST_CASE("the whole test is not run when its time does not fit what is left, and the sentence "
           "then claims only the failing process",
           "[revert]") {
-  RevertEvidence ev;
-  ev.processOnly = true;
-  RevertEvidence::Edit edit;
-  edit.result = "passes";
-  edit.files = {{"f.c", "edit"}};
-  ev.edits = {edit};
+  RevertEvidence ev = oneUnconfirmedEdit();
   DebugReport report;
   DebugRequest req;
   req.wholeTestSeconds = 30; // the test took 30 s natively; 2 s are left
@@ -140,12 +150,7 @@ TEST_CASE("a whole test timed by a traced run is given that time, no margin on t
   double given = 0;
   auto confirm = [&](bool traced, double secondsLeft) {
     runs = 0;
-    RevertEvidence ev;
-    ev.processOnly = true;
-    RevertEvidence::Edit edit;
-    edit.result = "passes";
-    edit.files = {{"f.c", "edit"}};
-    ev.edits = {edit};
+    RevertEvidence ev = oneUnconfirmedEdit();
     DebugReport report;
     DebugRequest req;
     req.wholeTestSeconds = 20;
