@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -65,6 +66,16 @@ struct DebugRequest {
   // That process as the test ran it, for messages: "`mawk -f wc.awk mawktest.dat` (process
   // 5 of the old run)".
   std::string processName;
+  // The test's processes of the debugged program in each run, the failing one among them
+  // (docs/debug.md, "Test spectrum"): each one's trace, and whether it behaves as its
+  // counterpart in the other run does. `testTraces` keeps their directory until the job
+  // ends.
+  struct TestProcess {
+    fs::path trace;
+    bool alike = true;
+  };
+  std::vector<TestProcess> oldTestProcesses, newTestProcesses;
+  std::shared_ptr<const void> testTraces;
   ConditionKind condition = ConditionKind::Rsc;
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
@@ -98,6 +109,15 @@ struct ValueEvidence {
   RunSummary oldRun, newRun;
   bool outputsAgree = false; // same output and outcome on both versions
   std::string demonstrates;  // one sentence for the reader
+};
+
+// How many processes of a test ran a line (docs/debug.md, "Test spectrum"): those whose
+// behaviour differs between the versions, and those that behave alike.
+struct ProcessCounts {
+  unsigned failing = 0, alike = 0;
+  // Ochiai's suspiciousness of a line run by these, of all the processes `of`: 1 when
+  // every differing process and no alike one ran it.
+  double ochiai(const ProcessCounts &of) const;
 };
 
 struct DebugCandidate {
@@ -142,6 +162,11 @@ struct DebugCandidate {
   // lines that both versions print alike this line is; -1 when not computed.
   int sharedOutputs = -1;
   unsigned sharedOutputsOf = 0;
+  // The test spectrum: how many of the test's processes of the program (`testSpectrumOf`,
+  // those replayed whole, a sample of `testSpectrumAmong`) ran this line; known only with
+  // both kinds among them.
+  ProcessCounts testSpectrum, testSpectrumOf, testSpectrumAmong;
+  bool testSpectrumKnown = false;
   bool ran = false; // the alternative input was run on both versions (within budget)
   // Why the versions agreeing on the alternative input says nothing about this line,
   // when it does not: "the input is rejected by both versions (exit 1)", "both versions

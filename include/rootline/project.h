@@ -250,6 +250,12 @@ struct FailingProcess {
   std::vector<std::string> editedWords;
 };
 
+// Each old process's counterpart in the new run: the new process with the same program,
+// directory and arguments that is as many-th with them; else the first one left whose
+// arguments end the same (a script's `mktemp -d` directory differs from run to run).
+std::vector<std::optional<size_t>> processCounterparts(const std::vector<ProcessTrace> &oldRun,
+                                                       const std::vector<ProcessTrace> &newRun);
+
 // Every process of the old run whose behaviour differs in the new run, in start order.
 std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &oldRun,
                                                const std::vector<ProcessTrace> &newRun,

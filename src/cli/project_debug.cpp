@@ -12,7 +12,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <set>
+#include <tuple>
 
 namespace rootline::cli {
 
@@ -184,6 +187,39 @@ SourceDiff sourceTreeDiff(const fs::path &oldTree, const fs::path &newTree) {
   return out;
 }
 
+// The processes of the test spectrum (docs/debug.md, "Test spectrum"): each run's
+// processes of the debugged program that started at its `main` (a forked child's trace
+// continues its parent's), with a counterpart in the other run, marked alike unless
+// their behaviour differs. One that differs only by text the change edited (a version
+// banner) is neither alike nor failing, and is left out.
+std::pair<std::vector<DebugRequest::TestProcess>, std::vector<DebugRequest::TestProcess>>
+spectrumProcesses(const BuiltProject &oldB, const BuiltProject &newB, const TestCommandRun &oldRun,
+                  const TestCommandRun &newRun, const std::vector<FailingProcess> &differing,
+                  const ProjectProgram &oldProg, const ProjectProgram &newProg) {
+  std::vector<std::optional<size_t>> counterpart =
+      processCounterparts(oldRun.processes, newRun.processes);
+  std::map<size_t, bool> differs; // old index -> whether it counts (not only edited text)
+  for (const FailingProcess &f : differing)
+    differs[f.oldIndex] = f.editedWords.empty();
+  std::vector<DebugRequest::TestProcess> oldOut, newOut;
+  for (size_t i = 0; i < oldRun.processes.size(); ++i) {
+    if (!counterpart[i])
+      continue;
+    auto d = differs.find(i);
+    if (d != differs.end() && !d->second)
+      continue;
+    const ProcessTrace &o = oldRun.processes[i], &n = newRun.processes[*counterpart[i]];
+    if (o.header.process.parentSeq || n.header.process.parentSeq ||
+        programOf(oldB, o.header.process) != &oldProg ||
+        programOf(newB, n.header.process) != &newProg)
+      continue;
+    bool alike = d == differs.end();
+    oldOut.push_back({o.trace, alike});
+    newOut.push_back({n.trace, alike});
+  }
+  return {oldOut, newOut};
+}
+
 } // namespace
 
 CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,
@@ -191,10 +227,11 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
                                   std::vector<std::string> &notes) {
   CarvedProcess out;
   TestCommand test{opt.test, opt.testTimeout, opt.expectedStdout};
-  ScopedWorkDir traces("test-traces"); // this job's own: others may trace at the same time
+  // This job's own (others may trace at the same time); kept for the test spectrum.
+  auto traces = std::make_shared<ScopedWorkDir>("test-traces");
   auto tracedRuns = [&](const std::optional<std::set<std::string>> &ran) {
-    return runTestCommandOnBoth({oldB, test, tracedPrograms(oldB, ran), traces.path / "old"},
-                                {newB, test, tracedPrograms(newB, ran), traces.path / "new"});
+    return runTestCommandOnBoth({oldB, test, tracedPrograms(oldB, ran), traces->path / "old"},
+                                {newB, test, tracedPrograms(newB, ran), traces->path / "new"});
   };
   // A project of a few programs is traced first, all of them: when those runs pass on the
   // old version and fail on the new, they are the verdict, and the native runs (which
@@ -374,6 +411,9 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   }
   out.oldProgram = oldProg;
   out.newProgram = newProg;
+  std::tie(out.oldProcesses, out.newProcesses) =
+      spectrumProcesses(oldB, newB, oldRun, newRun, differing, *oldProg, *newProg);
+  out.traces = traces;
   out.name = "`" + commandLine(p) + "` (process " + std::to_string(f->oldIndex + 1) + " of the " +
              oldB.label + " run)";
   return out;
@@ -422,6 +462,9 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.runWholeTest = wholeTestRunner(newB, {opt.test, opt.testTimeout, opt.expectedStdout});
   req.wholeTestSeconds = carved.testSeconds;
   req.wholeTestTimedTraced = carved.testTimedTraced;
+  req.oldTestProcesses = std::move(carved.oldProcesses);
+  req.newTestProcesses = std::move(carved.newProcesses);
+  req.testTraces = carved.traces;
   return req;
 }
 

@@ -30,6 +30,10 @@ struct CarvedProcess {
   const ProjectProgram *oldProgram = nullptr, *newProgram = nullptr;
   double testSeconds = 0;       // the test's run on the new version
   bool testTimedTraced = false; // that run was traced (it decided: "Traced first")
+  // The test's processes of the failing process's program, each run's (the test spectrum),
+  // and the directory of their traces.
+  std::vector<DebugRequest::TestProcess> oldProcesses, newProcesses;
+  std::shared_ptr<const void> traces;
 };
 CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,
                                   const ProjectDebugOptions &opt, Progress &progress,

@@ -25,6 +25,9 @@ constexpr double kTraceShareOld = 0.3, kTraceShareNew = 0.45;
 constexpr double kTraceShareAtOnce = 0.6;
 constexpr double kSliceShare = 0.4;
 constexpr double kSpectrumShare = 0.05; // a few dynamic slices of shared output lines
+// Replays of the test's other processes of the program (the test spectrum): a few seconds
+// for a `make check` of hundreds of short runs.
+constexpr double kTestSpectrumShare = 0.1;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
 constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
@@ -153,6 +156,12 @@ DebugReport debugRegression(const DebugRequest &request) {
       [&](Stages &s) { debug::sliceVersion(newV, sliceDeadline, report, s); });
   debug::OutputSpectrum spectrum =
       debug::sliceSharedOutputs(oldV, newV, budget.share(kSpectrumShare, kFloorSeconds), stages);
+  debug::TestSpectrum testSpectrum;
+  if (!req.newTestProcesses.empty() || !req.oldTestProcesses.empty()) {
+    stages.begin("test spectrum");
+    testSpectrum = debug::coverTestProcesses(
+        req, oldV, newV, budget.share(kTestSpectrumShare, kFloorSeconds), stages);
+  }
 
   // The first ranking: no solver, only the slices and the diff.
   stages.begin("first ranking");
@@ -188,6 +197,7 @@ DebugReport debugRegression(const DebugRequest &request) {
   debug::applyAlignment(alignment, changedNew);
   debug::applyAlignment(alignment, changedOld);
   debug::applyAlignment(alignment, hints);
+  debug::applyTestSpectrum(testSpectrum, hints);
 
   // Revert trials: the first ranking's hunks first, those in the dual slice before
   // those that compute the same values. Cheap builds and native runs, and the strongest
@@ -198,7 +208,13 @@ DebugReport debugRegression(const DebugRequest &request) {
     auto order = [](const DebugCandidate &c) {
       return c.aligned == "differs" ? (c.alignedOrigin ? 0 : 1) : c.aligned.empty() ? 2 : 3;
     };
-    return order(a) != order(b) ? order(a) < order(b) : a.distance < b.distance;
+    if (order(a) != order(b))
+      return order(a) < order(b);
+    // Of those, a line that more of the test's differing and fewer of its alike processes
+    // ran (the test spectrum) first.
+    if (debug::testSuspicion(a) != debug::testSuspicion(b))
+      return debug::testSuspicion(a) > debug::testSuspicion(b);
+    return a.distance < b.distance;
   });
   debug::RevertEvidence reverts;
   if (req.newBuilt && !req.buildVariant)
@@ -350,6 +366,7 @@ DebugReport debugRegression(const DebugRequest &request) {
                      [&](const SameValueLine &s) { return s.file == c.file && s.line == c.line; }))
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::applyOutputSpectrum(spectrum, report, candidates);
+  debug::applyTestSpectrum(testSpectrum, candidates);
   debug::explainCandidates(candidates,
                            req.input.outputFile.empty() ? "stdout" : req.input.outputFile);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);

@@ -253,6 +253,32 @@ OutputSpectrum sliceSharedOutputs(const Version &oldV, const Version &newV,
 void applyOutputSpectrum(const OutputSpectrum &spectrum, const DebugReport &report,
                          std::vector<DebugCandidate> &candidates);
 
+// The test spectrum (test_spectrum.cpp): per version, the lines each of the test's
+// processes of the program ran, by whether it behaves alike in both runs.
+struct TestSpectrum {
+  std::map<std::string, ProcessCounts> replayed; // by version: processes replayed whole
+  std::map<std::string, ProcessCounts> among;    // by version: the request's processes
+  std::map<std::tuple<std::string, std::string, unsigned>, ProcessCounts>
+      ran; // (version, file, line)
+  // Some process of each kind replayed whole in that version.
+  bool usable(const std::string &version) const;
+};
+// The most processes of each kind (differing, alike) replayed per version: a sample
+// spread over the run tells the lines apart nearly as well as all of a `make check`'s
+// hundreds, in a second instead of several.
+inline constexpr size_t kTestSpectrumSample = 64;
+// The order the test spectrum replays `processes` in: up to kTestSpectrumSample of the
+// differing ones, then as many alike ones, each kind spread over the run (indexes).
+std::vector<size_t> testSpectrumOrder(const std::vector<DebugRequest::TestProcess> &processes);
+// Replays the request's test processes of both versions (testSpectrumOrder) until the
+// deadline; processes whose replay does not finish are not counted.
+TestSpectrum coverTestProcesses(const DebugRequest &req, const Version &oldV, const Version &newV,
+                                const Deadline &deadline, Stages &stages);
+// Sets each candidate's testSpectrum on its own version's side.
+void applyTestSpectrum(const TestSpectrum &spectrum, std::vector<DebugCandidate> &candidates);
+// A candidate's Ochiai suspiciousness from the test spectrum; -1 when unknown.
+double testSuspicion(const DebugCandidate &c);
+
 // The first ranking's candidates: changed lines in a version's slice (and changed case
 // labels of a switch in it), nearest to the failure first. No solver.
 std::vector<DebugCandidate> changedLinesInSlice(const Version &v, const std::string &kind,

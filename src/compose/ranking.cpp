@@ -105,6 +105,20 @@ double sharedOutputShare(const DebugCandidate &c) {
              : static_cast<double>(c.sharedOutputs) / c.sharedOutputsOf;
 }
 
+// "run by 1 of the 2 processes of the test whose behaviour differs between the versions,
+// and by none of the 437 that behave alike"; of a sample: "by 3 of 64 replayed of the 437".
+std::string testSpectrumReason(const ProcessCounts &ran, const ProcessCounts &of,
+                               const ProcessCounts &among) {
+  auto part = [](unsigned n, unsigned replayed, unsigned total) {
+    return (n == 0 ? std::string("none") : std::to_string(n)) +
+           (replayed == total ? "" : " of " + std::to_string(replayed) + " replayed") + " of the " +
+           std::to_string(total);
+  };
+  return "run by " + part(ran.failing, of.failing, among.failing) +
+         " process(es) of the test whose behaviour differs between the versions, and by " +
+         part(ran.alike, of.alike, among.alike) + " that behave alike";
+}
+
 } // namespace
 
 void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
@@ -140,6 +154,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                        return memoryEvidence(a) > memoryEvidence(b);
                      if (alignedEvidence(a) != alignedEvidence(b))
                        return alignedEvidence(a) > alignedEvidence(b);
+                     if (testSuspicion(a) != testSuspicion(b))
+                       return testSuspicion(a) > testSuspicion(b);
                      if (divergesFirst(a) != divergesFirst(b))
                        return divergesFirst(a);
                      if (a.fromSliceOnly != b.fromSliceOnly)
@@ -235,6 +251,9 @@ void explainCandidates(std::vector<DebugCandidate> &candidates, const std::strin
                               : std::to_string(c.sharedOutputs) + " of the " + of +
                                     " depend on it");
     }
+    if (c.testSpectrumKnown)
+      c.reasons.push_back(
+          testSpectrumReason(c.testSpectrum, c.testSpectrumOf, c.testSpectrumAmong));
     // A line found by the revert trials alone is in no slice: no distance to tell.
     if (c.distance != ~0u)
       c.reasons.push_back(c.distance == 0 ? "closest to the failure in the slice"

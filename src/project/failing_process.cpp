@@ -36,40 +36,6 @@ std::string looseProcessKey(const TraceProcess &p) {
   return key;
 }
 
-// Each old process's counterpart in the new run: the new process with the same key
-// that is as many-th with it; else the first one left with the same loose key.
-std::vector<std::optional<size_t>> counterparts(const std::vector<ProcessTrace> &oldRun,
-                                                const std::vector<ProcessTrace> &newRun) {
-  std::map<std::string, std::vector<size_t>> newByKey, newByLooseKey;
-  for (size_t i = 0; i < newRun.size(); ++i) {
-    newByKey[processKey(newRun[i].header.process)].push_back(i);
-    newByLooseKey[looseProcessKey(newRun[i].header.process)].push_back(i);
-  }
-  std::vector<std::optional<size_t>> out(oldRun.size());
-  std::vector<bool> taken(newRun.size(), false);
-  std::map<std::string, size_t> seen;
-  for (size_t i = 0; i < oldRun.size(); ++i) {
-    std::string key = processKey(oldRun[i].header.process);
-    size_t k = seen[key]++;
-    auto it = newByKey.find(key);
-    if (it != newByKey.end() && k < it->second.size()) {
-      out[i] = it->second[k];
-      taken[*out[i]] = true;
-    }
-  }
-  for (size_t i = 0; i < oldRun.size(); ++i) {
-    if (out[i])
-      continue;
-    for (size_t j : newByLooseKey[looseProcessKey(oldRun[i].header.process)])
-      if (!taken[j]) {
-        out[i] = j;
-        taken[j] = true;
-        break;
-      }
-  }
-  return out;
-}
-
 // The new run's written files under the old run's names: the same name, else the same
 // last component, in order (a file in a script's `mktemp -d` directory).
 std::map<std::string, std::string> byOldNames(const std::map<std::string, std::string> &old,
@@ -251,10 +217,42 @@ ProcessBehaviour processBehaviour(const ProcessTrace &p) {
   return b;
 }
 
+std::vector<std::optional<size_t>> processCounterparts(const std::vector<ProcessTrace> &oldRun,
+                                                       const std::vector<ProcessTrace> &newRun) {
+  std::map<std::string, std::vector<size_t>> newByKey, newByLooseKey;
+  for (size_t i = 0; i < newRun.size(); ++i) {
+    newByKey[processKey(newRun[i].header.process)].push_back(i);
+    newByLooseKey[looseProcessKey(newRun[i].header.process)].push_back(i);
+  }
+  std::vector<std::optional<size_t>> out(oldRun.size());
+  std::vector<bool> taken(newRun.size(), false);
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < oldRun.size(); ++i) {
+    std::string key = processKey(oldRun[i].header.process);
+    size_t k = seen[key]++;
+    auto it = newByKey.find(key);
+    if (it != newByKey.end() && k < it->second.size()) {
+      out[i] = it->second[k];
+      taken[*out[i]] = true;
+    }
+  }
+  for (size_t i = 0; i < oldRun.size(); ++i) {
+    if (out[i])
+      continue;
+    for (size_t j : newByLooseKey[looseProcessKey(oldRun[i].header.process)])
+      if (!taken[j]) {
+        out[i] = j;
+        taken[j] = true;
+        break;
+      }
+  }
+  return out;
+}
+
 std::vector<FailingProcess> differingProcesses(const std::vector<ProcessTrace> &oldRun,
                                                const std::vector<ProcessTrace> &newRun,
                                                const EditedText &edited) {
-  std::vector<std::optional<size_t>> counterpart = counterparts(oldRun, newRun);
+  std::vector<std::optional<size_t>> counterpart = processCounterparts(oldRun, newRun);
   std::vector<FailingProcess> out;
   for (size_t i = 0; i < oldRun.size(); ++i) {
     FailingProcess f;

@@ -67,6 +67,13 @@ json reportJson(const DebugReport &r) {
       j["memory_check"] = c.memoryCheck;
     if (c.sharedOutputs >= 0)
       j["shared_outputs"] = {{"holding", c.sharedOutputs}, {"of", c.sharedOutputsOf}};
+    if (c.testSpectrumKnown)
+      j["test_spectrum"] = {{"differing", c.testSpectrum.failing},
+                            {"differing_of", c.testSpectrumOf.failing},
+                            {"alike", c.testSpectrum.alike},
+                            {"alike_of", c.testSpectrumOf.alike},
+                            {"differing_among", c.testSpectrumAmong.failing},
+                            {"alike_among", c.testSpectrumAmong.alike}};
     j["unit_test"] = c.unitTest.empty() ? json(nullptr) : json(c.unitTest);
     j["local_alternative"] = c.localAlternative.empty() ? json(nullptr) : json(c.localAlternative);
     if (c.hasAlternative) {

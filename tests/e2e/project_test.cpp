@@ -1304,3 +1304,35 @@ TEST_CASE("a project build that fails without a diagnostic of the code (a parall
     ++compiles;
   CHECK(compiles == 1);
 }
+
+TEST_CASE("debug --test: of a group's lines, the one only the failing run of the program ran "
+          "ranks first, and the test spectrum's counts are those of the test's runs",
+          "[project][cli][spectrum]") {
+  // fixtures/projects/make_columns: the test runs ./cols five times; only the 4th is
+  // left-aligned, and only it runs line 14. The lines nearer the output run in all five.
+  ProjectCase c = debugProject("make_columns", "sh tests/cols.sh");
+  CHECK(hasNote(c.report, "failing process: `./cols x yz`", ""));
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  const auto &first = c.report["candidates"][0];
+  CHECK(first["file"] == "src/cols.c");
+  CHECK(first["line"] == 14);
+  const nlohmann::json expected = {{"differing", 1}, {"differing_of", 1}, {"differing_among", 1},
+                                   {"alike", 0},     {"alike_of", 4},     {"alike_among", 4}};
+  CHECK(first["test_spectrum"] == expected);
+  bool said = false;
+  for (const auto &r : first["reasons"])
+    said = said || r == "run by 1 of the 1 process(es) of the test whose behaviour differs "
+                        "between the versions, and by none of the 4 that behave alike";
+  CHECK(said);
+  // The lines every run takes: each of the five ran them.
+  unsigned everyRun = 0;
+  for (const auto &cand : c.report["candidates"]) {
+    if (cand["line"] == 20 || cand["line"] == 19) { // fputs (cell, stdout); the call
+      REQUIRE(cand.contains("test_spectrum"));
+      CHECK(cand["test_spectrum"]["differing"] == 1);
+      CHECK(cand["test_spectrum"]["alike"] == 4);
+      ++everyRun;
+    }
+  }
+  CHECK(everyRun == 2);
+}

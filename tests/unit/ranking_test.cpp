@@ -124,3 +124,43 @@ TEST_CASE("of the lines of one group that fixes, one whose own smaller revert re
   debug::rankCandidates(cs, 10, std::nullopt);
   CHECK(cs[0].line == 30);
 }
+
+TEST_CASE("of lines no other evidence tells apart, the one the test's alike processes did not "
+          "run comes first",
+          "[debug][ranking][spectrum]") {
+  // fixtures/projects/make_columns: the line nearest the output is run by all five runs of
+  // the program, the wrong padding only by the failing one.
+  DebugCandidate near = changedLine(20), path = changedLine(14);
+  for (DebugCandidate *c : {&near, &path}) {
+    c->revert = "whole change";
+    c->aligned = "differs";
+    c->testSpectrumKnown = true;
+    c->testSpectrumOf = {1, 4};
+    c->testSpectrumAmong = {1, 4};
+  }
+  near.distance = 1;
+  near.testSpectrum = {1, 4};
+  path.distance = 3;
+  path.testSpectrum = {1, 0};
+  std::vector<DebugCandidate> cs = {near, path};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  REQUIRE(cs.size() == 2);
+  CHECK(cs[0].line == 14);
+  // It orders only what stronger evidence leaves equal: a line whose revert alone fixes
+  // still comes first.
+  near.revert = "fixes";
+  near.revertLines = 1;
+  cs = {path, near};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 20);
+  // The reason says what the replays saw, and what share of the test they were.
+  path.testSpectrumOf = {1, 64};
+  path.testSpectrumAmong = {1, 413};
+  path.testSpectrum = {1, 3};
+  cs = {path};
+  debug::explainCandidates(cs, "stdout");
+  CHECK(std::find(cs[0].reasons.begin(), cs[0].reasons.end(),
+                  "run by 1 of the 1 process(es) of the test whose behaviour differs between the "
+                  "versions, and by 3 of 64 replayed of the 413 that behave alike") !=
+        cs[0].reasons.end());
+}
