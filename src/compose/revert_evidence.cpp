@@ -703,6 +703,23 @@ std::string withoutIndent(const std::string &s) {
   return b == std::string::npos ? "" : s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
+// A line the change added (no old line became it) that opens a control statement whose
+// body lies on other lines: `if (n > 0)`, `for (...)`, `else`, `} else {`. Its revert
+// drops it, which does not put back the old code: the body it guarded runs
+// unconditionally (or two blocks join), a new program that may pass by chance. A whole
+// statement on the line (`if (n > 0) n--;`) is dropped with its body, and is tried.
+bool dropsOnlyAHeader(const RevertEvidence::ChangedFile &file, const DiffHunk &hunk,
+                      unsigned line) {
+  std::vector<unsigned> counterpart = lineCounterparts(*file.diff);
+  for (unsigned o = hunk.oldStart; o < hunk.oldStart + hunk.oldLines; ++o)
+    if (o < counterpart.size() && counterpart[o] == line)
+      return false; // its revert puts old lines back
+  std::vector<std::string> lines = splitLinesKeepingEnds(blankComments(file.newText));
+  if (line == 0 || line > lines.size())
+    return false;
+  return opensControlStatement(lines[line - 1]);
+}
+
 constexpr unsigned kEditLines = 8;      // lines whose edits are tried
 constexpr unsigned kEditsPerLine = 3;   // of each line's edits of one family, the first ones
 constexpr unsigned kMaxEditTrials = 16; // in all
@@ -981,6 +998,9 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       for (size_t k = ev.groups; k < units.size(); ++k)
         known = known || (units[k].newLine == c.line && units[k].hunks.front() == *at);
       if (known)
+        continue;
+      if (dropsOnlyAHeader(ev.files[at->first], ev.files[at->first].diff->changes.hunks[at->second],
+                           c.line))
         continue;
       RevertEvidence::Unit line;
       line.hunks = {*at};

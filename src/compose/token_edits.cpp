@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace rootline::debug {
 
@@ -93,6 +94,18 @@ std::string withTokenEdit(const std::string &text, unsigned line, const TokenEdi
   std::string out = text;
   out.replace(start + edit.column, edit.from.size(), edit.to);
   return out;
+}
+
+bool opensControlStatement(const std::string &line) {
+  std::vector<CToken> tokens = tokenizeC(line);
+  if (tokens.empty() || tokens.front().text == "#")
+    return false;
+  size_t first = tokens.front().text == "}" ? 1 : 0; // `} else {`
+  static const std::set<std::string> kOpeners = {"if", "else", "for", "while", "switch", "do"};
+  if (first >= tokens.size() || tokens[first].kind != CToken::Identifier ||
+      !kOpeners.count(tokens[first].text))
+    return false;
+  return tokens.back().text != ";";
 }
 
 } // namespace rootline::debug

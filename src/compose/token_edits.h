@@ -29,4 +29,9 @@ std::vector<TokenEdit> tokenEditsOf(const std::string &line);
 // line does not hold `edit.from` at its column.
 std::string withTokenEdit(const std::string &text, unsigned line, const TokenEdit &edit);
 
+// Whether one line of C (comments blanked) opens a control statement whose body it does not
+// hold: `if (n > 0)`, `for (i = 0; i < n; i++)`, `else`, `} else {`, `while (p) {`, `do`;
+// not `if (n > 0) n--;` nor `} while (p);`, which end on the line.
+bool opensControlStatement(const std::string &line);
+
 } // namespace rootline::debug

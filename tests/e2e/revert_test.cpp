@@ -437,3 +437,71 @@ TEST_CASE("revert trials beyond the first ranking's try the cheapest builds firs
   CHECK(at("main.c:8") < at("main.c:3"));
   CHECK(at("main.c:3") < at("lim.h:2"));
 }
+
+TEST_CASE("a line the change added that only opens a control statement is not reverted alone: "
+          "dropping it would run its body unconditionally",
+          "[debug][revert]") {
+  // Dropping `if (cut && len > width)` makes `len = width;` run always, which pads the
+  // left-aligned cell right by chance: a one-line "fix" that puts back no old code.
+  const std::string oldSource = R"(#include <stdio.h>
+#include <string.h>
+
+static void put_cell(const char *word, int width, int right) {
+  printf(right ? "%*s|" : "%-*s|", width, word);
+}
+
+int main(void) {
+  char word[64];
+  int width = 6, right = 0;
+  while (scanf("%63s", word) == 1)
+    put_cell(word, width, right);
+  putchar('\n');
+  return 0;
+}
+)";
+  const std::string newSource = R"(#include <stdio.h>
+#include <string.h>
+
+static int format_cell(char *out, size_t cap, const char *word, int width, int right, int cut) {
+  int len = (int)strlen(word);
+  if (cut && len > width)
+    len = width;
+  if (right)
+    return snprintf(out, cap, "%*.*s|", width, len, word);
+  return snprintf(out, cap, "%-*.*s|", len, len, word);
+}
+
+static void put_cell(const char *word, int width, int right, int cut) {
+  char cell[256] = "";
+  format_cell(cell, sizeof cell, word, width, right, cut);
+  fputs(cell, stdout);
+}
+
+int main(void) {
+  char word[64];
+  int width = 6, right = 0, cut = 0;
+  while (scanf("%63s", word) == 1)
+    put_cell(word, width, right, cut);
+  putchar('\n');
+  return 0;
+}
+)";
+  Pair p(oldSource, newSource, "x yz\n");
+  DebugReport rep = debugRegression(p.req);
+  REQUIRE_FALSE(rep.candidates.empty());
+  // The group of hunks passes, and lines of it were narrowed (not the header).
+  bool groupPasses = false, narrowed = false;
+  for (const RevertTrial &t : rep.reverts) {
+    INFO(t.what << " " << (t.hunks.empty() ? "" : t.hunks[0]) << ": " << t.result);
+    CHECK_FALSE((t.what == "revert" && t.hunks == std::vector<std::string>{"main.c:6"}));
+    groupPasses =
+        groupPasses || (t.what == "revert" && t.hunks.size() == 1 &&
+                        t.hunks[0].find(" + ") != std::string::npos && t.result == "passes");
+    narrowed = narrowed || (t.what == "revert" && t.hunks == std::vector<std::string>{"main.c:10"});
+  }
+  CHECK(groupPasses);
+  CHECK(narrowed); // the wrong padding's own line was tried
+  for (const DebugCandidate &c : rep.candidates)
+    if (c.line == 6)
+      CHECK_FALSE((c.revert == "fixes" && c.revertLines == 1));
+}

@@ -65,3 +65,20 @@ TEST_CASE("an edit applies to its line and column only, and not where the text d
   CHECK(withTokenEdit(commented, 1, c[0]) == "/* a < b */ if (a <= b) x++;\n");
   CHECK(withTokenEdit(commented, 1, c[1]) == "/* a < b */ if (a < b) x--;\n");
 }
+
+TEST_CASE("a line that opens a control statement without its body is told from a whole "
+          "statement",
+          "[debug][revert]") {
+  CHECK(debug::opensControlStatement("  if (cut && len > width)\n"));
+  CHECK(debug::opensControlStatement("    for (i = 0; i < n; i++)\n"));
+  CHECK(debug::opensControlStatement("  } else {\n"));
+  CHECK(debug::opensControlStatement("  else\n"));
+  CHECK(debug::opensControlStatement("  while (*p) {\n"));
+  CHECK(debug::opensControlStatement("  do\n"));
+  CHECK_FALSE(debug::opensControlStatement("  if (n > 0) n--;\n"));
+  CHECK_FALSE(debug::opensControlStatement("  } while (p);\n"));
+  CHECK_FALSE(debug::opensControlStatement("  len = width;\n"));
+  CHECK_FALSE(debug::opensControlStatement("#if defined(X)\n"));
+  CHECK_FALSE(debug::opensControlStatement("  iffy(x)\n")); // a name, not the keyword
+  CHECK_FALSE(debug::opensControlStatement("\n"));
+}
