@@ -359,9 +359,11 @@ std::string leftFailingPathEarly(const std::vector<uint64_t> &failingPath,
                                  const std::vector<uint64_t> &path);
 // Whether a branch deviation's alternative run (`run`) reaches the criterion: empty if
 // it prints at least up to the stdout line where `failing` first differs from
-// `passing` (or stdout does not differ), else why not.
+// `passing` (or stdout does not differ), else why not. With `outputFile` (the failing
+// process's output is a file it writes, which the runs' stdout stands for) the reason
+// names the file's lines.
 std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
-                            const RunSummary &failing);
+                            const RunSummary &failing, const std::string &outputFile = "");
 // Inputs like the failing one: both versions' conditions (its partition in each) and
 // their inputs' domains, added to `s`.
 void addPartition(z3::solver &s, const Version &oldV, const Version &newV);

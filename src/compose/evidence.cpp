@@ -148,7 +148,7 @@ static std::optional<size_t> criterionLine(const RunSummary &passing, const RunS
 }
 
 std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
-                            const RunSummary &failing) {
+                            const RunSummary &failing, const std::string &outputFile) {
   auto line = criterionLine(passing, failing);
   if (!line)
     return "";
@@ -158,6 +158,9 @@ std::string missedCriterion(const RunSummary &run, const RunSummary &passing,
     ++printed; // a last line without its newline still reaches it
   if (printed > *line)
     return "";
+  if (!outputFile.empty()) // the run's "stdout" is the file it writes
+    return "its run writes " + std::to_string(printed) + " line(s) of " + outputFile +
+           " and stops before the failing output (its line " + std::to_string(*line + 1) + ")";
   return "its run prints " + std::to_string(printed) +
          " line(s) and stops before the failing output (stdout line " + std::to_string(*line + 1) +
          ")";
@@ -229,8 +232,8 @@ void gatherEvidence(std::vector<DebugCandidate> &candidates, const Version &oldV
     c.agreesWhere = where && c.removesFailure ? *where : "";
     c.changesFailure = !behaveAlike(c.newRun, failing, stderrCounts);
     if (c.kind == "branch deviation" || c.kind == "missing code")
-      c.missesCriterion =
-          missedCriterion(c.version == "old" ? c.oldRun : c.newRun, oldFailing, failing);
+      c.missesCriterion = missedCriterion(c.version == "old" ? c.oldRun : c.newRun, oldFailing,
+                                          failing, failingInput.outputFile);
   }
   if (unrun)
     stages.cut(std::to_string(unrun) + " of " + std::to_string(total) +

@@ -2,6 +2,7 @@
 
 #include "rootline/error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -175,6 +176,20 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   }
 
   ProcessResult result;
+  // Ends the child's process group at the timeout: SIGTERM first when it gets a grace
+  // period (the tracer's runtime flushes its trace), then SIGKILL.
+  auto stopAtTimeout = [&] {
+    result.timedOut = true;
+    if (spec.termGraceSeconds > 0) {
+      kill(-pid, SIGTERM);
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::duration<double>(spec.termGraceSeconds);
+      int st;
+      while (std::chrono::steady_clock::now() < deadline && waitpid(pid, &st, WNOHANG) == 0)
+        usleep(10000);
+    }
+    kill(-pid, SIGKILL);
+  };
   int fds[2] = {outPipe[0], errPipe[0]};
   std::string *sinks[2] = {&result.out, &result.err};
   char buf[65536];
@@ -191,16 +206,7 @@ ProcessResult runProcess(const ProcessSpec &spec) {
     if (spec.timeoutSeconds > 0) {
       double left = spec.timeoutSeconds - elapsed();
       if (left <= 0) {
-        result.timedOut = true;
-        if (spec.termGraceSeconds > 0) {
-          kill(-pid, SIGTERM);
-          auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(spec.termGraceSeconds);
-          int st;
-          while (std::chrono::steady_clock::now() < deadline && waitpid(pid, &st, WNOHANG) == 0)
-            usleep(10000);
-        }
-        kill(-pid, SIGKILL);
+        stopAtTimeout();
         break;
       }
       waitMs = static_cast<int>(left * 1000) + 1;
@@ -226,7 +232,30 @@ ProcessResult runProcess(const ProcessSpec &spec) {
   closeFd(fds[0]);
   closeFd(fds[1]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Both pipes closed does not mean the child ended: a program that points its stdout and
+  // stderr at files (`diffstat -o OUT -e ERR`, freopen) closes them and may still run, or
+  // loop. The timeout holds until it is reaped: waited for without blocking, at first
+  // often (it usually ends right after its output), then every 10 ms.
+  bool reaped = false;
+  if (!result.timedOut && !result.outputLimited && spec.timeoutSeconds > 0) {
+    useconds_t pause = 100;
+    for (;;) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        reaped = true;
+        break;
+      }
+      if (w < 0 && errno != EINTR)
+        break;
+      if (spec.timeoutSeconds - elapsed() <= 0) {
+        stopAtTimeout();
+        break;
+      }
+      usleep(pause);
+      pause = std::min<useconds_t>(pause * 2, 10000);
+    }
+  }
+  while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   // Grandchildren may still hold the group; make sure nothing outlives us on timeout.
   if (result.timedOut || result.outputLimited)

@@ -21,6 +21,10 @@ TEST_CASE("an alternative run reaches the criterion when it prints up to the dif
         "its run prints 1 line(s) and stops before the failing output (stdout line 2)");
   CHECK(debug::missedCriterion(printed(""), passing, failing) ==
         "its run prints 0 line(s) and stops before the failing output (stdout line 2)");
+  // A process whose output is a file it writes (diffstat -o case07.out): its lines.
+  CHECK(debug::missedCriterion(printed("start\n"), passing, failing, "case07.out") ==
+        "its run writes 1 line(s) of case07.out and stops before the failing output (its line "
+        "2)");
   // A failure that is not in stdout (a crash, a status): nothing to reach.
   RunSummary crashed{"signal SIGSEGV", "start\n20\n", 0, ""};
   CHECK(debug::missedCriterion(printed(""), passing, crashed).empty());

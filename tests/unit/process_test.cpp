@@ -66,6 +66,24 @@ TEST_CASE("runProcess kills a hanging program at the timeout", "[process]") {
   CHECK(r.seconds < 10);
 }
 
+TEST_CASE("runProcess kills at the timeout a program that closed its stdout and stderr and "
+          "went on",
+          "[process]") {
+  // diffstat -o OUT -e ERR points both at files and may then loop: the pipes end, the
+  // program does not.
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "exec >/dev/null 2>&1; sleep 20"};
+  spec.timeoutSeconds = 0.3;
+  auto r = runProcess(spec);
+  CHECK(r.timedOut);
+  // One that ends after closing them is reaped as usual, with its status.
+  spec.argv = {"/bin/sh", "-c", "exec >/dev/null 2>&1; sleep 0.1; exit 3"};
+  spec.timeoutSeconds = 20;
+  r = runProcess(spec);
+  CHECK_FALSE(r.timedOut);
+  CHECK(r.exitCode == 3);
+}
+
 TEST_CASE("runProcess stops a program that prints without end at the output limit", "[process]") {
   ProcessSpec spec;
   spec.argv = {"/usr/bin/yes", "a fairly long line of output"};
