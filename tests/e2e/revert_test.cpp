@@ -438,8 +438,8 @@ TEST_CASE("revert trials beyond the first ranking's try the cheapest builds firs
   CHECK(at("main.c:3") < at("lim.h:2"));
 }
 
-TEST_CASE("a line the change added that only opens a control statement is not reverted alone: "
-          "dropping it would run its body unconditionally",
+TEST_CASE("a line the change added that only opens a control statement is not reverted alone, "
+          "since dropping it would run its body unconditionally",
           "[debug][revert]") {
   // Dropping `if (cut && len > width)` makes `len = width;` run always, which pads the
   // left-aligned cell right by chance: a one-line "fix" that puts back no old code.
