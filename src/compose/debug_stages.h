@@ -455,10 +455,12 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
                   const std::vector<DebugCandidate> &ranked, const Deadline &deadline,
                   DebugReport &report, Stages &stages);
 // The whole test's verdict on `files` when the test command's time fits `deadline` ("" when
-// it does not, or without a test command).
+// it does not, or without a test command). `lastUse`: the deadline's time has no other use
+// (the whole test stage, at the end of the job), so a test timed by a traced run starts with
+// half that time left (docs/debug.md, "Revert evidence").
 std::string wholeTestVerdict(const DebugRequest &req,
                              const std::map<std::string, std::string> &files,
-                             const Deadline &deadline);
+                             const Deadline &deadline, bool lastUse = false);
 // `builtFrom`: the source files (new-side relative paths) either version's program is
 // compiled from; changed C files outside it (tests, tools) are never tried. Empty: all.
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,

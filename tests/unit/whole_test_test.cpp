@@ -145,7 +145,7 @@ TEST_CASE("a whole test timed by a traced run is given that time, no margin on t
           "note says the time was traced",
           "[revert]") {
   // A native 20 s run wants 31 s (one and a half times, and a second), a traced 20 s run
-  // 21 s, since a native run takes less than a traced one.
+  // 21 s, since a native run takes less than a traced one; it starts with 11 s left.
   unsigned runs = 0;
   double given = 0;
   auto confirm = [&](bool traced, double secondsLeft) {
@@ -173,7 +173,29 @@ TEST_CASE("a whole test timed by a traced run is given that time, no margin on t
   confirm(true, 30);
   CHECK(runs == 1);
   CHECK(given == Approx(21));
-  note = confirm(true, 15);
+  // A native run takes less than a traced one: with half the traced time (and the second)
+  // left, it starts and gets what is left.
+  confirm(true, 15);
+  CHECK(runs == 1);
+  CHECK(given <= 15);
+  CHECK(given > 14);
+  // An edit confirmed in the revert stage still waits for the whole traced time: a run
+  // stopped there would take the next trials' time.
+  {
+    DebugRequest req;
+    req.wholeTestSeconds = 20;
+    req.wholeTestTimedTraced = true;
+    runs = 0;
+    req.runWholeTest = [&](const std::map<std::string, std::string> &, double) {
+      ++runs;
+      return std::string("passes");
+    };
+    CHECK(wholeTestVerdict(req, {{"f.c", "x"}}, Deadline::in(15)).empty());
+    CHECK(runs == 0);
+    CHECK(wholeTestVerdict(req, {{"f.c", "x"}}, Deadline::in(15), true) == "passes");
+    CHECK(runs == 1);
+  }
+  note = confirm(true, 10);
   CHECK(runs == 0);
   CHECK(note.find("the whole test (20 s traced) ran on 0 of the 1 trial(s)") != std::string::npos);
 }
