@@ -72,23 +72,6 @@ std::vector<size_t> spread(const std::vector<size_t> &indexes) {
   }
 }
 
-} // namespace
-
-std::vector<size_t> testSpectrumOrder(const std::vector<DebugRequest::TestProcess> &processes) {
-  std::vector<size_t> differing, alike;
-  for (size_t i = 0; i < processes.size(); ++i)
-    (processes[i].alike ? alike : differing).push_back(i);
-  std::vector<size_t> order = spread(differing), sample = spread(alike);
-  if (order.size() > kTestSpectrumSample)
-    order.resize(kTestSpectrumSample);
-  if (sample.size() > kTestSpectrumSample)
-    sample.resize(kTestSpectrumSample);
-  order.insert(order.end(), sample.begin(), sample.end());
-  return order;
-}
-
-namespace {
-
 // Replays one version's test processes until the deadline, and counts the lines each one
 // that replayed whole ran.
 void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess> &processes,
@@ -101,6 +84,7 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
   unsigned unreadable = 0, partial = 0, tried = 0;
   std::string firstError;
   std::vector<size_t> order = testSpectrumOrder(processes);
+  std::vector<ProcessCounts> byKey; // by LineNames key
   for (size_t k : order) {
     if (deadline.expired())
       break;
@@ -138,14 +122,20 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
         continue;
       if (static_cast<size_t>(key) >= counted.size())
         counted.resize(key + 1, false);
+      if (static_cast<size_t>(key) >= byKey.size())
+        byKey.resize(key + 1);
       if (counted[key])
         continue;
       counted[key] = true;
-      const auto &[file, line] = names.line(key);
-      ProcessCounts &c = out.ran[{v.name, file, line}];
-      ++(p.alike ? c.alike : c.failing);
+      ++(p.alike ? byKey[key].alike : byKey[key].failing);
     }
   }
+  // Named once per line, not once per process and line.
+  for (size_t key = 0; key < byKey.size(); ++key)
+    if (byKey[key].alike || byKey[key].failing) {
+      const auto &[file, line] = names.line(static_cast<int32_t>(key));
+      out.ran[{v.name, file, line}] = byKey[key];
+    }
   if (unreadable || partial || tried < order.size())
     stages.note("the " + v.name + " version's test spectrum counts " +
                 std::to_string(replayed.alike + replayed.failing) + " of the " +
@@ -160,6 +150,19 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
 }
 
 } // namespace
+
+std::vector<size_t> testSpectrumOrder(const std::vector<DebugRequest::TestProcess> &processes) {
+  std::vector<size_t> differing, alike;
+  for (size_t i = 0; i < processes.size(); ++i)
+    (processes[i].alike ? alike : differing).push_back(i);
+  std::vector<size_t> order = spread(differing), sample = spread(alike);
+  if (order.size() > kTestSpectrumSample)
+    order.resize(kTestSpectrumSample);
+  if (sample.size() > kTestSpectrumSample)
+    sample.resize(kTestSpectrumSample);
+  order.insert(order.end(), sample.begin(), sample.end());
+  return order;
+}
 
 bool TestSpectrum::usable(const std::string &version) const {
   auto r = replayed.find(version);
