@@ -25,7 +25,7 @@ std::vector<std::string> argWords(const std::string &line) {
 
 // The leniency flags and -O0, then `rest`: what every rewritten command line starts with.
 std::vector<std::string> rewritten(const std::vector<std::string> &rest) {
-  std::vector<std::string> out = lenientDiagnosticFlags();
+  std::vector<std::string> out = rootline::lenientDiagnosticFlags();
   out.push_back("-O0");
   out.insert(out.end(), rest.begin(), rest.end());
   return out;
