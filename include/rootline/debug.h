@@ -76,6 +76,10 @@ struct DebugRequest {
   };
   std::vector<TestProcess> oldTestProcesses, newTestProcesses;
   std::shared_ptr<const void> testTraces;
+  // The inputs the test gave newTestProcesses[i], carved from its traced run like the
+  // failing process's, to run it alone (docs/debug.md, "The test's other processes");
+  // nullopt when they cannot be. Unset without a test command.
+  std::function<std::optional<ProgramInput>(size_t)> newTestProcessInput;
   ConditionKind condition = ConditionKind::Rsc;
   double timeoutSeconds = 30;
   unsigned solverTimeoutMs = 10000;
@@ -189,6 +193,10 @@ struct DebugCandidate {
   // A one-token edit of this line that makes the test pass with the rest of the change
   // kept (docs/debug.md, "Edit evidence"), one sentence; empty when none did.
   std::string edit;
+  // With --test: how many of the test's differing processes that ran the line that edit
+  // makes behave as in the old version, each run alone (docs/debug.md, "The test's other
+  // processes").
+  unsigned editRestores = 0;
   // With --test, an edit that made the failing process behave as in the old version while
   // the whole test still failed: one sentence; it repairs nothing, so `edit` stays empty.
   std::string processOnlyEdit;
@@ -321,6 +329,19 @@ struct RevertTrial {
   // With a test command, a trial that passes may be run through the whole test too:
   // "passes", "fails"; "" when not run (docs/debug.md, "Revert evidence").
   std::string wholeTest;
+  // A passing edit trial's check on the test's other processes (docs/debug.md, "The
+  // test's other processes"): how many of those that behave alike in both versions and
+  // run the edited line were run alone, how many of them behave otherwise with the edit,
+  // and the first of those (its command).
+  unsigned othersRun = 0, othersChanged = 0;
+  std::string otherChanged;
+  // Of the alike processes the test spectrum did not replay (which may run the line): how
+  // many were run too (counted in othersChanged when they changed).
+  unsigned othersUnreplayed = 0;
+  // When none changed: how many of those whose behaviour differs between the versions
+  // (and run alone on each version's build, differ too) were run, and how many behave as
+  // in the old version with the edit.
+  unsigned differingRun = 0, restored = 0;
 };
 
 // A memory error of the new run (docs/debug.md, "Memory errors"): found during replay,

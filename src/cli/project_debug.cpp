@@ -192,16 +192,20 @@ SourceDiff sourceTreeDiff(const fs::path &oldTree, const fs::path &newTree) {
 // continues its parent's), with a counterpart in the other run, marked alike unless
 // their behaviour differs. One that differs only by text the change edited (a version
 // banner) is neither alike nor failing, and is left out.
-std::pair<std::vector<DebugRequest::TestProcess>, std::vector<DebugRequest::TestProcess>>
-spectrumProcesses(const BuiltProject &oldB, const BuiltProject &newB, const TestCommandRun &oldRun,
-                  const TestCommandRun &newRun, const std::vector<FailingProcess> &differing,
-                  const ProjectProgram &oldProg, const ProjectProgram &newProg) {
+struct SpectrumProcesses {
+  std::vector<DebugRequest::TestProcess> oldSide, newSide;
+  std::vector<size_t> newIndexes; // each newSide process's place in the new run
+};
+SpectrumProcesses spectrumProcesses(const BuiltProject &oldB, const BuiltProject &newB,
+                                    const TestCommandRun &oldRun, const TestCommandRun &newRun,
+                                    const std::vector<FailingProcess> &differing,
+                                    const ProjectProgram &oldProg, const ProjectProgram &newProg) {
   std::vector<std::optional<size_t>> counterpart =
       processCounterparts(oldRun.processes, newRun.processes);
   std::map<size_t, bool> differs; // old index -> whether it counts (not only edited text)
   for (const FailingProcess &f : differing)
     differs[f.oldIndex] = f.editedWords.empty();
-  std::vector<DebugRequest::TestProcess> oldOut, newOut;
+  SpectrumProcesses out;
   for (size_t i = 0; i < oldRun.processes.size(); ++i) {
     if (!counterpart[i])
       continue;
@@ -214,10 +218,44 @@ spectrumProcesses(const BuiltProject &oldB, const BuiltProject &newB, const Test
         programOf(newB, n.header.process) != &newProg)
       continue;
     bool alike = d == differs.end();
-    oldOut.push_back({o.trace, alike});
-    newOut.push_back({n.trace, alike});
+    out.oldSide.push_back({o.trace, alike});
+    out.newSide.push_back({n.trace, alike});
+    out.newIndexes.push_back(*counterpart[i]);
   }
-  return {oldOut, newOut};
+  return out;
+}
+
+// Carves the inputs of the new run's processes (`indexes`: the spectrum's into the run)
+// to run one alone (docs/debug.md, "The test's other processes"). A process that printed
+// nothing and wrote one file by a relative name (besides a file its stderr went to) is
+// judged by that file; one that wrote more, or printed and wrote, is left out: a run
+// alone compares one output, and the others could change unseen.
+std::function<std::optional<ProgramInput>(size_t)> testProcessInputs(const TestCommandRun &run,
+                                                                     std::vector<size_t> indexes) {
+  auto shared = std::make_shared<const TestCommandRun>(run);
+  return [shared, indexes = std::move(indexes)](size_t i) -> std::optional<ProgramInput> {
+    if (i >= indexes.size())
+      return std::nullopt;
+    try {
+      ProcessBehaviour b = processBehaviour(shared->processes[indexes[i]]);
+      std::vector<std::string> notes; // said of the failing process already
+      ProgramInput in = carvedInput(*shared, indexes[i], b, notes);
+      std::vector<std::string> files;
+      for (const auto &[name, text] : b.written)
+        if (name != b.stderrFile)
+          files.push_back(name);
+      if (files.empty())
+        return in; // judged by its stdout, its stderr and its ending
+      auto out = b.output.find(1);
+      bool printed = out != b.output.end() && !out->second.empty();
+      if (files.size() > 1 || printed || !fs::path(files.front()).is_relative())
+        return std::nullopt;
+      in.outputFile = files.front();
+      return in;
+    } catch (const Error &) {
+      return std::nullopt; // its trace or its copies cannot be read
+    }
+  };
 }
 
 } // namespace
@@ -411,8 +449,11 @@ CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &
   }
   out.oldProgram = oldProg;
   out.newProgram = newProg;
-  std::tie(out.oldProcesses, out.newProcesses) =
+  SpectrumProcesses spectrum =
       spectrumProcesses(oldB, newB, oldRun, newRun, differing, *oldProg, *newProg);
+  out.newProcessInput = testProcessInputs(newRun, spectrum.newIndexes);
+  out.oldProcesses = std::move(spectrum.oldSide);
+  out.newProcesses = std::move(spectrum.newSide);
   out.traces = traces;
   out.name = "`" + commandLine(p) + "` (process " + std::to_string(f->oldIndex + 1) + " of the " +
              oldB.label + " run)";
@@ -465,6 +506,7 @@ DebugRequest projectDebugRequest(const ProjectDebugOptions &opt, DebugRequest re
   req.oldTestProcesses = std::move(carved.oldProcesses);
   req.newTestProcesses = std::move(carved.newProcesses);
   req.testTraces = carved.traces;
+  req.newTestProcessInput = carved.newProcessInput;
   return req;
 }
 

@@ -34,6 +34,8 @@ struct CarvedProcess {
   // and the directory of their traces.
   std::vector<DebugRequest::TestProcess> oldProcesses, newProcesses;
   std::shared_ptr<const void> traces;
+  // The inputs of newProcesses[i], to run it alone.
+  std::function<std::optional<ProgramInput>(size_t)> newProcessInput;
 };
 CarvedProcess carveFailingProcess(const BuiltProject &oldB, const BuiltProject &newB,
                                   const ProjectDebugOptions &opt, Progress &progress,

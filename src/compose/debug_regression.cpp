@@ -222,9 +222,10 @@ DebugReport debugRegression(const DebugRequest &request) {
   else {
     std::set<std::string> builtFrom = debug::programSourceFiles(newV);
     builtFrom.merge(debug::programSourceFiles(oldV));
-    reverts =
-        debug::gatherRevertEvidence(req, hints, diffs, builtFrom, work.path,
-                                    budget.share(kRevertShare, kFloorSeconds), report, stages);
+    debug::OtherProcesses others(req, testSpectrum, work.path / "others");
+    reverts = debug::gatherRevertEvidence(req, hints, diffs, builtFrom, work.path,
+                                          budget.share(kRevertShare, kFloorSeconds), report, stages,
+                                          others.available() ? &others : nullptr);
   }
 
   stages.begin("symbolic");

@@ -260,15 +260,24 @@ struct TestSpectrum {
   std::map<std::string, ProcessCounts> among;    // by version: the request's processes
   std::map<std::tuple<std::string, std::string, unsigned>, ProcessCounts>
       ran; // (version, file, line)
+  // The alike processes and the differing ones (indexes into the request's list) replayed
+  // whole that ran each line, in the order they were replayed (spread over the run).
+  std::map<std::tuple<std::string, std::string, unsigned>, std::vector<uint32_t>> alikeRan,
+      differingRan;
+  std::map<std::string, std::set<uint32_t>> replayedWhole; // by version: those processes
   // Some process of each kind replayed whole in that version.
   bool usable(const std::string &version) const;
 };
-// The most processes of each kind (differing, alike) replayed per version: a sample
+// The most differing processes replayed per version, and the most alike ones: a sample
 // spread over the run tells the lines apart nearly as well as all of a `make check`'s
-// hundreds, in a second instead of several.
+// hundreds, in a second or two instead of several. More alike ones, since the check of a
+// passing edit on the test's other processes (other_processes.cpp) runs those that ran
+// its line, and a line one run in twenty takes has three in a sample of 64.
 inline constexpr size_t kTestSpectrumSample = 64;
+inline constexpr size_t kTestSpectrumAlikeSample = 256;
 // The order the test spectrum replays `processes` in: up to kTestSpectrumSample of the
-// differing ones, then as many alike ones, each kind spread over the run (indexes).
+// differing ones, then up to kTestSpectrumAlikeSample alike ones, each kind spread over
+// the run (indexes).
 std::vector<size_t> testSpectrumOrder(const std::vector<DebugRequest::TestProcess> &processes);
 // Replays the request's test processes of both versions (testSpectrumOrder) until the
 // deadline; processes whose replay does not finish are not counted.
@@ -278,6 +287,58 @@ TestSpectrum coverTestProcesses(const DebugRequest &req, const Version &oldV, co
 void applyTestSpectrum(const TestSpectrum &spectrum, std::vector<DebugCandidate> &candidates);
 // A candidate's Ochiai suspiciousness from the test spectrum; -1 when unknown.
 double testSuspicion(const DebugCandidate &c);
+
+// The test's other processes run alone on a trial's build (other_processes.cpp;
+// docs/debug.md, "The test's other processes"): those that behave alike in both versions
+// and ran a line, each compared with its run on the new version's own build.
+struct OthersVerdict {
+  // `run` counts the alike processes known to run the line and `unreplayed` those the
+  // spectrum did not replay, which may.
+  unsigned run = 0, unreplayed = 0, changed = 0;
+  std::string firstChanged; // the command of the first that behaved otherwise
+  // Of the differing processes that ran the line and behave otherwise alone on the old
+  // and the new version's builds: how many were run, and how many the trial's build makes
+  // behave as the old version's.
+  unsigned differingRun = 0, restored = 0;
+};
+// The most of them run per trial, spread over the run: of those known to run its line,
+// and of the alike ones the spectrum did not replay (a sample: a line run by few
+// processes is missed by a sample of them, and a trial then changes one unseen).
+inline constexpr size_t kOtherProcessRuns = 16, kUnreplayedRuns = 48;
+class OtherProcesses {
+public:
+  OtherProcesses(const DebugRequest &req, const TestSpectrum &spectrum, fs::path work);
+  // With a test command whose spectrum replayed alike processes of the new version.
+  bool available() const;
+  // Runs the alike processes that ran any of `lines` (new side, as the spectrum names
+  // them: file, line) on `exe`, within `deadline`; when none changed, the differing ones
+  // too.
+  OthersVerdict check(const std::vector<std::pair<std::string, unsigned>> &lines,
+                      const fs::path &exe, const Deadline &deadline);
+
+private:
+  struct Known {
+    std::optional<ProgramInput> input;
+    fs::path dir;
+    std::optional<RunSummary> base; // its run on the new version; none: not comparable
+    std::optional<RunSummary> old;  // a differing one's on the old version, when it differs
+  };
+  std::vector<uint32_t> runnersOf(
+      const std::map<std::tuple<std::string, std::string, unsigned>, std::vector<uint32_t>> &ran,
+      const std::vector<std::pair<std::string, unsigned>> &lines) const;
+  std::vector<uint32_t> unreplayedAlike() const;
+  // What is known of a process, its runs on the versions' builds made the first time;
+  // null when `deadline` leaves too little to make them.
+  const Known *known(uint32_t process, const Deadline &deadline);
+  // `k` run on `exe`, given 4 times its run on the new version and a second; none when the
+  // deadline leaves less.
+  std::optional<RunSummary> runTrial(const Known &k, const fs::path &exe, const Deadline &deadline);
+
+  const DebugRequest &req_;
+  const TestSpectrum &spectrum_;
+  fs::path work_;
+  std::map<uint32_t, Known> known_;
+};
 
 // The first ranking's candidates: changed lines in a version's slice (and changed case
 // labels of a switch in it), nearest to the failure first. No solver.
@@ -409,6 +470,10 @@ struct RevertEvidence {
     std::map<std::string, std::string> files;
     size_t trial = SIZE_MAX;
     std::string wholeTest;
+    // When `alone` passes: its check on the test's other processes (OthersVerdict); a
+    // change makes it fix the failing process only.
+    unsigned othersRun = 0, othersUnreplayed = 0, othersChanged = 0;
+    std::string otherChanged;
   };
   std::vector<ChangedFile> files;
   // [0, groups): the change's hunks partitioned into groups that share names; after
@@ -429,6 +494,11 @@ struct RevertEvidence {
     // process passed and the whole test then failed (it repairs nothing).
     std::string result;
     std::string wholeTest; // the whole test's verdict on a passing edit ("" not run)
+    // Its check on the test's other processes (OthersVerdict): a change makes it
+    // "process only".
+    unsigned othersRun = 0, othersUnreplayed = 0, othersChanged = 0;
+    std::string otherChanged;
+    unsigned differingRun = 0, restored = 0;
     std::map<std::string, std::string> files; // a passing edit's file, for the whole test
     size_t trial = SIZE_MAX;                  // its trial in report.reverts
   };
@@ -463,19 +533,25 @@ std::string wholeTestVerdict(const DebugRequest &req,
                              const Deadline &deadline, bool lastUse = false);
 // `builtFrom`: the source files (new-side relative paths) either version's program is
 // compiled from; changed C files outside it (tests, tools) are never tried. Empty: all.
+// `others` checks passing edits on the test's other processes (null: not).
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
                                     const std::set<std::string> &builtFrom, const fs::path &work,
-                                    const Deadline &deadline, DebugReport &report, Stages &stages);
+                                    const Deadline &deadline, DebugReport &report, Stages &stages,
+                                    OtherProcesses *others = nullptr);
 // The files a version's program is compiled from, relative to its root (its compile
 // units and the files its functions are in: a `.c` included by another counts).
 std::set<std::string> programSourceFiles(const Version &v);
-// Each candidate's unit's result (`revert`, `revertDetail`); a unit that fixes the test
-// but holds no candidate becomes one.
 // Orders the lines one-token edits repaired: one whose execution on the failure's slice
 // others' depend on first (`repairsUpstream`), each saying so (src/compose/repair_order.cpp).
 void orderRepairs(std::vector<DebugCandidate> &candidates, const RevertEvidence &evidence,
                   const Version &newV, const Deadline &deadline);
+// What a repaired line's edit sentence adds of the repaired lines whose executions depend
+// on it ("main.c:7", ...): "; main.c:7, whose edit passes too, depends on this line's
+// execution"; "" for none.
+std::string dependentRepairsPhrase(const std::vector<std::string> &dependents);
+// Each candidate's unit's result (`revert`, `revertDetail`); a unit that fixes the test
+// but holds no candidate becomes one.
 void applyRevertEvidence(const RevertEvidence &evidence, std::vector<DebugCandidate> &candidates,
                          const DebugRequest &req);
 

@@ -140,6 +140,11 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                        return fixTier(a) > fixTier(b);
                      if (repairedByEdit(a) != repairedByEdit(b))
                        return repairedByEdit(a);
+                     // Of repaired lines, one whose edit makes more of the test's
+                     // differing processes behave as in the old version (each run
+                     // alone) explains more of what the test saw go wrong.
+                     if (a.editRestores != b.editRestores)
+                       return a.editRestores > b.editRestores;
                      // Of repaired lines, one others' repairs depend on first: theirs
                      // may make up for its fault (orderRepairs).
                      if (a.repairsUpstream != b.repairsUpstream)

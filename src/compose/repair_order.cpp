@@ -30,6 +30,15 @@ int standsFor(const llvm::Instruction *inst, size_t column) {
 
 } // namespace
 
+std::string dependentRepairsPhrase(const std::vector<std::string> &dependents) {
+  if (dependents.empty())
+    return "";
+  if (dependents.size() == 1)
+    return "; " + dependents.front() + ", whose edit passes too, depends on this line's execution";
+  return "; " + dependents.front() + " and " + std::to_string(dependents.size() - 1) +
+         " more repaired line(s), whose edits pass too, depend on this line's execution";
+}
+
 void orderRepairs(std::vector<DebugCandidate> &candidates, const RevertEvidence &ev,
                   const Version &newV, const Deadline &deadline) {
   using Line = std::pair<std::string, unsigned>;
@@ -103,12 +112,7 @@ void orderRepairs(std::vector<DebugCandidate> &candidates, const RevertEvidence 
       if (lines.count(self))
         dependents.push_back(name(b));
     c.repairsUpstream = static_cast<unsigned>(dependents.size());
-    if (!dependents.empty())
-      c.edit += "; " + dependents.front() +
-                (dependents.size() > 1
-                     ? " and " + std::to_string(dependents.size() - 1) + " more repaired line(s)"
-                     : std::string()) +
-                ", whose edit passes too, depends on this line's execution";
+    c.edit += dependentRepairsPhrase(dependents);
     if (auto it = dependsOn.find(self); it != dependsOn.end())
       for (const Line &a : it->second) {
         std::string whole; // the whole test's verdict on that line's edit (--test)

@@ -246,9 +246,9 @@ class Trials {
 public:
   Trials(const DebugRequest &req, const std::vector<RevertEvidence::ChangedFile> &files,
          const std::vector<RevertEvidence::Unit> &units, const fs::path &work,
-         const Deadline &deadline, DebugReport &report)
+         const Deadline &deadline, DebugReport &report, OtherProcesses *others)
       : req_(req), files_(files), units_(units), work_(work), deadline_(deadline), report_(report),
-        groups_(units.size()) {}
+        others_(others), groups_(units.size()) {}
 
   unsigned count() const { return count_; }
   bool exhausted() const { return deadline_.expired() || count_ >= kMaxTrials; }
@@ -285,6 +285,17 @@ public:
     std::string errors =
         runPatched(t, [&] { return patched ? std::move(*patched) : patchedFiles(reverted); });
     trialOf_[reverted] = report_.reverts.size() - 1;
+    if (t.result == "passes" && what == "revert" && reverted.size() == 1 && others_ &&
+        !exe_.empty()) {
+      OthersVerdict v = others_->check(newLinesOf(*reverted.begin()), exe_, deadline_);
+      RevertTrial &done = report_.reverts.back();
+      done.othersRun = v.run;
+      done.othersUnreplayed = v.unreplayed;
+      done.othersChanged = v.changed;
+      done.otherChanged = v.firstChanged;
+      done.differingRun = v.differingRun;
+      done.restored = v.restored;
+    }
     if (t.result == "does not build")
       buildErrors_[reverted] = errors;
     results_[reverted] = t.result;
@@ -296,21 +307,37 @@ public:
   }
 
   // The test on the new version with one file's text replaced (an edit trial, labelled
-  // `label`): its result, and when it passes, the whole test's verdict (a repair only
-  // when that is not "fails").
-  std::pair<std::string, std::string> runEdit(const std::string &path, const std::string &text,
-                                              const std::string &label) {
+  // `label`, of the line the test spectrum names `spectrumFile`:`spectrumLine`): `e`'s
+  // result, and when it passes, its check on the test's other processes and the whole
+  // test's verdict. A repair only when neither says the edit changes what the test saw.
+  void runEdit(const std::string &path, const std::string &text, const std::string &label,
+               const std::string &spectrumFile, unsigned spectrumLine, RevertEvidence::Edit &e) {
     ++edits_;
     RevertTrial t;
     t.what = "edit";
     t.hunks = {label};
     runPatched(t, [&] { return std::map<std::string, std::string>{{path, text}}; });
-    std::string whole;
-    if (t.result == "passes") {
-      whole = wholeTestVerdict(req_, {{path, text}}, deadline_);
-      report_.reverts.back().wholeTest = whole;
+    e.result = t.result;
+    if (t.result != "passes")
+      return;
+    if (others_ && !exe_.empty()) {
+      OthersVerdict v = others_->check({{spectrumFile, spectrumLine}}, exe_, deadline_);
+      e.othersRun = report_.reverts.back().othersRun = v.run;
+      e.othersUnreplayed = report_.reverts.back().othersUnreplayed = v.unreplayed;
+      e.othersChanged = report_.reverts.back().othersChanged = v.changed;
+      e.otherChanged = report_.reverts.back().otherChanged = v.firstChanged;
+      e.differingRun = report_.reverts.back().differingRun = v.differingRun;
+      e.restored = report_.reverts.back().restored = v.restored;
+      if (v.changed) {
+        e.result = "process only";
+        return; // the whole test is not needed to say it repairs nothing
+      }
     }
-    return {t.result, whole};
+    e.wholeTest = report_.reverts.back().wholeTest =
+        wholeTestVerdict(req_, {{path, text}}, deadline_);
+    // It fixed the failing process and broke the test elsewhere: no repair.
+    if (e.wholeTest == "fails")
+      e.result = "process only";
   }
 
   // A trial's files and its place in report.reverts (SIZE_MAX when it made none: another
@@ -323,6 +350,11 @@ public:
     }
   }
   size_t lastTrial() const { return report_.reverts.size() - 1; }
+  // The trial that gave `reverted` its result, if one did (not a set of the same files).
+  const RevertTrial *trialFor(const std::set<size_t> &reverted) const {
+    size_t t = trialOf(reverted);
+    return t < report_.reverts.size() ? &report_.reverts[t] : nullptr;
+  }
   size_t trialOf(const std::set<size_t> &reverted) const {
     auto it = trialOf_.find(reverted);
     return it == trialOf_.end() ? SIZE_MAX : it->second;
@@ -347,12 +379,29 @@ public:
   }
 
 private:
+  // The new-side lines a unit puts back: its line, or its hunks' new lines.
+  std::vector<std::pair<std::string, unsigned>> newLinesOf(size_t unit) const {
+    const RevertEvidence::Unit &u = units_[unit];
+    std::vector<std::pair<std::string, unsigned>> lines;
+    for (auto [f, h] : u.hunks) {
+      const DiffHunk &hunk = files_[f].diff->changes.hunks[h];
+      if (u.newLine) {
+        lines.push_back({files_[f].newPath, u.newLine});
+        continue;
+      }
+      for (unsigned l = hunk.newStart; l < hunk.newStart + hunk.newLines; ++l)
+        lines.push_back({files_[f].newPath, l});
+    }
+    return lines;
+  }
+
   // Builds the new version with the files `patch` gives and runs the test on it: `t`'s
   // result and run, added to the report. Returns the build's error lines when it does
   // not build (the names a fix needs: errors and notes, not warnings, which quote types).
   template <typename Patch> std::string runPatched(RevertTrial &t, const Patch &patch) {
     fs::path tree;
     std::string errors;
+    exe_.clear();
     try {
       std::map<std::string, std::string> patched = patch();
       fs::path exe;
@@ -363,6 +412,7 @@ private:
         BuildRecipe recipe = rebaseRecipe(req_.newRecipe, req_.newRoot, tree);
         exe = buildNative(recipe, buildModule(recipe));
       }
+      exe_ = exe;
       t.run =
           runInputNatively(exe, req_.input, work_ / ("revert" + std::to_string(count_ + edits_)),
                            deadline_.clamp(req_.timeoutSeconds, 0.2));
@@ -511,6 +561,8 @@ private:
   fs::path work_;
   const Deadline &deadline_;
   DebugReport &report_;
+  OtherProcesses *others_;
+  fs::path exe_; // the last trial's build, when it built
   unsigned count_ = 0, edits_ = 0;
   size_t groups_ = 0;
   std::map<std::set<size_t>, std::string> results_;
@@ -767,7 +819,8 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   };
   auto lineFound = [&] {
     for (size_t u = 0; u < units.size(); ++u)
-      if (units[u].alone == "passes" && (units[u].newLine || unitLines(ev, u) == 1))
+      if (units[u].alone == "passes" && !units[u].othersChanged &&
+          (units[u].newLine || unitLines(ev, u) == 1))
         return true;
     return std::any_of(ev.edits.begin(), ev.edits.end(),
                        [](const auto &e) { return e.result == "passes"; });
@@ -817,13 +870,11 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
       e.from = edits[i].from;
       e.to = edits[i].to;
       e.source = withoutIndent(lineOfText(text, c.line));
-      std::tie(e.result, e.wholeTest) = trials.runEdit(file.newPath, text,
-                                                       e.file + ":" + std::to_string(e.line) +
-                                                           ": `" + e.from + "` → `" + e.to + "`");
-      // It fixed the failing process and broke the test elsewhere: no repair, the line's
-      // next edit is tried.
-      if (e.result == "passes" && e.wholeTest == "fails")
-        e.result = "process only";
+      // An edit that fixed the failing process and changed the test elsewhere is no
+      // repair: the line's next edit is tried.
+      trials.runEdit(file.newPath, text,
+                     e.file + ":" + std::to_string(e.line) + ": `" + e.from + "` → `" + e.to + "`",
+                     c.file, c.runsAt ? c.runsAt : c.line, e);
       if (e.result == "passes") {
         e.files = {{file.newPath, text}};
         e.trial = trials.lastTrial();
@@ -929,7 +980,8 @@ bool fixWantsEdits(const RevertEvidence &ev) {
 RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
                                     const std::set<std::string> &builtFrom, const fs::path &work,
-                                    const Deadline &deadline, DebugReport &report, Stages &stages) {
+                                    const Deadline &deadline, DebugReport &report, Stages &stages,
+                                    OtherProcesses *others) {
   RevertEvidence ev;
   ev.files = changedFiles(req, diffs, builtFrom, ev.skippedFiles);
   ev.units = unitsOf(ev.files);
@@ -963,12 +1015,18 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
   if (units.size() <= 8)
     for (size_t u : byCost)
       want(u);
-  Trials trials(req, ev.files, units, work, deadline, report);
+  Trials trials(req, ev.files, units, work, deadline, report, others);
   ev.processOnly = req.wholeBehaviour;
   // A unit that passes keeps its files and trial for the whole test (confirmFixes).
   auto keepPassing = [&](size_t u) {
     units[u].files = trials.filesOf({u});
     units[u].trial = trials.trialOf({u});
+    if (const RevertTrial *t = trials.trialFor({u})) {
+      units[u].othersRun = t->othersRun;
+      units[u].othersUnreplayed = t->othersUnreplayed;
+      units[u].othersChanged = t->othersChanged;
+      units[u].otherChanged = t->otherChanged;
+    }
   };
   // A unit that fixes but spans several lines (a group, or a hunk of several lines):
   // the first ranking's lines in it, each reverted alone, tell which of them matters
@@ -1208,6 +1266,19 @@ bool partBuilt(const RevertEvidence &ev, size_t unit) {
 }
 
 // A unit's trial results as a candidate's `revert` and its sentence.
+// The test's alike processes a trial ran (docs/debug.md, "The test's other processes"):
+// "the 5 process(es) of the test that behave alike in both versions and run this line",
+// or with some the spectrum did not replay "the 59 process(es) … (11 that run this line,
+// 48 that the test spectrum did not replay)". `what`: "this line", "its lines".
+std::string alikeProcesses(unsigned known, unsigned unreplayed, const std::string &what) {
+  std::string all = "the " + std::to_string(known + unreplayed) +
+                    " process(es) of the test that behave alike in both versions";
+  if (!unreplayed)
+    return all + " and run " + what;
+  return all + " (" + std::to_string(known) + " that run " + what + ", " +
+         std::to_string(unreplayed) + " that the test spectrum did not replay)";
+}
+
 std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t unit) {
   const RevertEvidence::Unit &u = ev.units[unit];
   if (ev.minimal.count(unit)) {
@@ -1282,6 +1353,14 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
     detail = "reverting " + what + " alone " + passPhrase(ev.processOnly, u.wholeTest);
     if (u.wholeTest == "fails")
       revert = "fixes failing process";
+    std::string others = alikeProcesses(u.othersRun, u.othersUnreplayed, "its lines");
+    if (u.othersChanged) { // docs/debug.md, "The test's other processes"
+      detail += ", but it changes what " + std::to_string(u.othersChanged) + " of the " +
+                others.substr(4) + " do, each run alone (`" + u.otherChanged + "`)";
+      revert = "fixes failing process";
+    } else if (u.othersRun + u.othersUnreplayed) {
+      detail += "; " + others + " behave as before with it, each run alone";
+    }
   }
   // The converse trial: the old version with this unit alone applied.
   if (u.appliedAlone == "same failure")
@@ -1345,11 +1424,27 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
         continue;
       std::string changing = "changing `" + e.from + "` to `" + e.to + "` at " + e.file + ":" +
                              std::to_string(e.line) + " (`" + e.source + "`) alone ";
-      if (e.result == "passes")
-        c.edit =
-            changing + passPhrase(ev.processOnly, e.wholeTest) + ", the rest of the change kept";
-      else if (e.result == "process only" && c.processOnlyEdit.empty())
-        c.processOnlyEdit = changing + passPhrase(ev.processOnly, e.wholeTest);
+      std::string others = alikeProcesses(e.othersRun, e.othersUnreplayed, "this line");
+      bool checked = e.othersRun + e.othersUnreplayed > 0;
+      if (e.result == "passes") {
+        c.edit = changing + passPhrase(ev.processOnly, e.wholeTest) +
+                 ", the rest of the change kept" +
+                 (checked ? "; " + others + " behave as before with it, each run alone" : "");
+        if (e.differingRun)
+          c.edit += std::string(checked ? ", and" : ";") + " it makes " +
+                    (e.restored ? std::to_string(e.restored) : std::string("none")) + " of the " +
+                    std::to_string(e.differingRun) +
+                    " process(es) of the test whose behaviour differs between the versions and "
+                    "that run this line behave as in the old version" +
+                    (checked ? "" : ", each run alone");
+        c.editRestores = e.restored;
+      } else if (e.result == "process only" && c.processOnlyEdit.empty())
+        c.processOnlyEdit =
+            changing + passPhrase(ev.processOnly, e.wholeTest) +
+            (e.othersChanged
+                 ? ", but it changes what " + std::to_string(e.othersChanged) + " of the " +
+                       others.substr(4) + " do, each run alone (`" + e.otherChanged + "`)"
+                 : "");
     }
   std::set<size_t> covered;
   for (DebugCandidate &c : candidates)

@@ -84,7 +84,8 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
   unsigned unreadable = 0, partial = 0, tried = 0;
   std::string firstError;
   std::vector<size_t> order = testSpectrumOrder(processes);
-  std::vector<ProcessCounts> byKey; // by LineNames key
+  std::vector<ProcessCounts> byKey;                              // by LineNames key
+  std::vector<std::vector<uint32_t>> alikeByKey, differingByKey; // the processes that ran it
   for (size_t k : order) {
     if (deadline.expired())
       break;
@@ -113,6 +114,7 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
       continue;
     }
     ++(p.alike ? replayed.alike : replayed.failing);
+    out.replayedWhole[v.name].insert(static_cast<uint32_t>(k));
     std::vector<bool> counted;
     for (uint32_t id = 0; id < coverage.ran().size(); ++id) {
       if (!coverage.ran()[id])
@@ -122,12 +124,16 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
         continue;
       if (static_cast<size_t>(key) >= counted.size())
         counted.resize(key + 1, false);
-      if (static_cast<size_t>(key) >= byKey.size())
+      if (static_cast<size_t>(key) >= byKey.size()) {
         byKey.resize(key + 1);
+        alikeByKey.resize(key + 1);
+        differingByKey.resize(key + 1);
+      }
       if (counted[key])
         continue;
       counted[key] = true;
       ++(p.alike ? byKey[key].alike : byKey[key].failing);
+      (p.alike ? alikeByKey : differingByKey)[key].push_back(static_cast<uint32_t>(k));
     }
   }
   // Named once per line, not once per process and line.
@@ -135,6 +141,10 @@ void coverVersion(const Version &v, const std::vector<DebugRequest::TestProcess>
     if (byKey[key].alike || byKey[key].failing) {
       const auto &[file, line] = names.line(static_cast<int32_t>(key));
       out.ran[{v.name, file, line}] = byKey[key];
+      if (!alikeByKey[key].empty())
+        out.alikeRan[{v.name, file, line}] = std::move(alikeByKey[key]);
+      if (!differingByKey[key].empty())
+        out.differingRan[{v.name, file, line}] = std::move(differingByKey[key]);
     }
   if (unreadable || partial || tried < order.size())
     stages.note("the " + v.name + " version's test spectrum counts " +
@@ -158,8 +168,8 @@ std::vector<size_t> testSpectrumOrder(const std::vector<DebugRequest::TestProces
   std::vector<size_t> order = spread(differing), sample = spread(alike);
   if (order.size() > kTestSpectrumSample)
     order.resize(kTestSpectrumSample);
-  if (sample.size() > kTestSpectrumSample)
-    sample.resize(kTestSpectrumSample);
+  if (sample.size() > kTestSpectrumAlikeSample)
+    sample.resize(kTestSpectrumAlikeSample);
   order.insert(order.end(), sample.begin(), sample.end());
   return order;
 }
@@ -188,6 +198,12 @@ TestSpectrum coverTestProcesses(const DebugRequest &req, const Version &oldV, co
   out.among.merge(newPart.among);
   out.ran = std::move(oldPart.ran);
   out.ran.merge(newPart.ran);
+  out.alikeRan = std::move(oldPart.alikeRan);
+  out.alikeRan.merge(newPart.alikeRan);
+  out.differingRan = std::move(oldPart.differingRan);
+  out.differingRan.merge(newPart.differingRan);
+  out.replayedWhole = std::move(oldPart.replayedWhole);
+  out.replayedWhole.merge(newPart.replayedWhole);
   return out;
 }
 

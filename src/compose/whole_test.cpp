@@ -62,7 +62,8 @@ bool anyToConfirm(const RevertEvidence &ev) {
   return std::any_of(ev.edits.begin(), ev.edits.end(),
                      [](const auto &e) { return e.result == "passes" && e.wholeTest.empty(); }) ||
          std::any_of(ev.fixing.begin(), ev.fixing.end(), [&](size_t u) {
-           return !ev.units[u].files.empty() && ev.units[u].wholeTest.empty();
+           return !ev.units[u].files.empty() && ev.units[u].wholeTest.empty() &&
+                  !ev.units[u].othersChanged;
          });
 }
 
@@ -82,6 +83,9 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
   std::set<const std::string *> queued;
   auto want = [&](const std::map<std::string, std::string> &files, std::string &verdict,
                   size_t trial, RevertEvidence::Edit *edit) {
+    // A revert that changed what the test's alike processes do is no fix to confirm.
+    if (trial < report.reverts.size() && report.reverts[trial].othersChanged)
+      return;
     if (!files.empty() && verdict.empty() && queued.insert(&verdict).second)
       pending.push_back({&files, &verdict, trial, edit});
   };

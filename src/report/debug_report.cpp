@@ -137,6 +137,16 @@ json reportJson(const DebugReport &r) {
       reverts.back()["error"] = t.error;
     if (!t.wholeTest.empty())
       reverts.back()["whole_test"] = t.wholeTest;
+    if (t.othersRun || t.othersUnreplayed || t.differingRun) {
+      reverts.back()["other_processes"] = {
+          {"run", t.othersRun}, {"unreplayed", t.othersUnreplayed}, {"changed", t.othersChanged}};
+      if (t.othersChanged)
+        reverts.back()["other_processes"]["first_changed"] = t.otherChanged;
+      if (t.differingRun) {
+        reverts.back()["other_processes"]["differing_run"] = t.differingRun;
+        reverts.back()["other_processes"]["restored"] = t.restored;
+      }
+    }
   }
   json sameValues = json::array();
   for (const auto &l : r.sameValueLines)
@@ -441,6 +451,11 @@ std::string reportMarkdown(const DebugReport &r) {
       for (const auto &h : t.hunks)
         hunks += (hunks.empty() ? "" : ", ") + h;
       md << "| " << t.what << " | " << hunks << " | " << t.result
+         << (t.othersRun + t.othersUnreplayed
+                 ? "; " + std::to_string(t.othersChanged) + " of " +
+                       std::to_string(t.othersRun + t.othersUnreplayed) +
+                       " alike process(es) changed"
+                 : "")
          << (t.wholeTest.empty() ? "" : "; the whole test " + t.wholeTest) << " |\n";
     }
     md << "\n";

@@ -1305,6 +1305,58 @@ TEST_CASE("a project build that fails without a diagnostic of the code (a parall
   CHECK(compiles == 1);
 }
 
+TEST_CASE("debug --test: an edit that makes the failing process pass and changes what the test's "
+          "alike processes do is no repair, and the whole test is not needed to say so",
+          "[project][cli][spectrum]") {
+  // fixtures/projects/make_scale: `<` → `<=` at line 11 is the repair; `==` → `!=` at line
+  // 18 makes the failing `./scale -k 0 5` pass too, and changes what `./scale -k 3 2 3`,
+  // `./scale -k 2 5` and `./scale -k 4 2 -1` print, three of the five runs that behave
+  // alike in both versions and run line 18.
+  ProjectCase c = debugProject("make_scale", "sh tests/scale.sh");
+  CHECK(hasNote(c.report, "failing process: `./scale -k 0 5`", ""));
+  REQUIRE_FALSE(c.report["candidates"].empty());
+  const auto &first = c.report["candidates"][0];
+  CHECK(first["line"] == 11);
+  REQUIRE(first.contains("edit"));
+  CHECK(first["edit"].get<std::string>().find(
+            "; the 4 process(es) of the test that behave alike in both versions and run this "
+            "line behave as before with it, each run alone, and it makes 1 of the 1 process(es) "
+            "of the test whose behaviour differs between the versions and that run this line "
+            "behave as in the old version") != std::string::npos);
+  bool compensating = false, repair = false;
+  for (const auto &t : c.report["revert_trials"]) {
+    if (t["what"] != "edit" || t["result"] != "passes")
+      continue;
+    REQUIRE(t.contains("other_processes"));
+    if (t["hunks"][0] == "src/scale.c:18: `==` → `!=`") {
+      compensating = true;
+      CHECK(t["other_processes"]["changed"] == 3);
+      CHECK(t["other_processes"]["run"] == 5);
+      CHECK(t["other_processes"]["first_changed"] == "scale -k 3 2 3");
+      CHECK_FALSE(t.contains("whole_test")); // the check said it: no whole test ran
+    } else if (t["hunks"][0] == "src/scale.c:11: `<` → `<=`") {
+      repair = true;
+      CHECK(t["other_processes"]["changed"] == 0);
+      // The one differing process that runs line 11 is the failing one: restored.
+      CHECK(t["other_processes"]["differing_run"] == 1);
+      CHECK(t["other_processes"]["restored"] == 1);
+    }
+  }
+  CHECK(compensating);
+  CHECK(repair);
+  bool said = false;
+  for (const auto &cand : c.report["candidates"])
+    if (cand["line"] == 18) {
+      CHECK(cand.value("edit", nlohmann::json()).is_null());
+      said = cand.value("process_only_edit", "") ==
+             "changing `==` to `!=` at src/scale.c:18 (`if (factor != 1)`) alone makes the failing "
+             "process behave as in the old version, but it changes what 3 of the 5 process(es) of "
+             "the test that behave alike in both versions and run this line do, each run alone "
+             "(`scale -k 3 2 3`)";
+    }
+  CHECK(said);
+}
+
 TEST_CASE("debug --test: of a group's lines, the one only the failing run of the program ran "
           "ranks first, and the test spectrum's counts are those of the test's runs",
           "[project][cli][spectrum]") {

@@ -164,3 +164,38 @@ TEST_CASE("of lines no other evidence tells apart, the one the test's alike proc
                   "versions, and by 3 of 64 replayed of the 413 that behave alike") !=
         cs[0].reasons.end());
 }
+
+TEST_CASE("a repaired line's sentence names the repaired lines that depend on it, in the "
+          "number they are",
+          "[ranking][edits]") {
+  using rootline::debug::dependentRepairsPhrase;
+  CHECK(dependentRepairsPhrase({}).empty());
+  CHECK(dependentRepairsPhrase({"main.c:7"}) ==
+        "; main.c:7, whose edit passes too, depends on this line's execution");
+  CHECK(dependentRepairsPhrase({"diffstat.c:1973", "diffstat.c:1978", "diffstat.c:1979"}) ==
+        "; diffstat.c:1973 and 2 more repaired line(s), whose edits pass too, depend on this "
+        "line's execution");
+}
+
+TEST_CASE("of lines whose edits repair the failing process, the one whose edit makes more of "
+          "the test's differing processes behave as in the old version comes first",
+          "[debug][ranking][edits]") {
+  // diffstat's `A && B && (C == NULL)` chain: `&&` → `||` two lines up lets the failing
+  // run through, and others' repairs depend on that line's execution; the seeded `==`
+  // restores every differing run.
+  DebugCandidate upstream = changedLine(2026), seeded = changedLine(2029);
+  upstream.edit = "changing `&&` to `||` at main.c:2026 ...";
+  upstream.repairsUpstream = 4;
+  upstream.editRestores = 1;
+  seeded.edit = "changing `==` to `!=` at main.c:2029 ...";
+  seeded.repairsUpstream = 1;
+  seeded.editRestores = 11;
+  std::vector<DebugCandidate> cs = {upstream, seeded};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 2029);
+  // Restoring as many, the line the others' repairs depend on comes first, as before.
+  upstream.editRestores = 11;
+  cs = {seeded, upstream};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 2026);
+}

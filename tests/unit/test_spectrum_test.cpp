@@ -24,10 +24,10 @@ TEST_CASE("the test spectrum replays the differing processes first, then a sampl
   for (size_t i = 0; i < ps.size(); ++i)
     ps[i].alike = i != 7 && i != 250;
   std::vector<size_t> order = debug::testSpectrumOrder(ps);
-  REQUIRE(order.size() == 2 + debug::kTestSpectrumSample);
+  REQUIRE(order.size() == 2 + debug::kTestSpectrumAlikeSample);
   CHECK(std::set<size_t>{order[0], order[1]} == std::set<size_t>{7, 250});
   std::set<size_t> sample(order.begin() + 2, order.end());
-  CHECK(sample.size() == debug::kTestSpectrumSample); // each once
+  CHECK(sample.size() == debug::kTestSpectrumAlikeSample); // each once
   for (size_t i : sample)
     CHECK(ps[i].alike);
   // Spread: the sample reaches both ends of the run.
