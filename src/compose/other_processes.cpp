@@ -21,7 +21,7 @@ constexpr double kSlowerFactor = 4, kSlowerSlack = 1;
 // The most one check takes, its processes' runs on the new and old versions' builds
 // included (they are kept for the next check); and the most one of those may take: a
 // test's runs are short, and one that does not end within it is not compared.
-constexpr double kOthersSeconds = 3, kRunAloneSeconds = 1;
+constexpr double kOthersSeconds = 3, kRunAloneSeconds = 1, kLeastRunSeconds = 0.05;
 
 std::string commandOf(const ProgramInput &in) {
   std::string out = in.argv0.empty() ? "program" : fs::path(in.argv0).filename().string();
@@ -72,10 +72,11 @@ const OtherProcesses::Known *OtherProcesses::known(uint32_t process, const Deadl
   auto it = known_.find(process);
   if (it != known_.end())
     return &it->second;
-  // Its runs get their timeout in full, or it is not run now (a run the deadline cut
-  // would say it does not end, and be kept so).
+  // A run that does not end within its timeout is not compared; one the deadline cut
+  // shorter tells nothing, and is not kept.
   double timeout = std::min(req_.timeoutSeconds, kRunAloneSeconds);
-  if (deadline.limited() && deadline.remaining() < 2 * timeout)
+  double allowed = deadline.limited() ? std::min(timeout, deadline.remaining() / 2) : timeout;
+  if (allowed < kLeastRunSeconds)
     return nullptr;
   Known k;
   k.input = req_.newTestProcessInput(process);
@@ -83,7 +84,9 @@ const OtherProcesses::Known *OtherProcesses::known(uint32_t process, const Deadl
     k.dir = work_ / ("other" + std::to_string(process));
     std::error_code ec;
     fs::remove_all(k.dir, ec);
-    k.base = runInputNatively(req_.newBuilt->native, *k.input, k.dir, timeout);
+    k.base = runInputNatively(req_.newBuilt->native, *k.input, k.dir, allowed);
+    if (k.base->outcome == "timeout" && allowed < timeout)
+      return nullptr;
     // A run alone that does not end says nothing to compare.
     if (k.base->outcome == "timeout")
       k.base.reset();
@@ -91,7 +94,9 @@ const OtherProcesses::Known *OtherProcesses::known(uint32_t process, const Deadl
     // alone differs too (a difference the test's surroundings made is not one here).
     if (k.base && !req_.newTestProcesses[process].alike && req_.oldBuilt) {
       fs::remove_all(k.dir, ec);
-      k.old = runInputNatively(req_.oldBuilt->native, *k.input, k.dir, timeout);
+      k.old = runInputNatively(req_.oldBuilt->native, *k.input, k.dir, allowed);
+      if (k.old->outcome == "timeout" && allowed < timeout)
+        return nullptr;
       if (k.old->outcome == "timeout" || behaveAlike(*k.old, *k.base, true))
         k.old.reset();
     }
