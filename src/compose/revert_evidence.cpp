@@ -1265,7 +1265,6 @@ bool partBuilt(const RevertEvidence &ev, size_t unit) {
   });
 }
 
-// A unit's trial results as a candidate's `revert` and its sentence.
 // The test's alike processes a trial ran (docs/debug.md, "The test's other processes"):
 // "the 5 process(es) of the test that behave alike in both versions and run this line",
 // or with some the spectrum did not replay "the 59 process(es) … (11 that run this line,
@@ -1279,6 +1278,7 @@ std::string alikeProcesses(unsigned known, unsigned unreplayed, const std::strin
          std::to_string(unreplayed) + " that the test spectrum did not replay)";
 }
 
+// A unit's trial results as a candidate's `revert` and its sentence.
 std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t unit) {
   const RevertEvidence::Unit &u = ev.units[unit];
   if (ev.minimal.count(unit)) {

@@ -41,7 +41,7 @@ ProgramInput argument(const std::string &arg) {
 } // namespace
 
 TEST_CASE("a trial is run on the test's alike processes that ran its line and on those the "
-          "spectrum did not replay; when none changed, on the differing ones too",
+          "spectrum did not replay, and when none changed on the differing ones too",
           "[revert][spectrum]") {
   TempDir oldDir, newDir, fixDir, wrongDir, work;
   DebugRequest req;
@@ -83,4 +83,30 @@ TEST_CASE("a trial is run on the test's alike processes that ran its line and on
   CHECK(v.run == 0);
   CHECK(v.unreplayed == 2);
   CHECK(v.differingRun == 0);
+}
+
+TEST_CASE("a process of the test whose runs alone do not repeat themselves is not compared",
+          "[revert][spectrum]") {
+  // It prints the clock's nanoseconds: any build would "change" it.
+  const std::string stamp = "#include <stdio.h>\n"
+                            "#include <time.h>\n"
+                            "int main(void) {\n"
+                            "  struct timespec t;\n"
+                            "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+                            "  printf(\"%ld\\n\", (long)t.tv_nsec);\n"
+                            "  return 0;\n"
+                            "}\n";
+  TempDir newDir, work;
+  DebugRequest req;
+  req.newBuilt = BuiltVersion{{}, built(newDir.path, stamp)};
+  req.newTestProcesses = {{"", true}, {"", false}};
+  req.newTestProcessInput = [](size_t) -> std::optional<ProgramInput> { return ProgramInput{}; };
+  TestSpectrum spectrum;
+  spectrum.replayed["new"] = {1, 1};
+  spectrum.replayedWhole["new"] = {0, 1};
+  spectrum.alikeRan[{"new", "main.c", 5}] = {0};
+  OtherProcesses others(req, spectrum, work.path);
+  OthersVerdict v = others.check({{"main.c", 5}}, req.newBuilt->native, Deadline::in(120));
+  CHECK(v.run == 0);
+  CHECK(v.changed == 0);
 }

@@ -17,3 +17,14 @@ TEST_CASE("every test name has its first colon-space early enough for a failing 
     CHECK((at == std::string::npos || at < 70));
   }
 }
+
+// ctest registers each Catch test by its name (catch_discover_tests), and CMake splits a
+// name at `;` into a list: two tests that each match nothing, and fail.
+TEST_CASE("no test name holds a semicolon, which splits it in two for ctest", "[unittest]") {
+  const auto &all = Catch::getRegistryHub().getTestCaseRegistry().getAllTests();
+  REQUIRE(all.size() > 100);
+  for (const Catch::TestCase &t : all) {
+    INFO(t.name);
+    CHECK(t.name.find(';') == std::string::npos);
+  }
+}
