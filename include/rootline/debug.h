@@ -320,6 +320,20 @@ struct SameValueLine {
 
 // One trial of the revert stage: the new version with some hunks of the change reverted
 // to the old text (or, "apply", the old behaviour with one hunk of the change applied).
+// A passing trial's check on the test's other processes, each run alone on its build
+// (docs/debug.md, "The test's other processes"): of those that behave alike in both
+// versions, how many known to run its lines (`run`) and how many the test spectrum did not
+// replay (`unreplayed`, which may) were run, how many behaved otherwise (`changed`), and
+// the test's first of those (its command). When none changed: of the differing ones that
+// ran its lines (and behave otherwise alone on the old and new builds too), how many were
+// run, and how many behave as in the old version with it.
+struct OthersVerdict {
+  unsigned run = 0, unreplayed = 0, changed = 0;
+  std::string firstChanged;
+  unsigned differingRun = 0, restored = 0;
+  unsigned alike() const { return run + unreplayed; }
+};
+
 struct RevertTrial {
   std::string what;               // "revert", "apply alone", "edit"
   std::vector<std::string> hunks; // "main.c:6-7"
@@ -329,19 +343,8 @@ struct RevertTrial {
   // With a test command, a trial that passes may be run through the whole test too:
   // "passes", "fails"; "" when not run (docs/debug.md, "Revert evidence").
   std::string wholeTest;
-  // A passing edit trial's check on the test's other processes (docs/debug.md, "The
-  // test's other processes"): how many of those that behave alike in both versions and
-  // run the edited line were run alone, how many of them behave otherwise with the edit,
-  // and the first of those (its command).
-  unsigned othersRun = 0, othersChanged = 0;
-  std::string otherChanged;
-  // Of the alike processes the test spectrum did not replay (which may run the line): how
-  // many were run too (counted in othersChanged when they changed).
-  unsigned othersUnreplayed = 0;
-  // When none changed: how many of those whose behaviour differs between the versions
-  // (and run alone on each version's build, differ too) were run, and how many behave as
-  // in the old version with the edit.
-  unsigned differingRun = 0, restored = 0;
+  // A passing edit's or one unit's revert's check on the test's other processes.
+  OthersVerdict others;
 };
 
 // A memory error of the new run (docs/debug.md, "Memory errors"): found during replay,

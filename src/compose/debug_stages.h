@@ -290,17 +290,8 @@ double testSuspicion(const DebugCandidate &c);
 
 // The test's other processes run alone on a trial's build (other_processes.cpp;
 // docs/debug.md, "The test's other processes"): those that behave alike in both versions
-// and ran a line, each compared with its run on the new version's own build.
-struct OthersVerdict {
-  // `run` counts the alike processes known to run the line and `unreplayed` those the
-  // spectrum did not replay, which may.
-  unsigned run = 0, unreplayed = 0, changed = 0;
-  std::string firstChanged; // the command of the first that behaved otherwise
-  // Of the differing processes that ran the line and behave otherwise alone on the old
-  // and the new version's builds: how many were run, and how many the trial's build makes
-  // behave as the old version's.
-  unsigned differingRun = 0, restored = 0;
-};
+// and ran a line, each compared with its run on the new version's own build
+// (OthersVerdict, rootline/debug.h).
 // The most of them run per trial, spread over the run: of those known to run its line,
 // and of the alike ones the spectrum did not replay (a sample: a line run by few
 // processes is missed by a sample of them, and a trial then changes one unseen).
@@ -470,10 +461,9 @@ struct RevertEvidence {
     std::map<std::string, std::string> files;
     size_t trial = SIZE_MAX;
     std::string wholeTest;
-    // When `alone` passes: its check on the test's other processes (OthersVerdict); a
-    // change makes it fix the failing process only.
-    unsigned othersRun = 0, othersUnreplayed = 0, othersChanged = 0;
-    std::string otherChanged;
+    // When `alone` passes: its check on the test's other processes; a change makes it
+    // fix the failing process only.
+    OthersVerdict others;
   };
   std::vector<ChangedFile> files;
   // [0, groups): the change's hunks partitioned into groups that share names; after
@@ -494,11 +484,8 @@ struct RevertEvidence {
     // process passed and the whole test then failed (it repairs nothing).
     std::string result;
     std::string wholeTest; // the whole test's verdict on a passing edit ("" not run)
-    // Its check on the test's other processes (OthersVerdict): a change makes it
-    // "process only".
-    unsigned othersRun = 0, othersUnreplayed = 0, othersChanged = 0;
-    std::string otherChanged;
-    unsigned differingRun = 0, restored = 0;
+    // Its check on the test's other processes: a change makes it "process only".
+    OthersVerdict others;
     std::map<std::string, std::string> files; // a passing edit's file, for the whole test
     size_t trial = SIZE_MAX;                  // its trial in report.reverts
   };

@@ -287,14 +287,8 @@ public:
     trialOf_[reverted] = report_.reverts.size() - 1;
     if (t.result == "passes" && what == "revert" && reverted.size() == 1 && others_ &&
         !exe_.empty()) {
-      OthersVerdict v = others_->check(newLinesOf(*reverted.begin()), exe_, deadline_);
-      RevertTrial &done = report_.reverts.back();
-      done.othersRun = v.run;
-      done.othersUnreplayed = v.unreplayed;
-      done.othersChanged = v.changed;
-      done.otherChanged = v.firstChanged;
-      done.differingRun = v.differingRun;
-      done.restored = v.restored;
+      report_.reverts.back().others =
+          others_->check(newLinesOf(*reverted.begin()), exe_, deadline_);
     }
     if (t.result == "does not build")
       buildErrors_[reverted] = errors;
@@ -321,14 +315,9 @@ public:
     if (t.result != "passes")
       return;
     if (others_ && !exe_.empty()) {
-      OthersVerdict v = others_->check({{spectrumFile, spectrumLine}}, exe_, deadline_);
-      e.othersRun = report_.reverts.back().othersRun = v.run;
-      e.othersUnreplayed = report_.reverts.back().othersUnreplayed = v.unreplayed;
-      e.othersChanged = report_.reverts.back().othersChanged = v.changed;
-      e.otherChanged = report_.reverts.back().otherChanged = v.firstChanged;
-      e.differingRun = report_.reverts.back().differingRun = v.differingRun;
-      e.restored = report_.reverts.back().restored = v.restored;
-      if (v.changed) {
+      e.others = report_.reverts.back().others =
+          others_->check({{spectrumFile, spectrumLine}}, exe_, deadline_);
+      if (e.others.changed) {
         e.result = "process only";
         return; // the whole test is not needed to say it repairs nothing
       }
@@ -819,7 +808,7 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   };
   auto lineFound = [&] {
     for (size_t u = 0; u < units.size(); ++u)
-      if (units[u].alone == "passes" && !units[u].othersChanged &&
+      if (units[u].alone == "passes" && !units[u].others.changed &&
           (units[u].newLine || unitLines(ev, u) == 1))
         return true;
     return std::any_of(ev.edits.begin(), ev.edits.end(),
@@ -1021,12 +1010,8 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
   auto keepPassing = [&](size_t u) {
     units[u].files = trials.filesOf({u});
     units[u].trial = trials.trialOf({u});
-    if (const RevertTrial *t = trials.trialFor({u})) {
-      units[u].othersRun = t->othersRun;
-      units[u].othersUnreplayed = t->othersUnreplayed;
-      units[u].othersChanged = t->othersChanged;
-      units[u].otherChanged = t->otherChanged;
-    }
+    if (const RevertTrial *t = trials.trialFor({u}))
+      units[u].others = t->others;
   };
   // A unit that fixes but spans several lines (a group, or a hunk of several lines):
   // the first ranking's lines in it, each reverted alone, tell which of them matters
@@ -1265,17 +1250,24 @@ bool partBuilt(const RevertEvidence &ev, size_t unit) {
   });
 }
 
-// The test's alike processes a trial ran (docs/debug.md, "The test's other processes"):
-// "the 5 process(es) of the test that behave alike in both versions and run this line",
-// or with some the spectrum did not replay "the 59 process(es) … (11 that run this line,
-// 48 that the test spectrum did not replay)". `what`: "this line", "its lines".
-std::string alikeProcesses(unsigned known, unsigned unreplayed, const std::string &what) {
-  std::string all = "the " + std::to_string(known + unreplayed) +
-                    " process(es) of the test that behave alike in both versions";
-  if (!unreplayed)
-    return all + " and run " + what;
-  return all + " (" + std::to_string(known) + " that run " + what + ", " +
-         std::to_string(unreplayed) + " that the test spectrum did not replay)";
+// What a passing trial's check on the test's alike processes says (docs/debug.md, "The
+// test's other processes"), `what` being "this line" or "its lines": ", but it changes
+// what 3 of the 5 process(es) of the test that behave alike in both versions and run this
+// line do, each run alone (`cmd`)"; "; the 59 process(es) … (11 that run this line, 48 that
+// the test spectrum did not replay) behave as before with it, each run alone"; "" when
+// none ran.
+std::string alikeClause(const OthersVerdict &v, const std::string &what) {
+  if (!v.alike())
+    return "";
+  std::string of =
+      std::to_string(v.alike()) + " process(es) of the test that behave alike in both versions" +
+      (v.unreplayed ? " (" + std::to_string(v.run) + " that run " + what + ", " +
+                          std::to_string(v.unreplayed) + " that the test spectrum did not replay)"
+                    : " and run " + what);
+  if (v.changed)
+    return ", but it changes what " + std::to_string(v.changed) + " of the " + of +
+           " do, each run alone (`" + v.firstChanged + "`)";
+  return "; the " + of + " behave as before with it, each run alone";
 }
 
 // A unit's trial results as a candidate's `revert` and its sentence.
@@ -1353,14 +1345,9 @@ std::pair<std::string, std::string> revertOf(const RevertEvidence &ev, size_t un
     detail = "reverting " + what + " alone " + passPhrase(ev.processOnly, u.wholeTest);
     if (u.wholeTest == "fails")
       revert = "fixes failing process";
-    std::string others = alikeProcesses(u.othersRun, u.othersUnreplayed, "its lines");
-    if (u.othersChanged) { // docs/debug.md, "The test's other processes"
-      detail += ", but it changes what " + std::to_string(u.othersChanged) + " of the " +
-                others.substr(4) + " do, each run alone (`" + u.otherChanged + "`)";
+    detail += alikeClause(u.others, "its lines");
+    if (u.others.changed)
       revert = "fixes failing process";
-    } else if (u.othersRun + u.othersUnreplayed) {
-      detail += "; " + others + " behave as before with it, each run alone";
-    }
   }
   // The converse trial: the old version with this unit alone applied.
   if (u.appliedAlone == "same failure")
@@ -1424,27 +1411,21 @@ void applyRevertEvidence(const RevertEvidence &ev, std::vector<DebugCandidate> &
         continue;
       std::string changing = "changing `" + e.from + "` to `" + e.to + "` at " + e.file + ":" +
                              std::to_string(e.line) + " (`" + e.source + "`) alone ";
-      std::string others = alikeProcesses(e.othersRun, e.othersUnreplayed, "this line");
-      bool checked = e.othersRun + e.othersUnreplayed > 0;
+      const OthersVerdict &v = e.others;
       if (e.result == "passes") {
         c.edit = changing + passPhrase(ev.processOnly, e.wholeTest) +
-                 ", the rest of the change kept" +
-                 (checked ? "; " + others + " behave as before with it, each run alone" : "");
-        if (e.differingRun)
-          c.edit += std::string(checked ? ", and" : ";") + " it makes " +
-                    (e.restored ? std::to_string(e.restored) : std::string("none")) + " of the " +
-                    std::to_string(e.differingRun) +
+                 ", the rest of the change kept" + alikeClause(v, "this line");
+        if (v.differingRun)
+          c.edit += std::string(v.alike() ? ", and" : ";") + " it makes " +
+                    (v.restored ? std::to_string(v.restored) : std::string("none")) + " of the " +
+                    std::to_string(v.differingRun) +
                     " process(es) of the test whose behaviour differs between the versions and "
                     "that run this line behave as in the old version" +
-                    (checked ? "" : ", each run alone");
-        c.editRestores = e.restored;
+                    (v.alike() ? "" : ", each run alone");
+        c.editRestores = v.restored;
       } else if (e.result == "process only" && c.processOnlyEdit.empty())
-        c.processOnlyEdit =
-            changing + passPhrase(ev.processOnly, e.wholeTest) +
-            (e.othersChanged
-                 ? ", but it changes what " + std::to_string(e.othersChanged) + " of the " +
-                       others.substr(4) + " do, each run alone (`" + e.otherChanged + "`)"
-                 : "");
+        c.processOnlyEdit = changing + passPhrase(ev.processOnly, e.wholeTest) +
+                            (v.changed ? alikeClause(v, "this line") : "");
     }
   std::set<size_t> covered;
   for (DebugCandidate &c : candidates)

@@ -63,7 +63,7 @@ bool anyToConfirm(const RevertEvidence &ev) {
                      [](const auto &e) { return e.result == "passes" && e.wholeTest.empty(); }) ||
          std::any_of(ev.fixing.begin(), ev.fixing.end(), [&](size_t u) {
            return !ev.units[u].files.empty() && ev.units[u].wholeTest.empty() &&
-                  !ev.units[u].othersChanged;
+                  !ev.units[u].others.changed;
          });
 }
 
@@ -84,7 +84,7 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
   auto want = [&](const std::map<std::string, std::string> &files, std::string &verdict,
                   size_t trial, RevertEvidence::Edit *edit) {
     // A revert that changed what the test's alike processes do is no fix to confirm.
-    if (trial < report.reverts.size() && report.reverts[trial].othersChanged)
+    if (trial < report.reverts.size() && report.reverts[trial].others.changed)
       return;
     if (!files.empty() && verdict.empty() && queued.insert(&verdict).second)
       pending.push_back({&files, &verdict, trial, edit});

@@ -137,14 +137,14 @@ json reportJson(const DebugReport &r) {
       reverts.back()["error"] = t.error;
     if (!t.wholeTest.empty())
       reverts.back()["whole_test"] = t.wholeTest;
-    if (t.othersRun || t.othersUnreplayed || t.differingRun) {
-      reverts.back()["other_processes"] = {
-          {"run", t.othersRun}, {"unreplayed", t.othersUnreplayed}, {"changed", t.othersChanged}};
-      if (t.othersChanged)
-        reverts.back()["other_processes"]["first_changed"] = t.otherChanged;
-      if (t.differingRun) {
-        reverts.back()["other_processes"]["differing_run"] = t.differingRun;
-        reverts.back()["other_processes"]["restored"] = t.restored;
+    if (const OthersVerdict &v = t.others; v.alike() || v.differingRun) {
+      json &o = reverts.back()["other_processes"];
+      o = {{"run", v.run}, {"unreplayed", v.unreplayed}, {"changed", v.changed}};
+      if (v.changed)
+        o["first_changed"] = v.firstChanged;
+      if (v.differingRun) {
+        o["differing_run"] = v.differingRun;
+        o["restored"] = v.restored;
       }
     }
   }
@@ -451,11 +451,9 @@ std::string reportMarkdown(const DebugReport &r) {
       for (const auto &h : t.hunks)
         hunks += (hunks.empty() ? "" : ", ") + h;
       md << "| " << t.what << " | " << hunks << " | " << t.result
-         << (t.othersRun + t.othersUnreplayed
-                 ? "; " + std::to_string(t.othersChanged) + " of " +
-                       std::to_string(t.othersRun + t.othersUnreplayed) +
-                       " alike process(es) changed"
-                 : "")
+         << (t.others.alike() ? "; " + std::to_string(t.others.changed) + " of " +
+                                    std::to_string(t.others.alike()) + " alike process(es) changed"
+                              : "")
          << (t.wholeTest.empty() ? "" : "; the whole test " + t.wholeTest) << " |\n";
     }
     md << "\n";
