@@ -209,6 +209,10 @@ struct DebugCandidate {
   // hunk with what its build needs) whose revert removes the first difference, one
   // sentence; it puts the line first among its group's lines. Empty when none.
   std::string narrowedRevert;
+  // clang warns at this line of the new version, with the unit's own flags, and not at
+  // its counterpart in the old (docs/debug.md, "Compiler warnings"): "message [-Wflag]";
+  // empty when not.
+  std::string newWarning;
   // A memory error this line made possible (docs/debug.md, "Memory errors"), one
   // sentence; empty when none.
   std::string memoryError;

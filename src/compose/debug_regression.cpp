@@ -30,6 +30,8 @@ constexpr double kSpectrumShare = 0.05; // a few dynamic slices of shared output
 constexpr double kTestSpectrumShare = 0.1;
 constexpr double kSymbolicShareOld = 0.25, kSymbolicShareNew = 0.33;
 constexpr double kAlignShare = 0.2;
+// The units with changed code compiled again, syntax only: a fraction of a second each.
+constexpr double kWarningsShare = 0.08;
 constexpr double kMemoryShare = 0.15; // a slice per finding and one sanitizer build
 // Large commits get their rank-1 evidence here (reverts, edits, chasing repairs upstream);
 // the stages after it stop early on large programs (the symbolic bound), so a job ended
@@ -176,6 +178,11 @@ DebugReport debugRegression(const DebugRequest &request) {
   }
   stages.update(std::to_string(changedNew.size() + changedOld.size()) +
                 " changed line(s) in the slices");
+
+  // Warnings the change brought, on changed lines: one syntax-only compile per unit.
+  stages.begin("compiler warnings");
+  debug::NewWarnings newWarnings = debug::findNewWarnings(
+      oldV, newV, diffs, budget.share(kWarningsShare, kFloorSeconds), stages);
 
   // Memory errors of the new run, with the changed lines that made them possible.
   stages.begin("memory");
@@ -327,6 +334,7 @@ DebugReport debugRegression(const DebugRequest &request) {
     std::vector<DebugCandidate> preview = candidates;
     std::erase_if(preview, [](const DebugCandidate &c) { return !c.neutral.empty(); });
     debug::applyRevertEvidence(reverts, preview, req);
+    debug::applyNewWarnings(newWarnings, preview);
     debug::rankCandidates(preview, preview.size(), report.firstDivergence);
     debug::confirmFixes(req, reverts, preview,
                         budget.before(kReportReserveSeconds + unitTestReserve), report, stages);
@@ -368,6 +376,7 @@ DebugReport debugRegression(const DebugRequest &request) {
       report.sameValueLines.push_back({c.file, c.line, c.alignedDetail});
   debug::applyOutputSpectrum(spectrum, report, candidates);
   debug::applyTestSpectrum(testSpectrum, candidates);
+  debug::applyNewWarnings(newWarnings, candidates);
   debug::explainCandidates(candidates,
                            req.input.outputFile.empty() ? "stdout" : req.input.outputFile);
   debug::rankCandidates(candidates, req.maxCandidates, report.firstDivergence);

@@ -343,6 +343,38 @@ std::vector<DebugCandidate> changedLinesIn(const Version &v, const Slice &s,
 std::vector<DebugCandidate> changedLinesExecuted(const Version &v, const std::string &kind,
                                                  Diffs &diffs);
 
+// Compiler warnings the change brought (docs/debug.md, "Compiler warnings"): the units
+// with changed code compiled again by clang, syntax only, with their own flags and the
+// warnings that name likely bugs.
+struct CompilerWarning {
+  std::string file; // relative to the version's top
+  unsigned line = 0;
+  std::string flag;    // "int-conversion", without -W
+  std::string message; // clang's text
+};
+// clang's diagnostics (warnings and errors that name a -W flag), paths made relative
+// to `root` (relative ones taken from `workDir`); notes and other lines are skipped.
+std::vector<CompilerWarning> parseClangWarnings(const std::string &text, const fs::path &workDir,
+                                                const fs::path &root);
+// clang's bug warnings for one unit, compiled syntax only with its own flags; none when
+// the compile did not end within `timeoutSeconds`.
+std::optional<std::vector<CompilerWarning>>
+unitWarnings(const UnitSource &unit, const fs::path &root, double timeoutSeconds);
+// The new version's warnings on changed lines that the old version does not give: more
+// of them than the old version has of the same file, flag and message, and none of the
+// same flag at the line's counterpart.
+std::vector<CompilerWarning> warningsNewIn(const std::vector<CompilerWarning> &oldWarnings,
+                                           const std::vector<CompilerWarning> &newWarnings,
+                                           Diffs &diffs);
+struct NewWarnings {
+  // (new file, line) -> "message [-Wflag]" ("; " between several)
+  std::map<std::pair<std::string, unsigned>, std::string> byLine;
+};
+NewWarnings findNewWarnings(const Version &oldV, const Version &newV, Diffs &diffs,
+                            const Deadline &deadline, Stages &stages);
+// Sets newWarning on the new version's candidates at those lines.
+void applyNewWarnings(const NewWarnings &warnings, std::vector<DebugCandidate> &candidates);
+
 // The align stage (docs/debug.md, "Aligned runs"): both runs replayed once more, the
 // executions of the slices' lines (and of `changed`) aligned by execution index
 // through the diff's line map, and compared by what they stored, returned, passed and

@@ -80,6 +80,12 @@ bool ownConfirmedFault(const DebugCandidate &c) {
   return c.memoryFaultOnLine && c.memoryCheck == "confirmed";
 }
 
+// A changed line of the new version where clang warns of a likely bug (a pointer stored
+// in an integer, a format that does not fit its argument) that the old version does not
+// give: of lines the trials cannot tell apart (one revert unit fixes them all, an edit
+// elsewhere makes up for it), the one the compiler itself points at.
+bool newBugWarning(const DebugCandidate &c) { return c.inChangedRegion && !c.newWarning.empty(); }
+
 int fixTier(const DebugCandidate &c) {
   int r = revertEvidence(c);
   return ownConfirmedFault(c) ? std::max(r, 3) : r;
@@ -138,6 +144,8 @@ void rankCandidates(std::vector<DebugCandidate> &candidates, size_t max,
                    [&](const DebugCandidate &a, const DebugCandidate &b) {
                      if (fixTier(a) != fixTier(b))
                        return fixTier(a) > fixTier(b);
+                     if (newBugWarning(a) != newBugWarning(b))
+                       return newBugWarning(a);
                      if (repairedByEdit(a) != repairedByEdit(b))
                        return repairedByEdit(a);
                      // Of repaired lines, one whose edit makes more of the test's
@@ -206,6 +214,10 @@ void explainCandidates(std::vector<DebugCandidate> &candidates, const std::strin
       c.reasons.push_back(c.narrowedRevert);
     if (!c.processOnlyEdit.empty())
       c.reasons.push_back(c.processOnlyEdit);
+    if (newBugWarning(c))
+      c.reasons.push_back("clang warns at this line of the new version, with the unit's own "
+                          "flags, of what the old version's compile does not warn of: " +
+                          c.newWarning);
     if (!c.memoryError.empty())
       c.reasons.push_back("memory error: " + c.memoryError);
     if (!c.alignedDetail.empty())

@@ -58,6 +58,8 @@ json reportJson(const DebugReport &r) {
     j["edit"] = c.edit.empty() ? json(nullptr) : json(c.edit);
     if (!c.processOnlyEdit.empty())
       j["process_only_edit"] = c.processOnlyEdit;
+    if (!c.newWarning.empty())
+      j["new_warning"] = c.newWarning;
     if (!c.aligned.empty())
       j["aligned"] = {
           {"result", c.aligned}, {"detail", c.alignedDetail}, {"origin", c.alignedOrigin}};

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace rootline;
 
 namespace {
@@ -198,4 +200,43 @@ TEST_CASE("of lines whose edits repair the failing process, the one whose edit m
   cs = {seeded, upstream};
   debug::rankCandidates(cs, 10, std::nullopt);
   CHECK(cs[0].line == 2026);
+}
+
+TEST_CASE("of lines one revert unit fixes, or an edit elsewhere makes up for, the one where the "
+          "new version's compile gives a new bug warning comes first",
+          "[debug][ranking][warnings]") {
+  // diffstat d9: `(length = need_blanks(sp)) != NULL` seeded for `(sp = ...)` in a group
+  // of 40 lines whose revert fixes; an edit upstream in copy_graphs made up for it.
+  DebugCandidate compensates = changedLine(1406), before = changedLine(1981),
+                 warned = changedLine(1982);
+  compensates.revert = "fixes failing process";
+  compensates.edit = "changing `!=` to `==` at main.c:1406 alone makes ...";
+  before.revert = warned.revert = "fixes";
+  before.revertLines = warned.revertLines = 40;
+  before.aligned = "differs";
+  before.alignedOrigin = true;
+  warned.aligned = "differs";
+  warned.newWarning = "incompatible pointer to integer conversion assigning to 'size_t' from "
+                      "'char *' [-Wint-conversion]";
+  std::vector<DebugCandidate> cs = {compensates, before, warned};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  REQUIRE(cs.size() == 3);
+  CHECK(cs[0].line == 1982);
+  CHECK(cs[1].line == 1406);
+  CHECK(cs[2].line == 1981);
+  // A warning is no revert evidence: a line whose revert fixes comes before a warned line
+  // whose revert did nothing.
+  DebugCandidate noEffect = changedLine(70);
+  noEffect.revert = "no effect";
+  noEffect.newWarning = warned.newWarning;
+  cs = {noEffect, before};
+  debug::rankCandidates(cs, 10, std::nullopt);
+  CHECK(cs[0].line == 1981);
+  // The reason says what clang said.
+  cs = {warned};
+  debug::explainCandidates(cs, "stdout");
+  CHECK(std::any_of(cs[0].reasons.begin(), cs[0].reasons.end(), [](const std::string &r) {
+    return r.find("clang warns at this line of the new version") != std::string::npos &&
+           r.find("[-Wint-conversion]") != std::string::npos;
+  }));
 }
