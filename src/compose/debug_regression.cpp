@@ -232,7 +232,7 @@ DebugReport debugRegression(const DebugRequest &request) {
     debug::OtherProcesses others(req, testSpectrum, work.path / "others");
     reverts = debug::gatherRevertEvidence(req, hints, diffs, builtFrom, work.path,
                                           budget.share(kRevertShare, kFloorSeconds), report, stages,
-                                          others.available() ? &others : nullptr);
+                                          others.available() ? &others : nullptr, &newV);
   }
 
   stages.begin("symbolic");

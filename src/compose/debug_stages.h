@@ -8,6 +8,7 @@
 //     ─► compose (Darwin) ─► evidence (native runs) ─► rank
 #pragma once
 
+#include "compose/token_edits.h"
 #include "rootline/alignment.h"
 #include "rootline/carve.h"
 #include "rootline/debug.h"
@@ -550,6 +551,23 @@ void confirmFixes(const DebugRequest &req, RevertEvidence &ev,
 std::string wholeTestVerdict(const DebugRequest &req,
                              const std::map<std::string, std::string> &files,
                              const Deadline &deadline, bool lastUse = false);
+// The edit screen (docs/debug.md, "Edit evidence"): `edits` of the new version built into
+// one program, each switched on by $ROOTLINE_MUTANT, and `input` run once per edit (each
+// run within `runSeconds`). By index into `edits`: whether `passes` holds of its run. An
+// edit that maps onto no instruction of its own (`&&`/`||`, a literal, a macro) is left
+// out, and so is every edit when the program with none switched on does not fail as the
+// new version does (`failsAsBefore`): the screen would not be the program the trials build.
+struct ScreenedEdit {
+  std::string file; // new-side, relative to the top
+  unsigned line = 0;
+  TokenEdit edit;
+};
+std::map<size_t, bool> screenEdits(const Version &newV, const std::vector<ScreenedEdit> &edits,
+                                   const std::function<bool(const RunSummary &)> &passes,
+                                   const std::function<bool(const RunSummary &)> &failsAsBefore,
+                                   const ProgramInput &input, double runSeconds,
+                                   const fs::path &work, const Deadline &deadline, Stages &stages);
+
 // `builtFrom`: the source files (new-side relative paths) either version's program is
 // compiled from; changed C files outside it (tests, tools) are never tried. Empty: all.
 // `others` checks passing edits on the test's other processes (null: not).
@@ -557,7 +575,8 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
                                     const std::set<std::string> &builtFrom, const fs::path &work,
                                     const Deadline &deadline, DebugReport &report, Stages &stages,
-                                    OtherProcesses *others = nullptr);
+                                    OtherProcesses *others = nullptr,
+                                    const Version *newV = nullptr);
 // The files a version's program is compiled from, relative to its root (its compile
 // units and the files its functions are in: a `.c` included by another counts).
 std::set<std::string> programSourceFiles(const Version &v);

@@ -242,6 +242,9 @@ std::string contentKey(const std::map<std::string, std::string> &patched) {
   return h.hex();
 }
 
+// A screened edit's run gets this many times the longest of the two versions' runs.
+constexpr double kEditRunFactor = 10;
+
 class Trials {
 public:
   Trials(const DebugRequest &req, const std::vector<RevertEvidence::ChangedFile> &files,
@@ -350,6 +353,25 @@ public:
   }
   unsigned edits() const { return edits_; }
 
+  // A run of the failing input behaves as the old version's (a trial passes), or fails as
+  // the new version's did.
+  bool passes(const RunSummary &r) const {
+    return r.stdoutBytes == report_.expected.stdoutBytes &&
+           (report_.expected.outcome.empty() || r.outcome == report_.expected.outcome) &&
+           (!report_.stderrCounts || r.stderrBytes == report_.expected.stderrBytes);
+  }
+  bool sameFailure(const RunSummary &r) const {
+    return r.stdoutBytes == report_.newRun.stdoutBytes && r.outcome == report_.newRun.outcome &&
+           (!report_.stderrCounts || r.stderrBytes == report_.newRun.stderrBytes);
+  }
+  // How long a run of the failing input may take on an edited program: an edit can make
+  // it loop.
+  double editRunSeconds() const {
+    double longest = std::max(report_.oldRun.seconds, report_.newRun.seconds);
+    return std::min(req_.timeoutSeconds, kEditRunFactor * longest + 0.5);
+  }
+  const fs::path &work() const { return work_; }
+
   // The groups not in `s` (the change's partition, not the units tried besides).
   std::set<size_t> complement(const std::set<size_t> &s) const {
     std::set<size_t> out;
@@ -407,9 +429,7 @@ private:
                            deadline_.clamp(req_.timeoutSeconds, 0.2));
       if (passes(t.run))
         t.result = "passes";
-      else if (t.run.stdoutBytes == report_.newRun.stdoutBytes &&
-               t.run.outcome == report_.newRun.outcome &&
-               (!report_.stderrCounts || t.run.stderrBytes == report_.newRun.stderrBytes))
+      else if (sameFailure(t.run))
         t.result = "same failure";
       else if (firstDifference(t.run.stdoutBytes) > firstDifference(report_.newRun.stdoutBytes))
         t.result = "later failure"; // the failure's first difference is gone
@@ -439,12 +459,6 @@ private:
     while (at < out.size() && at < want.size() && out[at] == want[at])
       ++at;
     return out == want ? want.size() + 1 : at;
-  }
-
-  bool passes(const RunSummary &r) const {
-    return r.stdoutBytes == report_.expected.stdoutBytes &&
-           (report_.expected.outcome.empty() || r.outcome == report_.expected.outcome) &&
-           (!report_.stderrCounts || r.stderrBytes == report_.expected.stderrBytes);
   }
 
   // The files the reverted units touch, as they read with those units reverted.
@@ -766,6 +780,7 @@ constexpr unsigned kEditsPerLine = 3;   // of each line's edits of one family, t
 constexpr unsigned kMaxEditTrials = 16; // in all
 constexpr unsigned kChaseLines = 6;     // lines upstream of a repair whose edits are tried
 constexpr unsigned kChaseTrials = 10;   // edit trials beyond kMaxEditTrials for them
+constexpr size_t kScreenedEdits = 512;  // operator edits the edit screen holds at most
 
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
 // changed lines on the new version, the rest of the change kept. They are for what
@@ -778,7 +793,8 @@ constexpr unsigned kChaseTrials = 10;   // edit trials beyond kMaxEditTrials for
 // first edit that passes need not be the best (an edit of the line after a wrong bound
 // can make up for it), and the ranking orders the lines that have one.
 void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRanking, Trials &trials,
-              const Deadline &deadline, Stages &stages) {
+              const DebugRequest &req, const Version *newV, const Deadline &deadline,
+              Stages &stages) {
   const std::vector<RevertEvidence::Unit> &units = ev.units;
   // The units with a line narrowed from them whose revert put back the old lines that
   // became it (not a line the change added, which its revert drops) and passed: that
@@ -821,6 +837,13 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
         order.push_back({&c, inFixing});
   std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
   std::set<std::pair<std::string, unsigned>> repaired;     // lines an edit made pass
+  // The edit screen's verdicts (edit_screen.cpp): an edit it ran whose failing process
+  // did not pass is not built; lines with one that passed are tried first.
+  std::map<std::tuple<std::string, unsigned, size_t, std::string>, bool> screened;
+  auto screenVerdict = [&](const DebugCandidate &c, const TokenEdit &e) -> std::optional<bool> {
+    auto it = screened.find({c.file, c.line, e.column, e.to});
+    return it == screened.end() ? std::nullopt : std::optional<bool>(it->second);
+  };
   std::set<size_t> repairedUnits; // units with such a line: the literals look elsewhere
   // The edits of `c`'s line that `keep` accepts (operators, literals or both), in order.
   auto editsOf = [&](const DebugCandidate &c, auto keep) {
@@ -876,6 +899,56 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
     }
     return false;
   };
+  // More lines than the rounds try: the operator edits of every wanted line are screened
+  // in one build, and the lines with an edit that passed go first.
+  std::set<std::pair<std::string, unsigned>> wantedLines;
+  for (auto [c, inFixing] : order)
+    wantedLines.insert({c->file, c->line});
+  if (newV && wantedLines.size() > kEditLines && !deadline.expired()) {
+    std::vector<ScreenedEdit> asked;
+    std::set<std::pair<std::string, unsigned>> seenLines;
+    for (auto [c, inFixing] : order) {
+      if (!seenLines.insert({c->file, c->line}).second)
+        continue;
+      for (const TokenEdit &e : editsOf(*c, [](const TokenEdit &e) { return !e.literal; }))
+        if (asked.size() < kScreenedEdits)
+          asked.push_back({c->file, c->line, e});
+    }
+    std::map<size_t, bool> verdicts = screenEdits(
+        *newV, asked, [&](const RunSummary &r) { return trials.passes(r); },
+        [&](const RunSummary &r) { return trials.sameFailure(r); }, req.input,
+        trials.editRunSeconds(), trials.work() / "edit-screen", deadline, stages);
+    size_t passing = 0;
+    for (const auto &[k, passes] : verdicts) {
+      const ScreenedEdit &e = asked[k];
+      screened[{e.file, e.line, e.edit.column, e.edit.to}] = passes;
+      passing += passes;
+    }
+    if (!verdicts.empty())
+      stages.note("the edit screen ran " + std::to_string(verdicts.size()) +
+                  " operator edit(s) of " + std::to_string(seenLines.size()) +
+                  " line(s) in one build: " + std::to_string(passing) +
+                  " made the failing process pass");
+    auto promising = [&](const DebugCandidate *c) {
+      for (const TokenEdit &e : editsOf(*c, [](const TokenEdit &e) { return !e.literal; }))
+        if (screenVerdict(*c, e) == true)
+          return true;
+      return false;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](const auto &a, const auto &b) {
+      if (a.second != b.second)
+        return a.second; // the fixing units' lines first, as before
+      return promising(a.first) && !promising(b.first);
+    });
+  }
+  // The edits of a line worth a trial: not one the screen ran and saw fail; those it saw
+  // pass first.
+  auto unscreenedOrPassing = [&](const DebugCandidate &c, std::vector<TokenEdit> edits) {
+    std::erase_if(edits, [&](const TokenEdit &e) { return screenVerdict(c, e) == false; });
+    std::stable_partition(edits.begin(), edits.end(),
+                          [&](const TokenEdit &e) { return screenVerdict(c, e) == true; });
+    return edits;
+  };
   std::set<std::pair<std::string, unsigned>> tried; // lines whose edits were tried
   // One round over the wanted lines, with the edits of one family: the operators for
   // every line first, then the literals with the trials left, in the units no operator
@@ -896,8 +969,8 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
       std::optional<size_t> unit = unitOf(*c, ev.files, units);
       if (literals && unit && repairedUnits.count(*unit))
         continue;
-      std::vector<TokenEdit> edits =
-          editsOf(*c, [&](const TokenEdit &e) { return e.literal == literals; });
+      std::vector<TokenEdit> edits = unscreenedOrPassing(
+          *c, editsOf(*c, [&](const TokenEdit &e) { return e.literal == literals; }));
       if (edits.empty())
         continue;
       ++lines;
@@ -931,7 +1004,8 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
         if (lines >= kChaseLines || trials.edits() >= kMaxEditTrials + kChaseTrials ||
             deadline.expired())
           break;
-        std::vector<TokenEdit> edits = editsOf(*c, [](const TokenEdit &e) { return !e.literal; });
+        std::vector<TokenEdit> edits =
+            unscreenedOrPassing(*c, editsOf(*c, [](const TokenEdit &e) { return !e.literal; }));
         if (edits.empty() || !tried.insert({c->file, c->line}).second)
           continue;
         ++lines;
@@ -970,7 +1044,7 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
                                     const std::vector<DebugCandidate> &firstRanking, Diffs &diffs,
                                     const std::set<std::string> &builtFrom, const fs::path &work,
                                     const Deadline &deadline, DebugReport &report, Stages &stages,
-                                    OtherProcesses *others) {
+                                    OtherProcesses *others, const Version *newV) {
   RevertEvidence ev;
   ev.files = changedFiles(req, diffs, builtFrom, ev.skippedFiles);
   ev.units = unitsOf(ev.files);
@@ -1163,7 +1237,7 @@ RevertEvidence gatherRevertEvidence(const DebugRequest &req,
       report.minimalRevert.push_back(units[u].label);
     report.minimalRevertOneMinimal = ev.minimalIsOneMinimal;
   }
-  tryEdits(ev, firstRanking, trials, deadline, stages);
+  tryEdits(ev, firstRanking, trials, req, newV, deadline, stages);
   std::string edits =
       trials.edits() ? ", " + std::to_string(trials.edits()) + " edit trial(s)" : std::string();
   if (deadline.expired())

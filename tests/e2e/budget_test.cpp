@@ -259,8 +259,9 @@ TEST_CASE("rootline debug --budget: JSON names the stages, a negative budget is 
   for (const auto &st : j["stages"])
     names.push_back(st["name"]);
   CHECK(names == std::vector<std::string>{"build", "failure", "trace", "criteria", "slice",
-                                          "first ranking", "memory", "align", "revert", "symbolic",
-                                          "compose", "evidence", "rank", "unit test"});
+                                          "first ranking", "compiler warnings", "memory", "align",
+                                          "revert", "symbolic", "compose", "evidence", "rank",
+                                          "unit test"});
   CHECK(j["candidates"][0]["evidence_level"] == "runs");
   CHECK(ok.err.empty()); // --json: no progress
   ProcessResult bad = runRootline({"debug", "--budget", "-3", "--old", (r.dir / "old").string(),
