@@ -775,6 +775,31 @@ bool dropsOnlyAHeader(const RevertEvidence::ChangedFile &file, const DiffHunk &h
   return opensControlStatement(lines[line - 1]);
 }
 
+// `order` with, in each of its two parts (the fixing units' lines, then the others), the
+// lines `promising` holds of (an edit the screen saw pass) taken in turn with the rest, the
+// rest first: a line whose edits the screen cannot hold (`&&`/`||`) keeps a place near
+// where it was, and a screened repair does not wait behind them all (diffstat d4's seeded
+// `&&` and d2's seeded `!=` both within the rounds' 8 lines).
+template <typename Promising>
+std::vector<std::pair<const DebugCandidate *, bool>>
+interleaved(const std::vector<std::pair<const DebugCandidate *, bool>> &order,
+            const Promising &promising) {
+  std::vector<std::pair<const DebugCandidate *, bool>> out;
+  for (bool part : {true, false}) {
+    std::vector<std::pair<const DebugCandidate *, bool>> rest, good;
+    for (const auto &o : order)
+      if (o.second == part)
+        (promising(o.first) ? good : rest).push_back(o);
+    for (size_t i = 0; i < std::max(rest.size(), good.size()); ++i) {
+      if (i < rest.size())
+        out.push_back(rest[i]);
+      if (i < good.size())
+        out.push_back(good[i]);
+    }
+  }
+  return out;
+}
+
 constexpr unsigned kEditLines = 8;      // lines whose edits are tried
 constexpr unsigned kEditsPerLine = 3;   // of each line's edits of one family, the first ones
 constexpr unsigned kMaxEditTrials = 16; // in all
@@ -901,6 +926,9 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   };
   // More lines than the rounds try: the operator edits of every wanted line are screened
   // in one build, and the lines with an edit that passed go first.
+  // Lines with an edit the screen saw pass: each adds a line and a trial to the rounds'
+  // caps (up to 8), which bound trials made blind, and such a trial is not blind.
+  unsigned screenedRepairs = 0;
   std::set<std::pair<std::string, unsigned>> wantedLines;
   for (auto [c, inFixing] : order)
     wantedLines.insert({c->file, c->line});
@@ -935,11 +963,12 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
           return true;
       return false;
     };
-    std::stable_sort(order.begin(), order.end(), [&](const auto &a, const auto &b) {
-      if (a.second != b.second)
-        return a.second; // the fixing units' lines first, as before
-      return promising(a.first) && !promising(b.first);
-    });
+    order = interleaved(order, promising);
+    std::set<std::pair<std::string, unsigned>> good;
+    for (auto [c, inFixing] : order)
+      if (promising(c))
+        good.insert({c->file, c->line});
+    screenedRepairs = static_cast<unsigned>(std::min<size_t>(good.size(), kEditLines));
   }
   // The edits of a line worth a trial: not one the screen ran and saw fail; those it saw
   // pass first.
@@ -961,7 +990,8 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
     for (auto [c, inFixing] : order) {
       if (!inFixing && !others)
         others = !lineFound();
-      if (lines >= kEditLines || trials.edits() >= kMaxEditTrials || deadline.expired() ||
+      if (lines >= kEditLines + screenedRepairs ||
+          trials.edits() >= kMaxEditTrials + screenedRepairs || deadline.expired() ||
           (!inFixing && !*others))
         break;
       if (!seen.insert({c->file, c->line}).second || repaired.count({c->file, c->line}))
@@ -975,7 +1005,7 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
         continue;
       ++lines;
       tried.insert({c->file, c->line});
-      if (tryLine(*c, edits, kMaxEditTrials) && unit && !literals)
+      if (tryLine(*c, edits, kMaxEditTrials + screenedRepairs) && unit && !literals)
         repairedUnits.insert(*unit); // within a round every wanted line is tried
     }
   };
@@ -1001,15 +1031,15 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
                        [](auto *a, auto *b) { return a->distance < b->distance; });
       unsigned lines = 0;
       for (const DebugCandidate *c : upstream) {
-        if (lines >= kChaseLines || trials.edits() >= kMaxEditTrials + kChaseTrials ||
-            deadline.expired())
+        if (lines >= kChaseLines ||
+            trials.edits() >= kMaxEditTrials + screenedRepairs + kChaseTrials || deadline.expired())
           break;
         std::vector<TokenEdit> edits =
             unscreenedOrPassing(*c, editsOf(*c, [](const TokenEdit &e) { return !e.literal; }));
         if (edits.empty() || !tried.insert({c->file, c->line}).second)
           continue;
         ++lines;
-        if (tryLine(*c, edits, kMaxEditTrials + kChaseTrials)) {
+        if (tryLine(*c, edits, kMaxEditTrials + screenedRepairs + kChaseTrials)) {
           repairs.push_back(c);
           break;
         }
