@@ -863,7 +863,7 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   std::map<std::string, std::vector<std::string>> blanked; // each file's lines, once
   std::set<std::pair<std::string, unsigned>> repaired;     // lines an edit made pass
   // The edit screen's verdicts (edit_screen.cpp): an edit it ran whose failing process
-  // did not pass is not built; lines with one that passed are tried first.
+  // did not pass is not built; lines with one that passed are taken in turn with the rest.
   std::map<std::tuple<std::string, unsigned, size_t, std::string>, bool> screened;
   auto screenVerdict = [&](const DebugCandidate &c, const TokenEdit &e) -> std::optional<bool> {
     auto it = screened.find({c.file, c.line, e.column, e.to});
@@ -925,9 +925,9 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
     return false;
   };
   // More lines than the rounds try: the operator edits of every wanted line are screened
-  // in one build, and the lines with an edit that passed go first.
-  // Lines with an edit the screen saw pass: each adds a line and a trial to the rounds'
-  // caps (up to 8), which bound trials made blind, and such a trial is not blind.
+  // in one build (interleaved, below). Each line with an edit the screen saw pass adds a
+  // line and a trial to the rounds' caps (up to 8): the caps bound trials made blind, and
+  // such a trial is not blind.
   unsigned screenedRepairs = 0;
   std::set<std::pair<std::string, unsigned>> wantedLines;
   for (auto [c, inFixing] : order)
