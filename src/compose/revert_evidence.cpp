@@ -807,6 +807,44 @@ constexpr unsigned kChaseLines = 6;     // lines upstream of a repair whose edit
 constexpr unsigned kChaseTrials = 10;   // edit trials beyond kMaxEditTrials for them
 constexpr size_t kScreenedEdits = 512;  // operator edits the edit screen holds at most
 
+// The edit screen's verdict on each edit it ran, by file, line, column and new token.
+using ScreenVerdicts = std::map<std::tuple<std::string, unsigned, size_t, std::string>, bool>;
+
+// The operator edits of `order`'s lines (`operatorEdits` gives a line's), at most
+// kScreenedEdits, run by the edit screen (edit_screen.cpp) with the trials' own judge;
+// the stage's note says how many ran and passed.
+ScreenVerdicts
+screenLines(const std::vector<std::pair<const DebugCandidate *, bool>> &order,
+            const std::function<std::vector<TokenEdit>(const DebugCandidate &)> &operatorEdits,
+            const Trials &trials, const DebugRequest &req, const Version &newV,
+            const Deadline &deadline, Stages &stages) {
+  std::vector<ScreenedEdit> asked;
+  std::set<std::pair<std::string, unsigned>> seenLines;
+  for (auto [c, inFixing] : order) {
+    if (!seenLines.insert({c->file, c->line}).second)
+      continue;
+    for (const TokenEdit &e : operatorEdits(*c))
+      if (asked.size() < kScreenedEdits)
+        asked.push_back({c->file, c->line, e});
+  }
+  std::map<size_t, bool> verdicts = screenEdits(
+      newV, asked, [&](const RunSummary &r) { return trials.passes(r); },
+      [&](const RunSummary &r) { return trials.sameFailure(r); }, req.input,
+      trials.editRunSeconds(), trials.work() / "edit-screen", deadline, stages);
+  ScreenVerdicts out;
+  size_t passing = 0;
+  for (const auto &[k, passes] : verdicts) {
+    const ScreenedEdit &e = asked[k];
+    out[{e.file, e.line, e.edit.column, e.edit.to}] = passes;
+    passing += passes;
+  }
+  if (!verdicts.empty())
+    stages.note("the edit screen ran " + std::to_string(verdicts.size()) + " operator edit(s) of " +
+                std::to_string(seenLines.size()) + " line(s) in one build: " +
+                std::to_string(passing) + " made the failing process pass");
+  return out;
+}
+
 // Edit trials (docs/debug.md, "Edit evidence"): one-token edits of the first ranking's
 // changed lines on the new version, the rest of the change kept. They are for what
 // reverts cannot tell apart: the lines of a unit of several lines whose revert makes the
@@ -864,7 +902,7 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   std::set<std::pair<std::string, unsigned>> repaired;     // lines an edit made pass
   // The edit screen's verdicts (edit_screen.cpp): an edit it ran whose failing process
   // did not pass is not built; lines with one that passed are taken in turn with the rest.
-  std::map<std::tuple<std::string, unsigned, size_t, std::string>, bool> screened;
+  ScreenVerdicts screened;
   auto screenVerdict = [&](const DebugCandidate &c, const TokenEdit &e) -> std::optional<bool> {
     auto it = screened.find({c.file, c.line, e.column, e.to});
     return it == screened.end() ? std::nullopt : std::optional<bool>(it->second);
@@ -933,30 +971,12 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
   for (auto [c, inFixing] : order)
     wantedLines.insert({c->file, c->line});
   if (newV && wantedLines.size() > kEditLines && !deadline.expired()) {
-    std::vector<ScreenedEdit> asked;
-    std::set<std::pair<std::string, unsigned>> seenLines;
-    for (auto [c, inFixing] : order) {
-      if (!seenLines.insert({c->file, c->line}).second)
-        continue;
-      for (const TokenEdit &e : editsOf(*c, [](const TokenEdit &e) { return !e.literal; }))
-        if (asked.size() < kScreenedEdits)
-          asked.push_back({c->file, c->line, e});
-    }
-    std::map<size_t, bool> verdicts = screenEdits(
-        *newV, asked, [&](const RunSummary &r) { return trials.passes(r); },
-        [&](const RunSummary &r) { return trials.sameFailure(r); }, req.input,
-        trials.editRunSeconds(), trials.work() / "edit-screen", deadline, stages);
-    size_t passing = 0;
-    for (const auto &[k, passes] : verdicts) {
-      const ScreenedEdit &e = asked[k];
-      screened[{e.file, e.line, e.edit.column, e.edit.to}] = passes;
-      passing += passes;
-    }
-    if (!verdicts.empty())
-      stages.note("the edit screen ran " + std::to_string(verdicts.size()) +
-                  " operator edit(s) of " + std::to_string(seenLines.size()) +
-                  " line(s) in one build: " + std::to_string(passing) +
-                  " made the failing process pass");
+    screened = screenLines(
+        order,
+        [&](const DebugCandidate &c) {
+          return editsOf(c, [](const TokenEdit &e) { return !e.literal; });
+        },
+        trials, req, *newV, deadline, stages);
     auto promising = [&](const DebugCandidate *c) {
       for (const TokenEdit &e : editsOf(*c, [](const TokenEdit &e) { return !e.literal; }))
         if (screenVerdict(*c, e) == true)
