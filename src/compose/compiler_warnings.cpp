@@ -157,13 +157,7 @@ std::vector<CompilerWarning> parseClangWarnings(const std::string &text, const f
   static const std::regex line(
       R"(^(.+?):(\d+):\d+: (?:warning|error): (.*) \[-W([^\],]+)[^\]]*\]$)");
   std::vector<CompilerWarning> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos)
-      end = text.size();
-    std::string l = text.substr(at, end - at);
-    at = end + 1;
+  for (const std::string &l : outputLines(text)) {
     std::smatch m;
     if (!std::regex_match(l, m, line))
       continue;

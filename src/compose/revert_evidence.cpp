@@ -977,17 +977,12 @@ void tryEdits(RevertEvidence &ev, const std::vector<DebugCandidate> &firstRankin
           return editsOf(c, [](const TokenEdit &e) { return !e.literal; });
         },
         trials, req, *newV, deadline, stages);
-    auto promising = [&](const DebugCandidate *c) {
-      for (const TokenEdit &e : editsOf(*c, [](const TokenEdit &e) { return !e.literal; }))
-        if (screenVerdict(*c, e) == true)
-          return true;
-      return false;
-    };
-    order = interleaved(order, promising);
-    std::set<std::pair<std::string, unsigned>> good;
-    for (auto [c, inFixing] : order)
-      if (promising(c))
-        good.insert({c->file, c->line});
+    std::set<std::pair<std::string, unsigned>> good; // lines with an edit that passed
+    for (const auto &[edit, passes] : screened)
+      if (passes)
+        good.insert({std::get<0>(edit), std::get<1>(edit)});
+    order =
+        interleaved(order, [&](const DebugCandidate *c) { return good.count({c->file, c->line}); });
     screenedRepairs = static_cast<unsigned>(std::min<size_t>(good.size(), kEditLines));
   }
   // The edits of a line worth a trial: not one the screen ran and saw fail; those it saw

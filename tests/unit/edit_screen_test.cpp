@@ -4,6 +4,7 @@
 #include "compose/debug_stages.h"
 #include "rootline/analysed_version.h"
 #include "rootline/build.h"
+#include "rootline/output_values.h"
 #include "rootline/process.h"
 #include "test_support.h"
 
@@ -29,17 +30,6 @@ const char *kScreened = "#include <stdio.h>\n"
                         "  return 0;\n"
                         "}\n";
 
-std::vector<std::string> linesOf(const std::string &text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    out.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
-}
-
 // The program with `edit` made on line `line`, compiled by clang and run on "4".
 std::string runEdited(const fs::path &dir, unsigned line, const debug::TokenEdit &edit) {
   fs::path src = dir / "edited.c", exe = dir / "edited";
@@ -64,7 +54,7 @@ TEST_CASE("each operator edit the screen holds behaves as the same edit compiled
   v.name = "new";
   v.root = t.path / "new";
   buildAnalysedVersion(v, sourceRecipe(v.root / "main.c", kScreened));
-  std::vector<std::string> lines = linesOf(kScreened);
+  std::vector<std::string> lines = outputLines(kScreened);
   std::vector<debug::ScreenedEdit> edits;
   for (unsigned line = 7; line <= 11; ++line)
     for (const debug::TokenEdit &e : debug::tokenEditsOf(lines[line - 1]))
